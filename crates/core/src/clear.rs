@@ -1,0 +1,217 @@
+//! The `clear_tool_uses` edit: LangChain's `ClearToolUsesEdit` decisions in one linear pass.
+//!
+//! Mirrors langchainjs `libs/langchain/src/agents/middleware/contextEditing.ts` (langchain 1.5.14,
+//! `ClearToolUsesEdit.apply`), rule by rule; the differences are deliberate and listed in the README.
+
+use crate::draft::{CallRef, Draft};
+use crate::message::Message;
+use crate::options::{ClearToolUses, Keep, Trigger, DEFAULT_KEEP_MESSAGES};
+use crate::plan::{AppliedEdit, ClearedInput, ClearedResult, Warning, CLEAR_TOOL_USES_STRATEGY};
+
+/// What the trigger is evaluated on.
+pub(crate) struct Facts {
+  pub tokens: u64,
+  pub messages: usize,
+  pub tool_uses: usize,
+  pub max_input_tokens: Option<u64>,
+}
+
+/// `floor(max * fraction)` as JavaScript computes it.
+#[allow(
+  clippy::cast_possible_truncation,
+  clippy::cast_sign_loss,
+  clippy::cast_precision_loss
+)]
+fn fraction_of(max: u64, fraction: f64) -> u64 {
+  (max as f64 * fraction).floor().max(0.0) as u64
+}
+
+/// Whether any trigger condition holds (keys ANDed, list ORed, all inclusive). A condition with a
+/// `fraction` is not met when the model's input limit is unknown or its threshold is <= 0.
+#[allow(clippy::cast_precision_loss)]
+pub(crate) fn is_triggered(trigger: &[Trigger], f: &Facts) -> bool {
+  trigger.iter().any(|t| {
+    if t.messages.is_some_and(|m| (f.messages as u64) < m) {
+      return false;
+    }
+    if t.tokens.is_some_and(|n| (f.tokens as f64) < n) {
+      return false;
+    }
+    if t.tool_uses.is_some_and(|n| (f.tool_uses as u64) < n) {
+      return false;
+    }
+    if let Some(fraction) = t.fraction {
+      let Some(max) = f.max_input_tokens else {
+        return false;
+      };
+      let threshold = fraction_of(max, fraction);
+      if threshold == 0 || f.tokens < threshold {
+        return false;
+      }
+    }
+    true
+  })
+}
+
+/// Runs one `clear_tool_uses` edit on the draft; returns its entry of `applied_edits`.
+pub(crate) fn clear_tool_uses(
+  edit: &ClearToolUses,
+  draft: &mut Draft<'_, '_>,
+  max_input_tokens: Option<u64>,
+  cleared: &mut Vec<ClearedResult>,
+  cleared_inputs: &mut Vec<ClearedInput>,
+  warnings: &mut Vec<Warning>,
+) -> AppliedEdit {
+  let mut applied = AppliedEdit {
+    edit_type: "clear_tool_uses",
+    triggered: false,
+    cleared_tool_uses: 0,
+    cleared_input_tokens: 0,
+  };
+  let pairs = draft.pair();
+  let candidates: Vec<usize> = draft
+    .alive()
+    .filter(|&i| draft.msgs[i].role == crate::Role::Tool)
+    .collect();
+  let facts = Facts {
+    tokens: draft.tokens(),
+    messages: draft.alive_count(),
+    tool_uses: candidates.len(),
+    max_input_tokens,
+  };
+  if max_input_tokens.is_none()
+    && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_)))
+  {
+    warnings.push(Warning {
+      code: "max_input_tokens_unknown",
+      message: "a `fraction` option needs the model's input limit, which is unknown (pass `maxInputTokens`); fraction triggers do not fire and `keep.fraction` keeps 3 results".into(),
+      index: None,
+    });
+  }
+  if !is_triggered(&edit.trigger, &facts) {
+    return applied;
+  }
+  applied.triggered = true;
+  if candidates.is_empty() {
+    return applied;
+  }
+  let keep = keep_count(edit.keep, &candidates, draft, max_input_tokens);
+  let len = candidates.len();
+  let split = len.saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
+  let start_tokens = draft.tokens();
+  let mut run = Clearing {
+    edit,
+    pairs: &pairs,
+    start_tokens,
+    freed: 0,
+    cleared,
+    cleared_inputs,
+    count: 0,
+  };
+  for &i in &candidates[..split] {
+    run.clear(draft, i);
+  }
+  // `clearAtLeast` only adds clearing, newest kept result first; as in LangChain it does nothing when
+  // every result is kept (`keep >= results`) or none is.
+  if edit.clear_at_least > 0 && run.freed < edit.clear_at_least && keep > 0 && (keep as usize) < len
+  {
+    for &i in candidates[split..].iter().rev() {
+      if run.freed >= edit.clear_at_least {
+        break;
+      }
+      run.clear(draft, i);
+    }
+  }
+  applied.cleared_tool_uses = run.count;
+  applied.cleared_input_tokens = run.freed;
+  applied
+}
+
+struct Clearing<'a> {
+  edit: &'a ClearToolUses,
+  pairs: &'a [Option<CallRef>],
+  start_tokens: u64,
+  freed: u64,
+  count: u64,
+  cleared: &'a mut Vec<ClearedResult>,
+  cleared_inputs: &'a mut Vec<ClearedInput>,
+}
+
+impl Clearing<'_> {
+  fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize) {
+    let msgs = draft.msgs;
+    let m: &Message = &msgs[i];
+    if m.cleared || draft.slots[i].cleared.is_some() {
+      return;
+    }
+    let Some((ai, k)) = self.pairs[i] else { return };
+    let call = &msgs[ai].tool_calls[k];
+    let tool_name = match m.name.as_deref() {
+      Some(n) if !n.is_empty() => n,
+      _ => call.name.as_str(),
+    };
+    if self.edit.exclude_tools.iter().any(|t| t == tool_name) {
+      return;
+    }
+    let before = draft.tokens();
+    let tool_name = tool_name.to_owned();
+    let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+    draft.clear_result(i, &self.edit.placeholder, CLEAR_TOOL_USES_STRATEGY);
+    if self.edit.clear_tool_inputs.applies_to(&tool_name) {
+      if !draft.slots[ai].cleared_args.contains(&k) {
+        self.cleared_inputs.push(ClearedInput {
+          index: ai,
+          call_index: k,
+          tool_call_id: tool_call_id.clone(),
+        });
+      }
+      draft.clear_args(ai, k);
+    }
+    let after = draft.tokens();
+    self.freed = self.start_tokens.saturating_sub(after);
+    self.count += 1;
+    self.cleared.push(ClearedResult {
+      index: i,
+      tool_call_id,
+      tool_name,
+      tokens_freed: before.saturating_sub(after),
+    });
+  }
+}
+
+/// How many of the newest tool results to keep.
+fn keep_count(
+  keep: Keep,
+  candidates: &[usize],
+  draft: &Draft<'_, '_>,
+  max_input_tokens: Option<u64>,
+) -> u64 {
+  let walk = |budget: f64| -> u64 {
+    let mut used = 0u64;
+    let mut kept = 0u64;
+    for &i in candidates.iter().rev() {
+      // Each result counted on its own (LangChain's model mode charges the system prompt to each).
+      let t = draft.counter.tokens_of(draft.slots[i].size);
+      #[allow(clippy::cast_precision_loss)]
+      if ((used + t) as f64) <= budget {
+        used += t;
+        kept += 1;
+      } else {
+        break;
+      }
+    }
+    kept
+  };
+  match keep {
+    Keep::Messages(n) => n,
+    Keep::Tokens(budget) => walk(budget),
+    Keep::Fraction(f) => match max_input_tokens {
+      None => DEFAULT_KEEP_MESSAGES,
+      Some(max) => match fraction_of(max, f) {
+        0 => DEFAULT_KEEP_MESSAGES,
+        #[allow(clippy::cast_precision_loss)]
+        budget => walk(budget as f64),
+      },
+    },
+  }
+}

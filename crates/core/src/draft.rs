@@ -1,0 +1,209 @@
+//! The working state of one call: which input messages are still there, their current sizes, and
+//! how tool results pair with tool calls. Edits of a pipeline transform it in turn; at the end it
+//! becomes the list of [`Op`]s.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::message::{Message, Role};
+use crate::plan::{Op, Warning};
+use crate::tokens::{Counter, Measure};
+
+/// One message's state during planning.
+pub(crate) struct Slot {
+  pub removed: bool,
+  pub cleared: Option<(String, &'static str)>,
+  pub size: u64,
+  pub measure: Measure,
+  /// Calls whose arguments this call cleared (positions in `tool_calls`).
+  pub cleared_args: BTreeSet<usize>,
+}
+
+/// Where a tool result's call is: (assistant message index, position in its `tool_calls`).
+pub(crate) type CallRef = (usize, usize);
+
+pub(crate) struct Draft<'m, 'c> {
+  pub msgs: &'m [Message],
+  pub slots: Vec<Slot>,
+  /// Sum of the sizes of the messages still there, plus the fixed parts (system prompt, tools).
+  pub total: u64,
+  pub counter: &'c Counter<'c>,
+}
+
+impl<'m, 'c> Draft<'m, 'c> {
+  pub fn new(msgs: &'m [Message], counter: &'c Counter<'c>, fixed: u64) -> Self {
+    let measures = counter.measure(msgs);
+    let mut total = fixed;
+    let slots = measures
+      .into_iter()
+      .map(|measure| {
+        total += measure.total;
+        Slot {
+          removed: false,
+          cleared: None,
+          size: measure.total,
+          measure,
+          cleared_args: BTreeSet::new(),
+        }
+      })
+      .collect();
+    Self {
+      msgs,
+      slots,
+      total,
+      counter,
+    }
+  }
+
+  /// Request tokens in the current state.
+  pub fn tokens(&self) -> u64 {
+    self.counter.total_tokens(self.total)
+  }
+
+  /// Indices of the messages still there.
+  pub fn alive(&self) -> impl Iterator<Item = usize> + '_ {
+    (0..self.msgs.len()).filter(|&i| !self.slots[i].removed)
+  }
+
+  pub fn alive_count(&self) -> usize {
+    self.slots.iter().filter(|s| !s.removed).count()
+  }
+
+  pub fn remove(&mut self, i: usize) {
+    let slot = &mut self.slots[i];
+    if !slot.removed {
+      slot.removed = true;
+      self.total -= slot.size;
+    }
+  }
+
+  /// Pairs every live tool result with the nearest earlier assistant call of the same id; `None`
+  /// for orphans. Several calls sharing an id in one message are matched to results in order, so
+  /// each result owns exactly one call. Linear in the number of messages and calls.
+  pub fn pair(&self) -> Vec<Option<CallRef>> {
+    struct Open {
+      ai: usize,
+      calls: Vec<usize>,
+      next: usize,
+    }
+    let mut open: HashMap<&str, Open> = HashMap::new();
+    let mut pairs = vec![None; self.msgs.len()];
+    for i in self.alive() {
+      let m = &self.msgs[i];
+      match m.role {
+        Role::Assistant => {
+          for (k, call) in m.tool_calls.iter().enumerate() {
+            let entry = open.entry(call.id.as_str()).or_insert(Open {
+              ai: i,
+              calls: Vec::new(),
+              next: 0,
+            });
+            if entry.ai != i {
+              *entry = Open {
+                ai: i,
+                calls: Vec::new(),
+                next: 0,
+              };
+            }
+            entry.calls.push(k);
+          }
+        }
+        Role::Tool => {
+          if let Some(o) = m.tool_call_id.as_deref().and_then(|id| open.get_mut(id)) {
+            let k = o.calls[o.next.min(o.calls.len() - 1)];
+            o.next += 1;
+            pairs[i] = Some((o.ai, k));
+          }
+        }
+        Role::System | Role::User => {}
+      }
+    }
+    pairs
+  }
+
+  /// Live assistant tool calls that no later live tool result answers.
+  pub fn dangling_calls(&self, pairs: &[Option<CallRef>]) -> Vec<CallRef> {
+    let answered: BTreeSet<CallRef> = pairs.iter().flatten().copied().collect();
+    self
+      .alive()
+      .filter(|&i| self.msgs[i].role == Role::Assistant)
+      .flat_map(|i| (0..self.msgs[i].tool_calls.len()).map(move |k| (i, k)))
+      .filter(|r| !answered.contains(r))
+      .collect()
+  }
+
+  /// Replaces a tool result's content with `placeholder`.
+  pub fn clear_result(&mut self, i: usize, placeholder: &str, strategy: &'static str) {
+    let size = self.counter.cleared_size(&self.msgs[i], placeholder);
+    let slot = &mut self.slots[i];
+    self.total = self.total - slot.size + size;
+    slot.size = size;
+    slot.cleared = Some((placeholder.to_owned(), strategy));
+  }
+
+  /// Clears the arguments of call `k` of assistant message `i`.
+  pub fn clear_args(&mut self, i: usize, k: usize) {
+    let slot = &mut self.slots[i];
+    if slot.cleared_args.insert(k) {
+      let freed = slot.measure.args[k].saturating_sub(slot.measure.empty_args);
+      let freed = freed.min(slot.size);
+      slot.size -= freed;
+      self.total -= freed;
+    }
+  }
+
+  /// The operations that turn the input into the current state, sorted by index.
+  pub fn into_ops(self) -> Vec<Op> {
+    let mut ops = Vec::new();
+    for (i, slot) in self.slots.into_iter().enumerate() {
+      if slot.removed {
+        ops.push(Op::Remove { index: i });
+        continue;
+      }
+      if let Some((placeholder, strategy)) = slot.cleared {
+        ops.push(Op::ClearToolResult {
+          index: i,
+          placeholder,
+          strategy,
+        });
+      }
+      if !slot.cleared_args.is_empty() {
+        let m = &self.msgs[i];
+        let call_indices: Vec<usize> = slot.cleared_args.into_iter().collect();
+        let tool_call_ids: Vec<String> = call_indices
+          .iter()
+          .map(|&k| m.tool_calls[k].id.clone())
+          .collect();
+        let all: BTreeSet<String> = m
+          .cleared_tool_inputs
+          .iter()
+          .chain(tool_call_ids.iter())
+          .cloned()
+          .collect();
+        ops.push(Op::ClearToolInputs {
+          index: i,
+          call_indices,
+          tool_call_ids,
+          cleared_tool_inputs: all.into_iter().collect(),
+        });
+      }
+    }
+    ops
+  }
+}
+
+/// Warnings for tool calls that have no result (APIs reject such requests).
+pub(crate) fn dangling_warnings(draft: &Draft<'_, '_>) -> Vec<Warning> {
+  let pairs = draft.pair();
+  draft
+    .dangling_calls(&pairs)
+    .into_iter()
+    .map(|(i, k)| Warning {
+      code: "dangling_tool_call",
+      message: format!(
+        "tool call `{}` has no tool result after it",
+        draft.msgs[i].tool_calls[k].id
+      ),
+      index: Some(i),
+    })
+    .collect()
+}

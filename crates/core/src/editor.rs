@@ -1,0 +1,292 @@
+//! The [`ContextEditor`]: options, a token cache, and the calls `plan` and `count_tokens`.
+
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::clear::{clear_tool_uses, is_triggered, Facts};
+use crate::draft::{dangling_warnings, Draft};
+use crate::error::{Error, Result};
+use crate::message::{Message, Role};
+use crate::options::{Edit, Options, TokenCountMethod};
+use crate::plan::{EditPlan, RemovedOrphan, Report, Warning};
+use crate::tokens::{Counter, Encoding, TokenCache};
+
+/// What the model sees besides the messages, and what the editor should know about the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+  /// The model's input limit in tokens, for `fraction` options. When absent, the limit of a known
+  /// OpenAI model name is used; otherwise fraction triggers do not fire (and the report says so).
+  pub max_input_tokens: Option<u64>,
+  /// The system prompt sent beside the messages; its tokens count toward the trigger.
+  pub system_prompt: Option<String>,
+  /// Tool definitions sent with the request, each as JSON text; their tokens count toward the trigger.
+  pub tools: Vec<String>,
+  /// Model name for this call (chooses the encoding in model mode); overrides the option.
+  pub model: Option<String>,
+}
+
+/// Token counts of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TokenCount {
+  /// The whole request: messages + system prompt + tools (+ reply priming in model mode).
+  pub total: u64,
+  /// Each message counted on its own.
+  pub messages: Vec<u64>,
+  /// The system prompt and tool definitions.
+  pub fixed: u64,
+  /// `approx` or `model`.
+  pub method: &'static str,
+  /// The encoding, in model mode.
+  pub encoding: Option<&'static str>,
+  /// Recoverable oddities (e.g. an unknown model name).
+  pub warnings: Vec<Warning>,
+}
+
+/// Plans context edits for an agent's conversation; cheap to share across threads.
+///
+/// # Examples
+/// ```
+/// use context_editor_core::{Context, ContextEditor, Message, Op};
+/// let editor = ContextEditor::from_json(&serde_json::json!({
+///   "trigger": { "messages": 4 }, "keep": { "messages": 1 }
+/// })).unwrap();
+/// let history = vec![
+///   Message::user("read both files"),
+///   Message::assistant("", &[("a", "read", r#"{"path":"a.rs"}"#), ("b", "read", r#"{"path":"b.rs"}"#)]),
+///   Message::tool("a", "read", "fn a() {}"),
+///   Message::tool("b", "read", "fn b() {}"),
+/// ];
+/// let plan = editor.plan(&history, &Context::default()).unwrap();
+/// assert!(plan.report.triggered);
+/// assert!(matches!(plan.ops[0], Op::ClearToolResult { index: 2, .. }));
+/// ```
+#[derive(Debug)]
+pub struct ContextEditor {
+  options: Options,
+  cache: Mutex<TokenCache>,
+}
+
+impl ContextEditor {
+  /// An editor with `options`.
+  #[must_use]
+  pub fn new(options: Options) -> Self {
+    let cache = Mutex::new(TokenCache::new(options.token_cache_size));
+    Self { options, cache }
+  }
+
+  /// An editor configured from JSON options (see [`Options::from_json`]).
+  ///
+  /// # Errors
+  /// As [`Options::from_json`].
+  pub fn from_json(options: &Value) -> Result<Self> {
+    Ok(Self::new(Options::from_json(options)?))
+  }
+
+  /// The options.
+  #[must_use]
+  pub fn options(&self) -> &Options {
+    &self.options
+  }
+
+  /// Entries in the token cache.
+  #[must_use]
+  pub fn cache_len(&self) -> usize {
+    self.lock_cache().len()
+  }
+
+  /// Empties the token cache.
+  pub fn clear_cache(&self) {
+    self.lock_cache().clear();
+  }
+
+  fn lock_cache(&self) -> std::sync::MutexGuard<'_, TokenCache> {
+    self
+      .cache
+      .lock()
+      .unwrap_or_else(std::sync::PoisonError::into_inner)
+  }
+
+  fn counter(&self, context: &Context, warnings: &mut Vec<Warning>) -> Counter<'_> {
+    let model = context.model.as_deref().or(self.options.model.as_deref());
+    let encoding = self.options.encoding.unwrap_or_else(|| match model {
+      Some(name) => Encoding::for_model(name).unwrap_or_else(|| {
+        if self.options.token_count_method == TokenCountMethod::Model {
+          warnings.push(Warning {
+            code: "unknown_model",
+            message: format!("no known encoding for model `{name}`; counting with o200k_base (set `encoding` to choose)"),
+            index: None,
+          });
+        }
+        Encoding::O200kBase
+      }),
+      None => Encoding::O200kBase,
+    });
+    let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
+    Counter {
+      method: self.options.token_count_method,
+      encoding,
+      cache,
+    }
+  }
+
+  fn max_input_tokens(&self, context: &Context) -> Option<u64> {
+    context.max_input_tokens.or_else(|| {
+      let model = context.model.as_deref().or(self.options.model.as_deref())?;
+      tiktoken_rs::model::get_context_size(model).map(|n| n as u64)
+    })
+  }
+
+  /// Decides the edits for `messages`: orphan removal, then each edit of the pipeline in order.
+  ///
+  /// Linear in the size of the conversation; each message is measured once.
+  ///
+  /// # Errors
+  /// [`ErrorKind::InvalidMessage`](crate::ErrorKind::InvalidMessage) naming the message index and
+  /// field when a message is malformed.
+  pub fn plan(&self, messages: &[Message], context: &Context) -> Result<EditPlan> {
+    validate(messages)?;
+    let mut report = Report {
+      token_count_method: self.options.token_count_method.as_str(),
+      ..Report::default()
+    };
+    let counter = self.counter(context, &mut report.warnings);
+    if counter.method == TokenCountMethod::Model {
+      report.encoding = Some(counter.encoding.as_str());
+    }
+    let max_input_tokens = self.max_input_tokens(context);
+    report.max_input_tokens = max_input_tokens;
+    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let mut draft = Draft::new(messages, &counter, fixed);
+    report.tokens_before = draft.tokens();
+    report.messages_before = messages.len();
+
+    // Orphans first, always: a tool result without an earlier call breaks every provider's API.
+    let pairs = draft.pair();
+    for (i, m) in messages.iter().enumerate() {
+      if m.role == Role::Tool && pairs[i].is_none() {
+        draft.remove(i);
+        let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+        report.warnings.push(Warning {
+          code: "orphaned_tool_result",
+          message: format!("tool result for `{tool_call_id}` has no earlier tool call; removed"),
+          index: Some(i),
+        });
+        report.removed_orphans.push(RemovedOrphan {
+          index: i,
+          tool_call_id,
+        });
+      }
+    }
+
+    for edit in &self.options.edits {
+      let applied = match edit {
+        Edit::ClearToolUses(c) => clear_tool_uses(
+          c,
+          &mut draft,
+          max_input_tokens,
+          &mut report.cleared,
+          &mut report.cleared_tool_inputs,
+          &mut report.warnings,
+        ),
+      };
+      report.triggered |= applied.triggered;
+      report.applied_edits.push(applied);
+    }
+
+    report.warnings.extend(dangling_warnings(&draft));
+    report.tokens_after = draft.tokens();
+    report.messages_after = draft.alive_count();
+    let tool_uses = draft
+      .alive()
+      .filter(|&i| messages[i].role == Role::Tool)
+      .count();
+    let facts = Facts {
+      tokens: report.tokens_after,
+      messages: report.messages_after,
+      tool_uses,
+      max_input_tokens,
+    };
+    report.still_triggered = report.triggered
+      && self.options.edits.iter().any(|e| match e {
+        Edit::ClearToolUses(c) => is_triggered(&c.trigger, &facts),
+      });
+    if report.still_triggered {
+      report.warnings.push(Warning {
+        code: "still_over_trigger",
+        message: format!(
+          "{} tokens after editing still meet the trigger; clearing alone cannot bring this request under budget (add a summarize or trimming edit)",
+          report.tokens_after
+        ),
+        index: None,
+      });
+    }
+    report.over_max_input_tokens = max_input_tokens.is_some_and(|max| report.tokens_after > max);
+    if report.over_max_input_tokens {
+      report.warnings.push(Warning {
+        code: "over_max_input_tokens",
+        message: format!(
+          "{} tokens exceed the model's input limit of {}",
+          report.tokens_after,
+          max_input_tokens.unwrap_or(0)
+        ),
+        index: None,
+      });
+    }
+    Ok(EditPlan {
+      ops: draft.into_ops(),
+      report,
+    })
+  }
+
+  /// Counts the tokens of a request with the editor's method and encoding.
+  ///
+  /// # Errors
+  /// As [`ContextEditor::plan`].
+  pub fn count_tokens(&self, messages: &[Message], context: &Context) -> Result<TokenCount> {
+    validate(messages)?;
+    let mut warnings = Vec::new();
+    let counter = self.counter(context, &mut warnings);
+    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let measures = counter.measure(messages);
+    let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
+    Ok(TokenCount {
+      total: counter.total_tokens(sum),
+      messages: measures
+        .iter()
+        .map(|m| counter.tokens_of(m.total))
+        .collect(),
+      fixed: counter.tokens_of(fixed),
+      method: counter.method.as_str(),
+      encoding: (counter.method == TokenCountMethod::Model).then_some(counter.encoding.as_str()),
+      warnings,
+    })
+  }
+}
+
+impl Default for ContextEditor {
+  fn default() -> Self {
+    Self::new(Options::default())
+  }
+}
+
+fn validate(messages: &[Message]) -> Result<()> {
+  messages
+    .iter()
+    .enumerate()
+    .try_for_each(|(i, m)| m.validate(i))
+}
+
+/// Rejects a context whose `max_input_tokens` is 0.
+///
+/// # Errors
+/// [`ErrorKind::InvalidContext`](crate::ErrorKind::InvalidContext).
+pub fn validate_context(context: &Context) -> Result<()> {
+  if context.max_input_tokens == Some(0) {
+    return Err(Error::invalid_context(
+      "maxInputTokens",
+      "expected a positive integer, got 0",
+    ));
+  }
+  Ok(())
+}

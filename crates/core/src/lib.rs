@@ -1,0 +1,55 @@
+//! # context-editor-core
+//!
+//! Keeps an LLM agent's conversation inside its context window: decides which old tool results to
+//! clear, counts tokens exactly (tiktoken ranks embedded, no network) or approximately (LangChain's
+//! `chars / 4`), and reports what it did. Pure Rust: no I/O, no Node.js types; the napi binding and
+//! the TypeScript shim are thin layers on top.
+//!
+//! ## Plans, not rewritten messages
+//!
+//! [`ContextEditor::plan`] takes wire [`Message`]s and returns an [`EditPlan`]: index-based
+//! [`Op`]s (`Remove`, `ClearToolResult`, `ClearToolInputs`) plus a [`Report`]. The caller applies the
+//! operations to *its own* message objects, so ids, metadata, unknown fields and class identity
+//! survive, and the input is never mutated. [`EditPlan::apply`] is the reference application on wire
+//! messages.
+//!
+//! ## Counting
+//!
+//! Every message is measured once per call and totals are updated incrementally as results are
+//! cleared, so a call is linear in the size of the conversation (LangChain recounts the whole history
+//! after each clear). In `approx` mode the measure is UTF-16 code units, exactly LangChain's
+//! `countTokensApproximately`; in `model` mode it is BPE tokens plus OpenAI's per-message framing,
+//! and long strings go through a bounded per-editor cache keyed by a 128-bit content hash, so a
+//! growing conversation only tokenizes what is new.
+//!
+//! ## Edge-case policy
+//!
+//! Orphaned tool results (no earlier call) are removed on every call and reported. Malformed input is
+//! an [`Error`] naming the message index and field; oddities that do not prevent a correct edit
+//! (dangling calls, unknown model names, an unknown input limit) are [`Warning`]s in the report.
+#![warn(missing_docs)]
+
+mod clear;
+mod draft;
+mod editor;
+mod error;
+mod message;
+mod options;
+mod plan;
+mod tokens;
+
+pub use editor::{validate_context, Context, ContextEditor, TokenCount};
+pub use error::{Error, ErrorKind, Result};
+pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
+pub use options::{
+  ClearInputs, ClearToolUses, Edit, Keep, Options, TokenCountMethod, Trigger,
+  DEFAULT_KEEP_MESSAGES, DEFAULT_PLACEHOLDER, DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TRIGGER_TOKENS,
+};
+pub use plan::{
+  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, Warning,
+  CLEAR_TOOL_USES_STRATEGY,
+};
+pub use tokens::{
+  Encoding, TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD,
+  REPLY_PRIMING, TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD,
+};

@@ -1,0 +1,320 @@
+//! The message model the editor reasons about: roles, text, tool calls and their results.
+//!
+//! This is a *wire* model, not a chat library's message class: it carries only what decisions and
+//! token counts need. Callers (the TypeScript shim, the CLI) convert their own messages into it and
+//! apply the returned [`EditPlan`](crate::EditPlan) to their originals, so ids, metadata and class
+//! identity survive.
+
+#[cfg(feature = "serde")]
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+  feature = "serde",
+  derive(Deserialize),
+  serde(rename_all = "lowercase")
+)]
+pub enum Role {
+  /// A system (or developer) instruction.
+  System,
+  /// The human turn (LangChain `human`).
+  User,
+  /// The model's turn (LangChain `ai`); may carry tool calls.
+  Assistant,
+  /// The result of one tool call.
+  Tool,
+}
+
+impl Role {
+  /// Parses the role names of LangChain (`human`, `ai`), OpenAI (`user`, `assistant`, `developer`)
+  /// and this crate (`system`, `tool`).
+  #[must_use]
+  pub fn parse(name: &str) -> Option<Self> {
+    match name {
+      "system" | "developer" => Some(Self::System),
+      "user" | "human" => Some(Self::User),
+      "assistant" | "ai" => Some(Self::Assistant),
+      "tool" => Some(Self::Tool),
+      _ => None,
+    }
+  }
+
+  /// The OpenAI role name, which is also what the per-message token overhead tokenizes.
+  #[must_use]
+  pub const fn as_str(self) -> &'static str {
+    match self {
+      Self::System => "system",
+      Self::User => "user",
+      Self::Assistant => "assistant",
+      Self::Tool => "tool",
+    }
+  }
+}
+
+/// One tool call requested by an assistant message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(
+  feature = "serde",
+  derive(Deserialize),
+  serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct ToolCall {
+  /// The call id that the matching tool message repeats in `tool_call_id`.
+  pub id: String,
+  /// The tool's name.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub name: String,
+  /// The arguments as JSON text (as `JSON.stringify(args)` writes them).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub args: Option<String>,
+  /// Length of the arguments JSON in UTF-16 code units, when `args` is not sent (approx counting).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub args_length: Option<u64>,
+}
+
+impl ToolCall {
+  /// Length of the arguments JSON in UTF-16 code units (`"{}"` when absent).
+  #[must_use]
+  pub fn args_len(&self) -> u64 {
+    match (&self.args, self.args_length) {
+      (_, Some(n)) => n,
+      (Some(a), None) => utf16_len(a),
+      (None, None) => EMPTY_ARGS.len() as u64,
+    }
+  }
+}
+
+/// The JSON text of cleared tool-call arguments.
+pub const EMPTY_ARGS: &str = "{}";
+
+/// One message of a conversation, in wire form.
+///
+/// Text is given either as `content` (needed for exact counting) or only as `content_length`
+/// (UTF-16 code units, enough for approximate counting): the caller chooses what to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+  feature = "serde",
+  derive(Deserialize),
+  serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct Message {
+  /// Who wrote it.
+  pub role: Role,
+  /// The text: string content, or the concatenation of the text blocks.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub content: Option<String>,
+  /// UTF-16 length of the text, when `content` is omitted.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub content_length: Option<u64>,
+  /// Serialized non-text content blocks (JSON, documents, `tool_use` inputs that no tool call mirrors).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub other: Option<String>,
+  /// UTF-16 length of `other`, when `other` is omitted.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub other_length: Option<u64>,
+  /// Number of image blocks (each counted as [`IMAGE_TOKENS`](crate::IMAGE_TOKENS)).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub images: u32,
+  /// Tool calls of an assistant message.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub tool_calls: Vec<ToolCall>,
+  /// UTF-16 length of `JSON.stringify(tool_calls)` exactly as the caller holds them, for approx
+  /// counting that matches LangChain to the character. Computed from `tool_calls` when absent.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub tool_calls_length: Option<u64>,
+  /// The call this tool message answers.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub tool_call_id: Option<String>,
+  /// The message's `name` (for a tool message: the tool's name).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub name: Option<String>,
+  /// Whether `response_metadata.context_editing.cleared` is already set.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub cleared: bool,
+  /// Ids already listed in `response_metadata.context_editing.cleared_tool_inputs`.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub cleared_tool_inputs: Vec<String>,
+  /// A token count supplied by the caller's own counter; used instead of counting this message.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub tokens: Option<u64>,
+}
+
+impl Message {
+  /// A message with a role and text, and nothing else.
+  #[must_use]
+  pub fn new(role: Role, content: impl Into<String>) -> Self {
+    Self {
+      role,
+      content: Some(content.into()),
+      content_length: None,
+      other: None,
+      other_length: None,
+      images: 0,
+      tool_calls: Vec::new(),
+      tool_calls_length: None,
+      tool_call_id: None,
+      name: None,
+      cleared: false,
+      cleared_tool_inputs: Vec::new(),
+      tokens: None,
+    }
+  }
+
+  /// A system message.
+  #[must_use]
+  pub fn system(content: impl Into<String>) -> Self {
+    Self::new(Role::System, content)
+  }
+
+  /// A user message.
+  #[must_use]
+  pub fn user(content: impl Into<String>) -> Self {
+    Self::new(Role::User, content)
+  }
+
+  /// An assistant message with text and tool calls `(id, name, args JSON)`.
+  #[must_use]
+  pub fn assistant(content: impl Into<String>, calls: &[(&str, &str, &str)]) -> Self {
+    let mut m = Self::new(Role::Assistant, content);
+    m.tool_calls = calls
+      .iter()
+      .map(|(id, name, args)| ToolCall {
+        id: (*id).into(),
+        name: (*name).into(),
+        args: Some((*args).into()),
+        args_length: None,
+      })
+      .collect();
+    m
+  }
+
+  /// A tool result for `tool_call_id`, from tool `name`.
+  #[must_use]
+  pub fn tool(
+    tool_call_id: impl Into<String>,
+    name: impl Into<String>,
+    content: impl Into<String>,
+  ) -> Self {
+    let mut m = Self::new(Role::Tool, content);
+    m.tool_call_id = Some(tool_call_id.into());
+    let name = name.into();
+    if !name.is_empty() {
+      m.name = Some(name);
+    }
+    m
+  }
+
+  /// UTF-16 length of the text.
+  #[must_use]
+  pub fn text_len(&self) -> u64 {
+    match (&self.content, self.content_length) {
+      (Some(c), _) => utf16_len(c),
+      (None, Some(n)) => n,
+      (None, None) => 0,
+    }
+  }
+
+  /// UTF-16 length of the serialized non-text blocks.
+  #[must_use]
+  pub fn other_len(&self) -> u64 {
+    match (&self.other, self.other_length) {
+      (Some(c), _) => utf16_len(c),
+      (None, Some(n)) => n,
+      (None, None) => 0,
+    }
+  }
+
+  /// Checks what the editor relies on; `index` is the message's position, for the error.
+  ///
+  /// # Errors
+  /// [`ErrorKind::InvalidMessage`](crate::ErrorKind::InvalidMessage) naming the field when a tool
+  /// message has no `toolCallId`, tool calls sit on a non-assistant message, or a call has no id.
+  pub fn validate(&self, index: usize) -> Result<()> {
+    if self.role == Role::Tool {
+      match &self.tool_call_id {
+        None => {
+          return Err(Error::invalid_message(
+            index,
+            "toolCallId",
+            "tool message without `tool_call_id`",
+          ))
+        }
+        Some(id) if id.is_empty() => {
+          return Err(Error::invalid_message(
+            index,
+            "toolCallId",
+            "tool message with an empty `tool_call_id`",
+          ))
+        }
+        Some(_) => {}
+      }
+    }
+    if !self.tool_calls.is_empty() && self.role != Role::Assistant {
+      return Err(Error::invalid_message(
+        index,
+        "toolCalls",
+        format!(
+          "only assistant messages carry tool calls, this one is `{}`",
+          self.role.as_str()
+        ),
+      ));
+    }
+    for (k, call) in self.tool_calls.iter().enumerate() {
+      if call.id.is_empty() {
+        return Err(Error::invalid_message(
+          index,
+          format!("toolCalls[{k}].id"),
+          "tool call without an id",
+        ));
+      }
+    }
+    Ok(())
+  }
+}
+
+/// Length of `s` in UTF-16 code units, which is what JavaScript's `String.length` counts.
+#[must_use]
+pub fn utf16_len(s: &str) -> u64 {
+  // ASCII fast path: one code unit per byte.
+  if s.is_ascii() {
+    return s.len() as u64;
+  }
+  s.chars().map(|c| c.len_utf16() as u64).sum()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn utf16_length_matches_javascript() {
+    assert_eq!(utf16_len("abc"), 3);
+    assert_eq!(utf16_len("日本"), 2);
+    assert_eq!(utf16_len("😀"), 2);
+  }
+
+  #[test]
+  fn roles_accept_every_vocabulary() {
+    assert_eq!(Role::parse("human"), Some(Role::User));
+    assert_eq!(Role::parse("ai"), Some(Role::Assistant));
+    assert_eq!(Role::parse("developer"), Some(Role::System));
+    assert_eq!(Role::parse("robot"), None);
+  }
+
+  #[test]
+  fn validate_names_the_field() {
+    let mut m = Message::tool("x", "t", "out");
+    m.tool_call_id = None;
+    let e = m.validate(7).unwrap_err();
+    assert_eq!(e.message_index(), Some(7));
+    assert_eq!(e.path(), Some("toolCallId"));
+    let m = Message {
+      tool_calls: vec![ToolCall::default()],
+      ..Message::user("hi")
+    };
+    assert_eq!(m.validate(0).unwrap_err().path(), Some("toolCalls"));
+  }
+}

@@ -1,0 +1,555 @@
+//! Token counting: LangChain's character approximation, and exact BPE counts from the tiktoken ranks
+//! embedded in `tiktoken-rs` (no network, ever), with a bounded per-editor cache.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tiktoken_rs::tokenizer::{get_tokenizer, Tokenizer};
+use tiktoken_rs::CoreBPE;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
+use crate::options::TokenCountMethod;
+
+/// Characters per token of LangChain's `countTokensApproximately` (`charsPerToken = 4`).
+pub const CHARS_PER_TOKEN: u64 = 4;
+/// Framing tokens of every chat message (`tokens_per_message` in the OpenAI cookbook, tiktoken-rs and
+/// LangChain `getNumTokensFromMessages`).
+pub const MESSAGE_OVERHEAD: u64 = 3;
+/// Extra token when a message has a `name` (`tokens_per_name` in the OpenAI cookbook).
+pub const NAME_OVERHEAD: u64 = 1;
+/// Tokens that prime every reply (`<|start|>assistant<|message|>`, tiktoken-rs `REPLY_PRIMING`).
+pub const REPLY_PRIMING: u64 = 3;
+/// Framing tokens per tool call (tiktoken-rs `FUNCTION_CALL_OVERHEAD`).
+pub const TOOL_CALL_OVERHEAD: u64 = 1;
+/// Framing tokens per tool definition sent beside the messages (a heuristic: the definitions are
+/// rendered into the prompt as text; the JSON schema is counted exactly, this covers the framing).
+pub const TOOL_DEFINITION_OVERHEAD: u64 = 3;
+/// Tokens charged per image block: OpenAI's high-detail price of a 1024×1024 image
+/// (85 base + 4 tiles × 170), a documented middle estimate since the real size is not known here.
+pub const IMAGE_TOKENS: u64 = 765;
+/// Strings shorter than this are tokenized directly; longer ones go through the cache.
+const CACHE_MIN_BYTES: usize = 64;
+
+/// A BPE encoding whose ranks are embedded in the binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Encoding {
+  /// GPT-4o, GPT-4.1, GPT-4.5, GPT-5, o-series.
+  O200kBase,
+  /// gpt-oss.
+  O200kHarmony,
+  /// GPT-4, GPT-3.5-turbo, text-embedding-3.
+  Cl100kBase,
+  /// Codex and text-davinci-002/003.
+  P50kBase,
+  /// The edit models.
+  P50kEdit,
+  /// GPT-3 (davinci, …) and GPT-2.
+  R50kBase,
+}
+
+impl Encoding {
+  /// Every encoding, in the order of their names in error messages.
+  pub const ALL: [Self; 6] = [
+    Self::O200kBase,
+    Self::O200kHarmony,
+    Self::Cl100kBase,
+    Self::P50kBase,
+    Self::P50kEdit,
+    Self::R50kBase,
+  ];
+
+  /// Parses an encoding name such as `o200k_base`.
+  #[must_use]
+  pub fn parse(name: &str) -> Option<Self> {
+    Self::ALL.into_iter().find(|e| e.as_str() == name)
+  }
+
+  /// The encoding's name.
+  #[must_use]
+  pub const fn as_str(self) -> &'static str {
+    match self {
+      Self::O200kBase => "o200k_base",
+      Self::O200kHarmony => "o200k_harmony",
+      Self::Cl100kBase => "cl100k_base",
+      Self::P50kBase => "p50k_base",
+      Self::P50kEdit => "p50k_edit",
+      Self::R50kBase => "r50k_base",
+    }
+  }
+
+  /// The encoding OpenAI uses for `model`, or `None` for a model tiktoken does not know.
+  ///
+  /// # Examples
+  /// ```
+  /// use context_editor_core::Encoding;
+  /// assert_eq!(Encoding::for_model("gpt-4o-mini"), Some(Encoding::O200kBase));
+  /// assert_eq!(Encoding::for_model("gpt-4"), Some(Encoding::Cl100kBase));
+  /// assert_eq!(Encoding::for_model("deepseek-chat"), None);
+  /// ```
+  #[must_use]
+  pub fn for_model(model: &str) -> Option<Self> {
+    Some(match get_tokenizer(model)? {
+      Tokenizer::O200kBase => Self::O200kBase,
+      Tokenizer::O200kHarmony => Self::O200kHarmony,
+      Tokenizer::Cl100kBase => Self::Cl100kBase,
+      Tokenizer::P50kBase => Self::P50kBase,
+      Tokenizer::P50kEdit => Self::P50kEdit,
+      Tokenizer::R50kBase | Tokenizer::Gpt2 => Self::R50kBase,
+    })
+  }
+
+  /// The shared encoder, built once per process on first use.
+  #[must_use]
+  pub fn bpe(self) -> &'static CoreBPE {
+    match self {
+      Self::O200kBase => tiktoken_rs::o200k_base_singleton(),
+      Self::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
+      Self::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+      Self::P50kBase => tiktoken_rs::p50k_base_singleton(),
+      Self::P50kEdit => tiktoken_rs::p50k_edit_singleton(),
+      Self::R50kBase => tiktoken_rs::r50k_base_singleton(),
+    }
+  }
+
+  /// The exact number of tokens of `text` (special-token text is counted as plain text).
+  ///
+  /// # Examples
+  /// ```
+  /// use context_editor_core::Encoding;
+  /// assert_eq!(Encoding::O200kBase.count("hello world"), 2);
+  /// ```
+  #[must_use]
+  pub fn count(self, text: &str) -> u64 {
+    if text.is_empty() {
+      return 0;
+    }
+    self.bpe().encode_ordinary(text).len() as u64
+  }
+
+  const fn seed(self) -> u64 {
+    self as u64 + 1
+  }
+}
+
+/// A bounded map from string hashes to token counts.
+///
+/// Two generations: lookups hit either; inserts go to the young one; when the young one reaches half
+/// the bound, the old one is dropped and the young one becomes old. Memory stays below the bound and
+/// recently used entries survive, at O(1) per operation.
+#[derive(Debug, Default)]
+pub struct TokenCache {
+  young: HashMap<u128, u32>,
+  old: HashMap<u128, u32>,
+  capacity: usize,
+}
+
+impl TokenCache {
+  /// A cache holding at most `capacity` entries (0 disables it).
+  #[must_use]
+  pub fn new(capacity: usize) -> Self {
+    Self {
+      young: HashMap::new(),
+      old: HashMap::new(),
+      capacity,
+    }
+  }
+
+  /// Number of entries held.
+  #[must_use]
+  pub fn len(&self) -> usize {
+    self.young.len() + self.old.len()
+  }
+
+  /// Whether the cache is empty.
+  #[must_use]
+  pub fn is_empty(&self) -> bool {
+    self.len() == 0
+  }
+
+  /// The bound in entries.
+  #[must_use]
+  pub fn capacity(&self) -> usize {
+    self.capacity
+  }
+
+  /// Drops every entry.
+  pub fn clear(&mut self) {
+    self.young.clear();
+    self.old.clear();
+  }
+
+  fn get(&mut self, key: u128) -> Option<u32> {
+    if let Some(v) = self.young.get(&key) {
+      return Some(*v);
+    }
+    let v = self.old.get(&key).copied()?;
+    // Promote, so an entry in use survives the next rotation.
+    self.insert(key, v);
+    Some(v)
+  }
+
+  fn insert(&mut self, key: u128, value: u32) {
+    if self.capacity == 0 {
+      return;
+    }
+    let half = self.capacity.div_ceil(2);
+    if self.young.len() >= half {
+      self.old = std::mem::take(&mut self.young);
+    }
+    self.young.insert(key, value);
+  }
+}
+
+/// Counts tokens for one call: a method, an encoding, and optionally the editor's cache.
+pub(crate) struct Counter<'a> {
+  pub method: TokenCountMethod,
+  pub encoding: Encoding,
+  pub cache: Option<&'a Mutex<TokenCache>>,
+}
+
+impl Counter<'_> {
+  /// Exact token counts of many strings, using the cache for long ones.
+  fn count_strings(&self, texts: &[&str]) -> Vec<u64> {
+    let mut out = vec![0u64; texts.len()];
+    let mut misses: Vec<(usize, u128)> = Vec::new();
+    {
+      let mut guard = self
+        .cache
+        .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+      for (i, t) in texts.iter().enumerate() {
+        if t.len() < CACHE_MIN_BYTES || guard.is_none() {
+          continue;
+        }
+        let key = xxh3_128_with_seed(t.as_bytes(), self.encoding.seed());
+        match guard.as_mut().and_then(|g| g.get(key)) {
+          Some(n) => out[i] = u64::from(n),
+          None => misses.push((i, key)),
+        }
+      }
+    }
+    let cached = self.cache.is_some();
+    for (i, t) in texts.iter().enumerate() {
+      if t.len() < CACHE_MIN_BYTES || !cached {
+        out[i] = self.encoding.count(t);
+      }
+    }
+    for (i, _) in &misses {
+      out[*i] = self.encoding.count(texts[*i]);
+    }
+    if let Some(cache) = self.cache {
+      if !misses.is_empty() {
+        let mut g = cache
+          .lock()
+          .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (i, key) in misses {
+          g.insert(key, u32::try_from(out[i]).unwrap_or(u32::MAX));
+        }
+      }
+    }
+    out
+  }
+
+  /// Measures every message: approx mode in UTF-16 code units, model mode in tokens.
+  pub fn measure(&self, messages: &[Message]) -> Vec<Measure> {
+    match self.method {
+      TokenCountMethod::Approx => messages.iter().map(approx_measure).collect(),
+      TokenCountMethod::Model => self.model_measures(messages),
+    }
+  }
+
+  fn model_measures(&self, messages: &[Message]) -> Vec<Measure> {
+    // Gather every string once so the cache is locked twice per call, not per string.
+    let mut texts: Vec<&str> = Vec::new();
+    for m in messages {
+      if m.tokens.is_some() {
+        // A caller-supplied count still needs the parts an edit can remove.
+        for c in &m.tool_calls {
+          texts.push(c.args.as_deref().unwrap_or(EMPTY_ARGS));
+        }
+        continue;
+      }
+      texts.push(m.content.as_deref().unwrap_or(""));
+      texts.push(m.other.as_deref().unwrap_or(""));
+      texts.push(m.name.as_deref().unwrap_or(""));
+      for c in &m.tool_calls {
+        texts.push(&c.name);
+        texts.push(c.args.as_deref().unwrap_or(EMPTY_ARGS));
+      }
+    }
+    let counts = self.count_strings(&texts);
+    let empty_args = self.encoding.count(EMPTY_ARGS);
+    let mut it = counts.into_iter();
+    messages
+      .iter()
+      .map(|m| {
+        if let Some(t) = m.tokens {
+          let args: Vec<u64> = m
+            .tool_calls
+            .iter()
+            .map(|_| it.next().unwrap_or(0))
+            .collect();
+          return Measure {
+            total: t,
+            args,
+            empty_args,
+          };
+        }
+        let text = it.next().unwrap_or(0);
+        let other = it.next().unwrap_or(0);
+        let name = it.next().unwrap_or(0);
+        let mut total = MESSAGE_OVERHEAD
+          + self.role_tokens(m.role)
+          + text
+          + other
+          + u64::from(m.images) * IMAGE_TOKENS;
+        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+          total += NAME_OVERHEAD + name;
+        }
+        let mut args = Vec::with_capacity(m.tool_calls.len());
+        for _ in &m.tool_calls {
+          let call_name = it.next().unwrap_or(0);
+          let a = it.next().unwrap_or(0);
+          total += TOOL_CALL_OVERHEAD + call_name + a;
+          args.push(a);
+        }
+        Measure {
+          total,
+          args,
+          empty_args,
+        }
+      })
+      .collect()
+  }
+
+  fn role_tokens(&self, role: Role) -> u64 {
+    // Every role name is a single token in every embedded encoding; counted for honesty anyway.
+    self.encoding.count(role.as_str())
+  }
+
+  /// The size of a measure in tokens, for a single message counted on its own.
+  pub fn tokens_of(&self, size: u64) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => size.div_ceil(CHARS_PER_TOKEN),
+      TokenCountMethod::Model => size,
+    }
+  }
+
+  /// The size of a whole request (sum of measures plus fixed parts) in tokens.
+  pub fn total_tokens(&self, size: u64) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => size.div_ceil(CHARS_PER_TOKEN),
+      TokenCountMethod::Model => size + REPLY_PRIMING,
+    }
+  }
+
+  /// The measure of a cleared tool result: the placeholder text and the call id.
+  pub fn cleared_size(&self, m: &Message, placeholder: &str) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        utf16_len(placeholder) + m.tool_call_id.as_deref().map_or(0, utf16_len)
+      }
+      TokenCountMethod::Model => {
+        let mut total =
+          MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.encoding.count(placeholder);
+        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+          total += NAME_OVERHEAD + self.encoding.count(m.name.as_deref().unwrap_or(""));
+        }
+        total
+      }
+    }
+  }
+
+  /// The measure of a system prompt and tool definitions sent beside the messages.
+  pub fn fixed_size(&self, system_prompt: Option<&str>, tools: &[String]) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        system_prompt.map_or(0, utf16_len) + tools.iter().map(|t| utf16_len(t)).sum::<u64>()
+      }
+      TokenCountMethod::Model => {
+        let mut texts: Vec<&str> = tools.iter().map(String::as_str).collect();
+        if let Some(s) = system_prompt {
+          texts.push(s);
+        }
+        let counts = self.count_strings(&texts);
+        let tools_total: u64 = counts[..tools.len()]
+          .iter()
+          .map(|n| n + TOOL_DEFINITION_OVERHEAD)
+          .sum();
+        let system = system_prompt.map_or(0, |_| {
+          MESSAGE_OVERHEAD + self.role_tokens(Role::System) + counts[tools.len()]
+        });
+        tools_total + system
+      }
+    }
+  }
+}
+
+/// The size of one message, in the counting method's unit, with what clearing its calls' arguments frees.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Measure {
+  /// Characters (approx) or tokens (model).
+  pub total: u64,
+  /// Per tool call: the size of its arguments.
+  pub args: Vec<u64>,
+  /// The size of `{}`, what cleared arguments become.
+  pub empty_args: u64,
+}
+
+fn approx_measure(m: &Message) -> Measure {
+  let mut total =
+    m.text_len() + m.other_len() + u64::from(m.images) * IMAGE_TOKENS * CHARS_PER_TOKEN;
+  if m.tokens.is_some() {
+    total = 0;
+  }
+  let args: Vec<u64> = m.tool_calls.iter().map(ToolCall::args_len).collect();
+  if m.role == Role::Assistant && !m.tool_calls.is_empty() {
+    total += m
+      .tool_calls_length
+      .unwrap_or_else(|| default_tool_calls_len(&m.tool_calls));
+  }
+  if m.role == Role::Tool {
+    total += m.tool_call_id.as_deref().map_or(0, utf16_len);
+  }
+  if let Some(t) = m.tokens {
+    // A caller-supplied count, expressed in characters so the whole-request sum stays in one unit.
+    total = t * CHARS_PER_TOKEN;
+  }
+  Measure {
+    total,
+    args,
+    empty_args: EMPTY_ARGS.len() as u64,
+  }
+}
+
+/// UTF-16 length of `JSON.stringify` of `[{"id":…,"name":…,"args":…}, …]`, the shape used when the
+/// caller did not send the exact length of its own serialization.
+fn default_tool_calls_len(calls: &[ToolCall]) -> u64 {
+  let json_str_len = |s: &str| utf16_len(&serde_json::Value::String(s.to_owned()).to_string());
+  let per_call: u64 = calls
+    .iter()
+    .map(|c| {
+      // {"id":<id>,"name":<name>,"args":<args>}
+      let fixed = r#"{"id":,"name":,"args":}"#.len() as u64;
+      fixed + json_str_len(&c.id) + json_str_len(&c.name) + c.args_len()
+    })
+    .sum();
+  2 + per_call + (calls.len() as u64).saturating_sub(1)
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn counter(method: TokenCountMethod) -> Counter<'static> {
+    Counter {
+      method,
+      encoding: Encoding::O200kBase,
+      cache: None,
+    }
+  }
+
+  #[test]
+  fn pinned_counts_per_encoding() {
+    // Golden values from tiktoken's reference encodings.
+    assert_eq!(Encoding::O200kBase.count("hello world"), 2);
+    assert_eq!(Encoding::Cl100kBase.count("hello world"), 2);
+    assert_eq!(
+      Encoding::O200kBase.count("The quick brown fox jumps over the lazy dog."),
+      10
+    );
+    assert_eq!(
+      Encoding::Cl100kBase.count("The quick brown fox jumps over the lazy dog."),
+      10
+    );
+    assert_eq!(Encoding::O200kBase.count("你好，世界"), 3);
+    assert_eq!(Encoding::Cl100kBase.count("你好，世界"), 6);
+    assert_eq!(Encoding::O200kBase.count(""), 0);
+  }
+
+  #[test]
+  fn model_names_pick_encodings() {
+    assert_eq!(Encoding::for_model("gpt-4o"), Some(Encoding::O200kBase));
+    assert_eq!(
+      Encoding::for_model("gpt-4.1-mini"),
+      Some(Encoding::O200kBase)
+    );
+    assert_eq!(Encoding::for_model("gpt-5"), Some(Encoding::O200kBase));
+    assert_eq!(Encoding::for_model("o3-mini"), Some(Encoding::O200kBase));
+    assert_eq!(
+      Encoding::for_model("gpt-3.5-turbo"),
+      Some(Encoding::Cl100kBase)
+    );
+    assert_eq!(
+      Encoding::for_model("text-embedding-3-small"),
+      Some(Encoding::Cl100kBase)
+    );
+    assert_eq!(Encoding::for_model("qwen-max"), None);
+  }
+
+  #[test]
+  fn approx_is_langchains_formula() {
+    let ai = Message::assistant("hi", &[("c1", "search", r#"{"q":"x"}"#)]);
+    let m = approx_measure(&ai);
+    // "hi" + [{"id":"c1","name":"search","args":{"q":"x"}}]
+    assert_eq!(
+      m.total,
+      2 + r#"[{"id":"c1","name":"search","args":{"q":"x"}}]"#.len() as u64
+    );
+    let tool = Message::tool("c1", "search", "result!");
+    assert_eq!(approx_measure(&tool).total, 7 + 2);
+    let c = counter(TokenCountMethod::Approx);
+    assert_eq!(c.total_tokens(9), 3);
+  }
+
+  #[test]
+  fn model_measure_includes_overheads() {
+    let c = counter(TokenCountMethod::Model);
+    let m = c.measure(&[Message::user("hello world")]);
+    // 3 framing + 1 role + 2 text
+    assert_eq!(m[0].total, 6);
+    let ai = Message::assistant("", &[("c1", "search", r#"{"q":"x"}"#)]);
+    let m = c.measure(&[ai]);
+    let args = Encoding::O200kBase.count(r#"{"q":"x"}"#);
+    assert_eq!(
+      m[0].total,
+      3 + 1 + 1 + Encoding::O200kBase.count("search") + args
+    );
+    assert_eq!(m[0].args, vec![args]);
+  }
+
+  #[test]
+  fn cache_hits_and_bound() {
+    let cache = Mutex::new(TokenCache::new(4));
+    let c = Counter {
+      method: TokenCountMethod::Model,
+      encoding: Encoding::O200kBase,
+      cache: Some(&cache),
+    };
+    let long: Vec<String> = (0..10)
+      .map(|i| format!("{i} {}", "lorem ipsum dolor sit amet ".repeat(5)))
+      .collect();
+    let refs: Vec<&str> = long.iter().map(String::as_str).collect();
+    let first = c.count_strings(&refs);
+    assert!(cache.lock().unwrap().len() <= 4, "bounded");
+    let again = c.count_strings(&refs);
+    assert_eq!(first, again);
+    let direct: Vec<u64> = refs.iter().map(|s| Encoding::O200kBase.count(s)).collect();
+    assert_eq!(first, direct);
+  }
+
+  #[test]
+  fn cache_rotation_keeps_recent_entries() {
+    let mut cache = TokenCache::new(4);
+    for k in 0..3u128 {
+      cache.insert(k, 1);
+    }
+    // 0 and 1 rotated into the old generation, 2 young; a lookup of 0 promotes it.
+    assert_eq!(cache.get(0), Some(1));
+    cache.insert(10, 1);
+    cache.insert(11, 1);
+    assert!(cache.len() <= 4);
+    assert_eq!(cache.get(11), Some(1));
+  }
+}

@@ -1,0 +1,459 @@
+//! Plain-data wire types and their conversion to and from the core's types.
+
+use context_editor_core as core;
+use napi_derive::napi;
+
+use crate::error::CoreResult;
+
+/// One condition of a trigger; every key set must hold (AND). A list of conditions is ORed.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only: options cross as JSON so unknown keys can be rejected
+pub struct TriggerCondition {
+  /// Fire when the request has at least this many tokens.
+  pub tokens: Option<f64>,
+  /// Fire when there are at least this many messages.
+  pub messages: Option<u32>,
+  /// Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1).
+  pub fraction: Option<f64>,
+  /// Fire when there are at least this many tool results (Anthropic `tool_uses`).
+  pub tool_uses: Option<u32>,
+}
+
+/// How many of the newest tool results to keep intact: exactly one of the three.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only: options cross as JSON so unknown keys can be rejected
+pub struct KeepPolicy {
+  /// Keep the last N tool results.
+  pub messages: Option<u32>,
+  /// Keep the newest results whose own token counts sum to at most this.
+  pub tokens: Option<f64>,
+  /// Keep `floor(maxInputTokens * fraction)` tokens of results (3 results when the limit is unknown).
+  pub fraction: Option<f64>,
+}
+
+/// Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`).
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only: options cross as JSON so unknown keys can be rejected
+pub struct ClearToolUsesOptions {
+  /// Always `"clear_tool_uses"` inside `edits`.
+  #[napi(js_name = "type", ts_type = "'clear_tool_uses'")]
+  pub edit_type: Option<String>,
+  /// When to clear: one condition or a list (OR).
+  /// @default { tokens: 100000 }
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// How many recent tool results to keep.
+  /// @default { messages: 3 }
+  pub keep: Option<KeepPolicy>,
+  /// Tool names whose results are never cleared.
+  /// @default []
+  pub exclude_tools: Option<Vec<String>>,
+  /// Text that replaces a cleared tool result.
+  /// @default "[cleared]"
+  pub placeholder: Option<String>,
+  /// Also set the cleared calls' arguments to `{}`: `true` for all tools, or a list of tool names.
+  /// @default false
+  #[napi(ts_type = "boolean | string[] | null")]
+  pub clear_tool_inputs: Option<serde_json::Value>,
+  /// Keep clearing kept results (newest first) until this many tokens are freed.
+  /// @default 0
+  pub clear_at_least: Option<f64>,
+}
+
+/// Options of an editor. Top-level clearing keys are a shorthand for `edits: [{ type: 'clear_tool_uses', ... }]`.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only: options cross as JSON so unknown keys can be rejected
+pub struct EditorOptions {
+  /// @default { tokens: 100000 }
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// @default { messages: 3 }
+  pub keep: Option<KeepPolicy>,
+  /// @default []
+  pub exclude_tools: Option<Vec<String>>,
+  /// @default "[cleared]"
+  pub placeholder: Option<String>,
+  /// @default false
+  #[napi(ts_type = "boolean | string[] | null")]
+  pub clear_tool_inputs: Option<serde_json::Value>,
+  /// @default 0
+  pub clear_at_least: Option<f64>,
+  /// `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline).
+  /// @default "approx"
+  #[napi(ts_type = "'approx' | 'model' | null")]
+  pub token_count_method: Option<String>,
+  /// Model name: picks the encoding in model mode and a known input limit for `fraction`.
+  pub model: Option<String>,
+  /// Encoding for model mode; wins over `model`.
+  /// @default "o200k_base"
+  #[napi(
+    ts_type = "'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'p50k_edit' | 'r50k_base' | null"
+  )]
+  pub encoding: Option<String>,
+  /// Bound of the token cache in entries (one per distinct long string); 0 disables it.
+  /// @default 200000
+  pub token_cache_size: Option<u32>,
+  /// A pipeline of edits applied in order (instead of the top-level clearing keys).
+  pub edits: Option<Vec<ClearToolUsesOptions>>,
+}
+
+/// One tool call of an assistant message.
+#[napi(object)]
+#[derive(Default)]
+pub struct ToolCall {
+  pub id: String,
+  pub name: Option<String>,
+  /// Arguments as JSON text (`JSON.stringify(args)`); needed for exact counting.
+  pub args: Option<String>,
+  /// UTF-16 length of the arguments JSON, when `args` is not sent.
+  pub args_length: Option<u32>,
+}
+
+/// One message in wire form. Send `content` for exact counting, or only `contentLength` (UTF-16
+/// code units) when counting approximately.
+#[napi(object)]
+#[derive(Default)]
+pub struct Message {
+  #[napi(ts_type = "'system' | 'user' | 'assistant' | 'tool' | 'human' | 'ai' | 'developer'")]
+  pub role: String,
+  /// Text content (string content or the concatenated text blocks).
+  pub content: Option<String>,
+  /// UTF-16 length of the text, when `content` is omitted.
+  pub content_length: Option<u32>,
+  /// Serialized non-text blocks (counted; LangChain counts them as 0).
+  pub other: Option<String>,
+  /// UTF-16 length of `other`, when `other` is omitted.
+  pub other_length: Option<u32>,
+  /// Number of image blocks.
+  pub images: Option<u32>,
+  pub tool_calls: Option<Vec<ToolCall>>,
+  /// UTF-16 length of `JSON.stringify(tool_calls)` as the caller holds them (exact approx parity).
+  pub tool_calls_length: Option<u32>,
+  pub tool_call_id: Option<String>,
+  pub name: Option<String>,
+  /// `response_metadata.context_editing.cleared` is already set.
+  pub cleared: Option<bool>,
+  /// Ids already in `response_metadata.context_editing.cleared_tool_inputs`.
+  pub cleared_tool_inputs: Option<Vec<String>>,
+  /// A token count from the caller's own counter, used instead of counting this message.
+  pub tokens: Option<u32>,
+}
+
+/// What the model sees besides the messages.
+#[napi(object)]
+#[derive(Default)]
+pub struct EditContext {
+  /// The model's input limit, for `fraction` options.
+  pub max_input_tokens: Option<f64>,
+  /// The system prompt sent beside the messages (counted toward the trigger).
+  pub system_prompt: Option<String>,
+  /// Tool definitions, each as JSON text (counted toward the trigger).
+  pub tools: Option<Vec<String>>,
+  /// Model name for this call (picks the encoding in model mode).
+  pub model: Option<String>,
+}
+
+/// One operation of a plan, addressed by input index.
+#[napi(object)]
+pub struct PlanOp {
+  /// `remove`, `clear_tool_result` or `clear_tool_inputs`.
+  #[napi(
+    js_name = "type",
+    ts_type = "'remove' | 'clear_tool_result' | 'clear_tool_inputs'"
+  )]
+  pub op_type: String,
+  pub index: u32,
+  /// `clear_tool_result`: the new content.
+  pub placeholder: Option<String>,
+  /// `clear_tool_result`: `response_metadata.context_editing.strategy`.
+  pub strategy: Option<String>,
+  /// `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`.
+  pub call_indices: Option<Vec<u32>>,
+  /// `clear_tool_inputs`: the ids of those calls.
+  pub tool_call_ids: Option<Vec<String>>,
+  /// `clear_tool_inputs`: the complete new `cleared_tool_inputs` list (sorted, de-duplicated).
+  pub cleared_tool_inputs: Option<Vec<String>>,
+}
+
+#[napi(object)]
+pub struct RemovedOrphan {
+  pub index: u32,
+  pub tool_call_id: String,
+}
+
+#[napi(object)]
+pub struct ClearedResult {
+  pub index: u32,
+  pub tool_call_id: String,
+  pub tool_name: String,
+  pub tokens_freed: f64,
+}
+
+#[napi(object)]
+pub struct ClearedInput {
+  pub index: u32,
+  pub call_index: u32,
+  pub tool_call_id: String,
+}
+
+/// What one edit of the pipeline did (Anthropic's `applied_edits`, camelCased).
+#[napi(object)]
+pub struct AppliedEdit {
+  #[napi(js_name = "type")]
+  pub edit_type: String,
+  pub triggered: bool,
+  pub cleared_tool_uses: u32,
+  pub cleared_input_tokens: f64,
+}
+
+/// A recoverable oddity, reported instead of thrown.
+#[napi(object)]
+pub struct EditWarning {
+  /// `orphaned_tool_result`, `dangling_tool_call`, `unknown_model`, `max_input_tokens_unknown`,
+  /// `still_over_trigger`, `over_max_input_tokens`.
+  pub code: String,
+  pub message: String,
+  pub index: Option<u32>,
+}
+
+/// What a call did and measured.
+#[napi(object)]
+pub struct EditReport {
+  pub triggered: bool,
+  pub tokens_before: f64,
+  pub tokens_after: f64,
+  pub messages_before: u32,
+  pub messages_after: u32,
+  pub removed_orphans: Vec<RemovedOrphan>,
+  pub cleared: Vec<ClearedResult>,
+  pub cleared_tool_inputs: Vec<ClearedInput>,
+  pub applied_edits: Vec<AppliedEdit>,
+  #[napi(ts_type = "'approx' | 'model'")]
+  pub token_count_method: String,
+  pub encoding: Option<String>,
+  pub max_input_tokens: Option<f64>,
+  /// A trigger still holds after editing: the request is still over budget.
+  pub still_triggered: bool,
+  pub over_max_input_tokens: bool,
+  pub warnings: Vec<EditWarning>,
+}
+
+/// The decision for one request.
+#[napi(object)]
+pub struct EditPlan {
+  pub ops: Vec<PlanOp>,
+  pub report: EditReport,
+}
+
+/// Token counts of a request.
+#[napi(object)]
+pub struct TokenCountResult {
+  /// Messages + system prompt + tools (+ reply priming in model mode).
+  pub total: f64,
+  /// Each message counted on its own.
+  pub messages: Vec<f64>,
+  /// System prompt + tool definitions.
+  pub fixed: f64,
+  #[napi(ts_type = "'approx' | 'model'")]
+  pub method: String,
+  pub encoding: Option<String>,
+  pub warnings: Vec<EditWarning>,
+}
+
+fn idx(i: usize) -> u32 {
+  u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn num(n: u64) -> f64 {
+  n as f64
+}
+
+pub fn messages_from_wire(messages: Vec<Message>) -> CoreResult<Vec<core::Message>> {
+  messages
+    .into_iter()
+    .enumerate()
+    .map(|(i, m)| message_from_wire(i, m))
+    .collect()
+}
+
+fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
+  let role = core::Role::parse(&m.role).ok_or_else(|| {
+    core::Error::invalid_message(
+      i,
+      "role",
+      format!(
+        "unknown role `{}` (expected system, user, assistant, tool, human, ai or developer)",
+        m.role
+      ),
+    )
+  })?;
+  Ok(core::Message {
+    role,
+    content: m.content,
+    content_length: m.content_length.map(u64::from),
+    other: m.other,
+    other_length: m.other_length.map(u64::from),
+    images: m.images.unwrap_or(0),
+    tool_calls: m
+      .tool_calls
+      .unwrap_or_default()
+      .into_iter()
+      .map(|c| core::ToolCall {
+        id: c.id,
+        name: c.name.unwrap_or_default(),
+        args: c.args,
+        args_length: c.args_length.map(u64::from),
+      })
+      .collect(),
+    tool_calls_length: m.tool_calls_length.map(u64::from),
+    tool_call_id: m.tool_call_id,
+    name: m.name,
+    cleared: m.cleared.unwrap_or(false),
+    cleared_tool_inputs: m.cleared_tool_inputs.unwrap_or_default(),
+    tokens: m.tokens.map(u64::from),
+  })
+}
+
+pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
+  let c = c.unwrap_or_default();
+  let max_input_tokens = match c.max_input_tokens {
+    None => None,
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+      Some(n as u64)
+    }
+    Some(n) => {
+      return Err(core::Error::invalid_context(
+        "maxInputTokens",
+        format!("expected a positive integer, got {n}"),
+      ))
+    }
+  };
+  let context = core::Context {
+    max_input_tokens,
+    system_prompt: c.system_prompt,
+    tools: c.tools.unwrap_or_default(),
+    model: c.model,
+  };
+  core::validate_context(&context)?;
+  Ok(context)
+}
+
+fn warning(w: core::Warning) -> EditWarning {
+  EditWarning {
+    code: w.code.to_owned(),
+    message: w.message,
+    index: w.index.map(idx),
+  }
+}
+
+impl From<core::EditPlan> for EditPlan {
+  fn from(p: core::EditPlan) -> Self {
+    let r = p.report;
+    Self {
+      ops: p.ops.into_iter().map(PlanOp::from).collect(),
+      report: EditReport {
+        triggered: r.triggered,
+        tokens_before: num(r.tokens_before),
+        tokens_after: num(r.tokens_after),
+        messages_before: idx(r.messages_before),
+        messages_after: idx(r.messages_after),
+        removed_orphans: r
+          .removed_orphans
+          .into_iter()
+          .map(|o| RemovedOrphan {
+            index: idx(o.index),
+            tool_call_id: o.tool_call_id,
+          })
+          .collect(),
+        cleared: r
+          .cleared
+          .into_iter()
+          .map(|c| ClearedResult {
+            index: idx(c.index),
+            tool_call_id: c.tool_call_id,
+            tool_name: c.tool_name,
+            tokens_freed: num(c.tokens_freed),
+          })
+          .collect(),
+        cleared_tool_inputs: r
+          .cleared_tool_inputs
+          .into_iter()
+          .map(|c| ClearedInput {
+            index: idx(c.index),
+            call_index: idx(c.call_index),
+            tool_call_id: c.tool_call_id,
+          })
+          .collect(),
+        applied_edits: r
+          .applied_edits
+          .into_iter()
+          .map(|a| AppliedEdit {
+            edit_type: a.edit_type.to_owned(),
+            triggered: a.triggered,
+            cleared_tool_uses: u32::try_from(a.cleared_tool_uses).unwrap_or(u32::MAX),
+            cleared_input_tokens: num(a.cleared_input_tokens),
+          })
+          .collect(),
+        token_count_method: r.token_count_method.to_owned(),
+        encoding: r.encoding.map(str::to_owned),
+        max_input_tokens: r.max_input_tokens.map(num),
+        still_triggered: r.still_triggered,
+        over_max_input_tokens: r.over_max_input_tokens,
+        warnings: r.warnings.into_iter().map(warning).collect(),
+      },
+    }
+  }
+}
+
+impl From<core::Op> for PlanOp {
+  fn from(op: core::Op) -> Self {
+    let mut out = PlanOp {
+      op_type: String::new(),
+      index: idx(op.index()),
+      placeholder: None,
+      strategy: None,
+      call_indices: None,
+      tool_call_ids: None,
+      cleared_tool_inputs: None,
+    };
+    match op {
+      core::Op::ClearToolResult {
+        placeholder,
+        strategy,
+        ..
+      } => {
+        out.op_type = "clear_tool_result".into();
+        out.placeholder = Some(placeholder);
+        out.strategy = Some(strategy.to_owned());
+      }
+      core::Op::ClearToolInputs {
+        call_indices,
+        tool_call_ids,
+        cleared_tool_inputs,
+        ..
+      } => {
+        out.op_type = "clear_tool_inputs".into();
+        out.call_indices = Some(call_indices.into_iter().map(idx).collect());
+        out.tool_call_ids = Some(tool_call_ids);
+        out.cleared_tool_inputs = Some(cleared_tool_inputs);
+      }
+      _ => out.op_type = "remove".into(),
+    }
+    out
+  }
+}
+
+impl From<core::TokenCount> for TokenCountResult {
+  fn from(t: core::TokenCount) -> Self {
+    Self {
+      total: num(t.total),
+      messages: t.messages.into_iter().map(num).collect(),
+      fixed: num(t.fixed),
+      method: t.method.to_owned(),
+      encoding: t.encoding.map(str::to_owned),
+      warnings: t.warnings.into_iter().map(warning).collect(),
+    }
+  }
+}
