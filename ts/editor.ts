@@ -1,0 +1,188 @@
+import { ContextEditorError, fromNative } from './errors.js'
+import { NativeContextEditor } from './native.js'
+import type { EditContext as WireContext, EditorOptions, EditPlan, EditReport, TokenCountResult } from './native.js'
+import { type AnyMessage, applyPlan, systemPromptText, toWireMessages } from './wire.js'
+
+/** What the model sees besides the messages, and what the editor should know about the model. */
+export interface EditContext {
+  /**
+   * The model's input limit in tokens, for `fraction` options. When absent, the limit of a known
+   * OpenAI model name is used; otherwise fraction triggers do not fire and the report says so.
+   */
+  maxInputTokens?: number | null
+  /** The system prompt sent beside the messages (a string or a system message); its tokens count. */
+  systemPrompt?: string | AnyMessage | null
+  /** Tool definitions sent with the request (JSON-serializable objects or JSON strings); their tokens count. */
+  tools?: ReadonlyArray<unknown> | null
+  /** Model name for this call: picks the encoding in model mode and a known input limit. */
+  model?: string | null
+  /** Token counts from your own counter, per message index (like LangChain's `tokenCounter`). */
+  messageTokens?: ReadonlyArray<number | null | undefined> | null
+}
+
+/** The result of `edit`: a new array (unchanged messages are the same objects) and the report. */
+export interface EditResult<T> {
+  messages: T[]
+  report: EditReport
+}
+
+/**
+ * Keeps an agent's conversation inside its context window: clears old tool results exactly like
+ * LangChain's `ClearToolUsesEdit` / the Xpert `ContextEditingMiddleware`, in one linear pass, with
+ * exact offline token counts in `"model"` mode.
+ *
+ * Accepts LangChain messages (instances from @langchain/core 0.3 or 1.x, dicts, `StoredMessage`
+ * dumps) and OpenAI chat-completions messages; the output keeps each message's shape and class.
+ * Never mutates its input.
+ *
+ * @example
+ * ```ts
+ * import { ContextEditor } from 'context-editor'
+ * const editor = new ContextEditor({ trigger: { tokens: 100000 }, keep: { messages: 3 } })
+ * const { messages, report } = editor.edit(history, { maxInputTokens: 128000, systemPrompt })
+ * if (report.stillTriggered) console.warn('still over budget: summarize')
+ * ```
+ * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options.
+ */
+export class ContextEditor {
+  readonly options: Readonly<EditorOptions>
+  readonly #native: NativeContextEditor
+  readonly #sendText: boolean
+  readonly #placeholders: ReadonlySet<string>
+
+  constructor(options: EditorOptions | null = {}) {
+    try {
+      this.#native = new NativeContextEditor(options ?? {})
+    } catch (e) {
+      throw fromNative(e)
+    }
+    this.options = Object.freeze({ ...(options ?? {}) })
+    this.#sendText = options?.tokenCountMethod === 'model'
+    const placeholders = new Set<string>()
+    const edits: ReadonlyArray<{ placeholder?: string | null }> = options?.edits ?? [options ?? {}]
+    for (const e of edits) placeholders.add(e.placeholder ?? '[cleared]')
+    this.#placeholders = placeholders
+  }
+
+  #wire(messages: unknown, context: EditContext | null | undefined): [ReturnType<typeof toWireMessages>, WireContext] {
+    const wire = toWireMessages(messages, {
+      sendText: this.#sendText,
+      placeholders: this.#placeholders,
+      messageTokens: context?.messageTokens ?? undefined,
+    })
+    return [wire, toWireContext(context)]
+  }
+
+  /**
+   * Plans the edits: index-based operations on `messages` plus the report. Use it to apply edits
+   * to your own objects; `edit` does that for you.
+   * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
+   */
+  plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {
+    const [wire, ctx] = this.#wire(messages, context)
+    try {
+      return this.#native.planSync(wire, ctx)
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  /** `plan` with the counting and planning on the libuv thread pool. */
+  async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
+    const [wire, ctx] = this.#wire(messages, context)
+    try {
+      return await this.#native.plan(wire, ctx)
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  /**
+   * Edits `messages`: returns a new array in which orphaned tool results are gone and old tool
+   * results are cleared when the trigger holds. The input is never mutated.
+   * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
+   */
+  edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
+    const plan = this.plan(messages, context)
+    return { messages: applyPlan(messages, plan), report: plan.report }
+  }
+
+  /** `edit` with the counting and planning on the libuv thread pool. */
+  async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
+    const plan = await this.planAsync(messages, context)
+    return { messages: applyPlan(messages, plan), report: plan.report }
+  }
+
+  /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
+  countTokens(messages: readonly AnyMessage[], context?: EditContext | null): TokenCountResult {
+    const [wire, ctx] = this.#wire(messages, context)
+    try {
+      return this.#native.countTokensSync(wire, ctx)
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  /** `countTokens` on the libuv thread pool. */
+  async countTokensAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<TokenCountResult> {
+    const [wire, ctx] = this.#wire(messages, context)
+    try {
+      return await this.#native.countTokens(wire, ctx)
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  /** Entries in the token cache (model mode caches the counts of long strings). */
+  get cacheSize(): number {
+    return this.#native.cacheSize
+  }
+
+  /** Empties the token cache. */
+  clearCache(): void {
+    this.#native.clearCache()
+  }
+}
+
+function contextError(field: string, what: string): ContextEditorError {
+  return new ContextEditorError('INVALID_CONTEXT', `context.${field}: ${what}`, { path: field })
+}
+
+/** Converts the public call context to wire form, validating it. */
+export function toWireContext(context: EditContext | null | undefined): WireContext {
+  if (context === undefined || context === null) return {}
+  if (typeof context !== 'object') throw contextError('context', `expected an object, got ${typeof context}`)
+  const out: WireContext = {}
+  const max = context.maxInputTokens
+  if (max !== undefined && max !== null) {
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0) {
+      throw contextError('maxInputTokens', `expected a positive integer, got ${String(max)}`)
+    }
+    out.maxInputTokens = max
+  }
+  if (context.systemPrompt !== undefined && context.systemPrompt !== null) {
+    const text = systemPromptText(context.systemPrompt)
+    if (text === undefined) throw contextError('systemPrompt', 'expected a string or a system message')
+    if (!text.isWellFormed()) throw contextError('systemPrompt', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    out.systemPrompt = text
+  }
+  if (context.tools !== undefined && context.tools !== null) {
+    if (!Array.isArray(context.tools)) throw contextError('tools', 'expected an array of tool definitions')
+    out.tools = context.tools.map((t, k) => {
+      if (typeof t === 'string') return t
+      let s: string | undefined
+      try {
+        s = JSON.stringify(t)
+      } catch (e) {
+        throw contextError(`tools[${k}]`, `not JSON-serializable (${(e as Error).message})`)
+      }
+      if (s === undefined) throw contextError(`tools[${k}]`, 'not JSON-serializable')
+      return s
+    })
+  }
+  if (context.model !== undefined && context.model !== null) {
+    if (typeof context.model !== 'string') throw contextError('model', `expected a string, got ${typeof context.model}`)
+    out.model = context.model
+  }
+  return out
+}

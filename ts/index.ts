@@ -1,0 +1,31 @@
+/**
+ * context-editor: keeps an LLM agent's conversation inside its context window.
+ *
+ * - `ContextEditor`: edit LangChain or OpenAI message arrays (pure; exact offline token counts).
+ * - `context-editor/langchain`: a drop-in `contextEditingMiddleware` for LangChain.js v1 `createAgent`.
+ * - The default export is the Xpert AI plugin (`PLUGINS=context-editor`).
+ */
+export { ContextEditor, toWireContext } from './editor.js'
+export type { EditContext, EditResult } from './editor.js'
+export { ContextEditorError } from './errors.js'
+export type { ContextEditorErrorCode } from './errors.js'
+export { applyPlan, toWireMessages } from './wire.js'
+export type { AnyMessage, MessageShape } from './wire.js'
+export { NativeContextEditor } from './native.js'
+export type {
+  AppliedEdit,
+  ClearedInput,
+  ClearedResult,
+  ClearToolUsesOptions,
+  EditorOptions,
+  EditPlan,
+  EditReport,
+  EditWarning,
+  KeepPolicy,
+  PlanOp,
+  RemovedOrphan,
+  TokenCountResult,
+  TriggerCondition,
+  WireMessage,
+  WireToolCall,
+} from './native.js'

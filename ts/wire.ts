@@ -1,0 +1,387 @@
+// The only file that knows both shapes: it converts caller messages (LangChain instances from
+// @langchain/core 0.3.x or 1.x, LangChain dicts, `StoredMessage` dumps, OpenAI chat-completions
+// messages) to wire form, and applies a plan back onto *new* message objects. It never mutates the
+// caller's arrays or messages and never uses `instanceof` (a plugin and its host may hold different
+// copies of @langchain/core).
+
+import { invalidMessage } from './errors.js'
+import type { EditPlan, PlanOp, WireMessage, WireToolCall } from './native.js'
+
+/** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
+export type AnyMessage = Record<string, any>
+
+/** Which representation a message is in; the output keeps it. */
+export type MessageShape = 'langchain' | 'stored' | 'openai'
+
+/** What the converter needs to know about the call. */
+export interface WireOptions {
+  /** Send text (exact counting) or only lengths (approx counting). */
+  sendText: boolean
+  /** Placeholders of the clearing edits: an OpenAI tool message whose content equals one is already cleared. */
+  placeholders?: ReadonlySet<string>
+  /** Token counts supplied by the caller, per message index. */
+  messageTokens?: ReadonlyArray<number | null | undefined>
+}
+
+interface Parts {
+  shape: MessageShape
+  /** The object holding the fields (the message itself, or `data` of a stored message). */
+  fields: AnyMessage
+  role: string
+}
+
+const LC_TYPES: Record<string, string> = {
+  human: 'user',
+  user: 'user',
+  ai: 'assistant',
+  assistant: 'assistant',
+  system: 'system',
+  developer: 'system',
+  tool: 'tool',
+}
+
+const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
+
+function isLangChainInstance(m: AnyMessage): boolean {
+  return typeof m._getType === 'function' || (typeof m.lc_kwargs === 'object' && m.lc_kwargs !== null)
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`
+}
+
+function partsOf(m: unknown, i: number): Parts {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+    throw invalidMessage(i, 'type', `expected a message object, got ${describe(m)}`)
+  }
+  const msg = m as AnyMessage
+  if (isLangChainInstance(msg)) {
+    let type: unknown = typeof msg._getType === 'function' ? msg._getType() : msg.type
+    if (type === 'generic') type = msg.role
+    const role = typeof type === 'string' ? LC_TYPES[type] : undefined
+    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${String(type)}\` (expected human, ai, system or tool)`)
+    return { shape: 'langchain', fields: msg, role }
+  }
+  if (typeof msg.type === 'string' && msg.data !== null && typeof msg.data === 'object' && !Array.isArray(msg.data)) {
+    const role = LC_TYPES[msg.type]
+    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${msg.type}\` (expected human, ai, system or tool)`)
+    return { shape: 'stored', fields: msg.data, role }
+  }
+  if (typeof msg.role === 'string' && msg.type === undefined) {
+    const role = LC_TYPES[msg.role]
+    if (!role) {
+      throw invalidMessage(i, 'role', `unknown role \`${msg.role}\` (expected system, developer, user, assistant or tool)`)
+    }
+    return { shape: 'openai', fields: msg, role }
+  }
+  if (typeof msg.type === 'string') {
+    const role = LC_TYPES[msg.type]
+    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${msg.type}\` (expected human, ai, system or tool)`)
+    return { shape: 'langchain', fields: msg, role }
+  }
+  throw invalidMessage(i, 'role', 'missing `role` (OpenAI) or `type` (LangChain)')
+}
+
+function checkString(v: unknown, i: number, field: string): string {
+  if (typeof v !== 'string') throw invalidMessage(i, field, `expected a string, got ${describe(v)}`)
+  if (!v.isWellFormed()) throw invalidMessage(i, field, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  return v
+}
+
+function stringify(v: unknown, i: number, field: string): string {
+  let s: string | undefined
+  try {
+    s = JSON.stringify(v)
+  } catch (e) {
+    throw invalidMessage(i, field, `not JSON-serializable (${(e as Error).message})`)
+  }
+  if (s === undefined) throw invalidMessage(i, field, `not JSON-serializable (got ${describe(v)})`)
+  return s
+}
+
+interface ContentParts {
+  text: string
+  other: string
+  images: number
+}
+
+/** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
+function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<string>): ContentParts {
+  if (content === undefined || content === null) return { text: '', other: '', images: 0 }
+  if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', images: 0 }
+  if (!Array.isArray(content)) {
+    throw invalidMessage(i, 'content', `expected a string or an array of content blocks, got ${describe(content)}`)
+  }
+  let text = ''
+  const other: unknown[] = []
+  let images = 0
+  for (let b = 0; b < content.length; b++) {
+    const block = content[b]
+    if (typeof block === 'string') {
+      text += checkString(block, i, `content[${b}]`)
+      continue
+    }
+    if (block === null || typeof block !== 'object') {
+      throw invalidMessage(i, `content[${b}]`, `expected a content block object, got ${describe(block)}`)
+    }
+    if (block.type === 'text' && 'text' in block) {
+      if (typeof block.text === 'string') text += checkString(block.text, i, `content[${b}].text`)
+      continue
+    }
+    if (IMAGE_BLOCKS.has(block.type) || (block.type === 'file' && String(block.mime_type ?? '').startsWith('image/'))) {
+      images++
+      continue
+    }
+    // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
+    if (block.type === 'tool_use' && typeof block.id === 'string' && mirroredToolUse.has(block.id)) continue
+    other.push(block)
+  }
+  const otherText = other.length ? stringify(other, i, 'content') : ''
+  if (otherText && !otherText.isWellFormed()) {
+    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  }
+  return { text, other: otherText, images }
+}
+
+interface CallView {
+  id: string
+  name: string
+  args: string
+}
+
+/** The tool calls of an assistant message, in either representation. */
+function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | undefined } {
+  const raw = p.fields.tool_calls
+  if (raw === undefined || raw === null) return { calls: [], raw: undefined }
+  if (!Array.isArray(raw)) throw invalidMessage(i, 'tool_calls', `expected an array, got ${describe(raw)}`)
+  if (raw.length && p.role !== 'assistant') {
+    throw invalidMessage(i, 'tool_calls', `only assistant messages carry tool calls, this one is \`${p.role}\``)
+  }
+  const calls = raw.map((c: any, k: number): CallView => {
+    const at = `tool_calls[${k}]`
+    if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
+    if (typeof c.id !== 'string' || c.id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(c.id)}`)
+    if (c.function !== undefined) {
+      // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
+      const fn = c.function
+      if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
+      const name = fn.name === undefined ? '' : checkString(fn.name, i, `${at}.function.name`)
+      const args = fn.arguments === undefined ? '{}' : checkString(fn.arguments, i, `${at}.function.arguments`)
+      try {
+        JSON.parse(args)
+      } catch {
+        throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
+      }
+      return { id: checkString(c.id, i, `${at}.id`), name, args }
+    }
+    const name = c.name === undefined ? '' : checkString(c.name, i, `${at}.name`)
+    if (c.args !== undefined && (c.args === null || typeof c.args !== 'object' || Array.isArray(c.args))) {
+      throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(c.args)}`)
+    }
+    const args = c.args === undefined ? '{}' : stringify(c.args, i, `${at}.args`)
+    if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    return { id: checkString(c.id, i, `${at}.id`), name, args }
+  })
+  return { calls, raw }
+}
+
+function metadataOf(p: Parts): Record<string, any> | undefined {
+  const md = p.fields.response_metadata
+  return md !== null && typeof md === 'object' ? md : undefined
+}
+
+/** Converts one message to wire form. */
+export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
+  const p = partsOf(m, i)
+  const { calls, raw } = callsOf(p, i)
+  const mirrored = new Set(calls.map((c) => c.id))
+  const { text, other, images } = contentParts(p.fields.content, i, mirrored)
+  const wire: WireMessage = { role: p.role as WireMessage['role'] }
+  if (opts.sendText) {
+    if (text) wire.content = text
+    if (other) wire.other = other
+  } else {
+    if (text) wire.contentLength = text.length
+    if (other) wire.otherLength = other.length
+  }
+  if (images) wire.images = images
+  if (calls.length) {
+    wire.toolCalls = calls.map((c): WireToolCall =>
+      opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.args.length },
+    )
+    // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
+    wire.toolCallsLength = JSON.stringify(raw).length
+  }
+  if (p.role === 'tool') {
+    const id = p.fields.tool_call_id
+    if (id === undefined || id === null || id === '') throw invalidMessage(i, 'tool_call_id', 'tool message without `tool_call_id`')
+    wire.toolCallId = checkString(id, i, 'tool_call_id')
+  }
+  const name = p.fields.name
+  if (name !== undefined && name !== null) wire.name = checkString(name, i, 'name')
+  const ce = metadataOf(p)?.context_editing
+  if (ce && typeof ce === 'object') {
+    if (ce.cleared === true) wire.cleared = true
+    if (Array.isArray(ce.cleared_tool_inputs)) {
+      wire.clearedToolInputs = ce.cleared_tool_inputs.filter((x: unknown): x is string => typeof x === 'string')
+    }
+  }
+  if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof p.fields.content === 'string') {
+    if (opts.placeholders.has(p.fields.content)) wire.cleared = true
+  }
+  const supplied = opts.messageTokens?.[i]
+  if (supplied !== undefined && supplied !== null) {
+    if (!Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
+      throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${String(supplied)}`)
+    }
+    wire.tokens = supplied
+  }
+  return wire
+}
+
+/** Converts a whole conversation to wire form. */
+export function toWireMessages(messages: unknown, opts: WireOptions): WireMessage[] {
+  if (!Array.isArray(messages)) {
+    throw Object.assign(invalidMessage(0, 'messages', `expected an array of messages, got ${describe(messages)}`), {
+      messageIndex: undefined,
+      message: `messages: expected an array of messages, got ${describe(messages)}`,
+    })
+  }
+  const out = new Array<WireMessage>(messages.length)
+  for (let i = 0; i < messages.length; i++) out[i] = toWire(messages[i], i, opts)
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying a plan
+
+/** A shallow copy that keeps the prototype (class identity) and every own field. */
+function shallowClone<T extends AnyMessage>(m: T): T {
+  return Object.assign(Object.create(Object.getPrototypeOf(m)), m)
+}
+
+/** Sets `fields` on a message copy; for LangChain instances also on `lc_kwargs`, which serialization reads. */
+function patch(copy: AnyMessage, fields: Record<string, unknown>, drop: readonly string[] = []): void {
+  const hasKwargs = typeof copy.lc_kwargs === 'object' && copy.lc_kwargs !== null
+  const kwargs = hasKwargs ? { ...copy.lc_kwargs } : undefined
+  for (const [k, v] of Object.entries(fields)) {
+    copy[k] = v
+    if (kwargs) kwargs[k] = v
+  }
+  for (const k of drop) {
+    if (k in copy) copy[k] = undefined
+    if (kwargs) delete kwargs[k]
+  }
+  if (kwargs) copy.lc_kwargs = kwargs
+}
+
+function clearedResult(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  const placeholder = op.placeholder ?? '[cleared]'
+  if (p.shape === 'openai') return { ...m, content: placeholder }
+  const md = metadataOf(p) ?? {}
+  const response_metadata = {
+    ...md,
+    context_editing: { ...(md.context_editing ?? {}), cleared: true, strategy: op.strategy ?? 'clear_tool_uses' },
+  }
+  if (p.shape === 'stored') {
+    const data: AnyMessage = { ...p.fields, content: placeholder, response_metadata }
+    delete data.artifact
+    return { ...m, data }
+  }
+  const copy = shallowClone(m)
+  patch(copy, { content: placeholder, response_metadata }, ['artifact'])
+  return copy
+}
+
+function clearedInputs(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  const positions = new Set(op.callIndices ?? [])
+  const ids = new Set(op.toolCallIds ?? [])
+  const tool_calls = (p.fields.tool_calls as any[]).map((c, k) => {
+    if (!positions.has(k)) return c
+    return c.function !== undefined ? { ...c, function: { ...c.function, arguments: '{}' } } : { ...c, args: {} }
+  })
+  if (p.shape === 'openai') return { ...m, tool_calls }
+  const fields: Record<string, unknown> = { tool_calls }
+  const md = metadataOf(p) ?? {}
+  fields.response_metadata = {
+    ...md,
+    context_editing: { ...(md.context_editing ?? {}), cleared_tool_inputs: op.clearedToolInputs ?? [...ids].sort() },
+  }
+  // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
+  if (Array.isArray(p.fields.content)) {
+    let changed = false
+    const content = p.fields.content.map((b: any) => {
+      if (b && typeof b === 'object' && b.type === 'tool_use' && ids.has(b.id)) {
+        changed = true
+        return { ...b, input: {} }
+      }
+      return b
+    })
+    if (changed) fields.content = content
+  }
+  // Provider-raw OpenAI calls kept by @langchain/core 0.3 in `additional_kwargs.tool_calls`.
+  const ak = p.fields.additional_kwargs
+  if (ak && typeof ak === 'object' && Array.isArray(ak.tool_calls)) {
+    fields.additional_kwargs = {
+      ...ak,
+      tool_calls: ak.tool_calls.map((c: any) =>
+        c && ids.has(c.id) && c.function ? { ...c, function: { ...c.function, arguments: '{}' } } : c,
+      ),
+    }
+  }
+  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
+  const copy = shallowClone(m)
+  patch(copy, fields)
+  return copy
+}
+
+/**
+ * Applies a plan to the caller's messages: a new array; unchanged messages are the same objects,
+ * changed ones are new objects of the same class with only the edited fields different.
+ */
+export function applyPlan<T extends AnyMessage>(messages: readonly T[], plan: Pick<EditPlan, 'ops'>): T[] {
+  if (plan.ops.length === 0) return messages.slice()
+  const byIndex = new Map<number, PlanOp[]>()
+  for (const op of plan.ops) {
+    const list = byIndex.get(op.index)
+    if (list) list.push(op)
+    else byIndex.set(op.index, [op])
+  }
+  const out: T[] = []
+  for (let i = 0; i < messages.length; i++) {
+    const ops = byIndex.get(i)
+    if (!ops) {
+      out.push(messages[i])
+      continue
+    }
+    let m: AnyMessage = messages[i]
+    let removed = false
+    for (const op of ops) {
+      if (op.type === 'remove') removed = true
+      else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
+      else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
+    }
+    if (!removed) out.push(m as T)
+  }
+  return out
+}
+
+/** Text of a system prompt given as a string, a LangChain `SystemMessage` or an OpenAI message. */
+export function systemPromptText(system: unknown): string | undefined {
+  if (system === undefined || system === null) return undefined
+  if (typeof system === 'string') return system
+  if (typeof system === 'object') {
+    const content = (system as AnyMessage).content
+    if (typeof content === 'string') return content
+    if (Array.isArray(content)) {
+      return content
+        .map((b: any) => (typeof b === 'string' ? b : b?.type === 'text' && typeof b.text === 'string' ? b.text : ''))
+        .join('')
+    }
+  }
+  return undefined
+}
