@@ -149,6 +149,8 @@ interface CallView {
   id: string
   name: string
   args: string
+  /** UTF-16 length the arguments occupy inside `JSON.stringify(tool_calls)` (escaped for OpenAI's JSON-text `arguments`). */
+  argsLength: number
 }
 
 /** The tool calls of an assistant message, in either representation. */
@@ -174,7 +176,9 @@ function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | und
       } catch {
         throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
       }
-      return { id: checkString(c.id, i, `${at}.id`), name, args }
+      // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
+      // backslashes are escaped, so clearing it to `{}` frees the escaped length.
+      return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
     }
     const name = c.name === undefined ? '' : checkString(c.name, i, `${at}.name`)
     if (c.args !== undefined && (c.args === null || typeof c.args !== 'object' || Array.isArray(c.args))) {
@@ -182,7 +186,7 @@ function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | und
     }
     const args = c.args === undefined ? '{}' : stringify(c.args, i, `${at}.args`)
     if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-    return { id: checkString(c.id, i, `${at}.id`), name, args }
+    return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: args.length }
   })
   return { calls, raw }
 }
@@ -209,7 +213,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   if (images) wire.images = images
   if (calls.length) {
     wire.toolCalls = calls.map((c): WireToolCall =>
-      opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.args.length },
+      opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
     )
     // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
     wire.toolCallsLength = JSON.stringify(raw).length
