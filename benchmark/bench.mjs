@@ -1,0 +1,497 @@
+#!/usr/bin/env node
+// Benchmark: context-editor vs LangChain's ClearToolUsesEdit, and our exact token counter vs the JS
+// tokenizers. Not a test: it prints markdown tables (stdout) and progress (stderr).
+//
+//   npm run bench                                   # sizes 200, 2000, 10000; seed 42
+//   node benchmark/bench.mjs --sizes 200,2000 --seed 7 --cap 10 --no-tokenizers
+//
+// Flags: --seed N, --sizes a,b,c, --cap SECONDS (time cap of one LangChain call; default 15),
+//        --budget SECONDS (time spent per measured cell of ours; default 2), --no-tokenizers,
+//        --only-tokenizers, --corpus-messages N (tokenizer corpus size; default 2000).
+// Build the release addon first: `npm run build` (napi build --platform --release --esm && tsc).
+
+import os from 'node:os'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
+import { SystemMessage } from '@langchain/core/messages'
+import { ContextEditor, NativeContextEditor, applyPlan, toWireContext, toWireMessages } from '../dist/index.js'
+import { generateConversation } from './generate.mjs'
+
+const require = createRequire(import.meta.url)
+
+// ---------------------------------------------------------------------------------------------
+// Flags and helpers
+
+function parseFlags(argv) {
+  const flags = {}
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (!a.startsWith('--')) continue
+    if (a.includes('=')) {
+      const [k, v] = a.slice(2).split('=', 2)
+      flags[k] = v
+    } else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags[a.slice(2)] = argv[++i]
+    else flags[a.slice(2)] = 'true'
+  }
+  return flags
+}
+
+const flags = parseFlags(process.argv.slice(2))
+const SEED = Number(flags.seed ?? 42)
+const SIZES = String(flags.sizes ?? '200,2000,10000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0)
+const CAP_MS = Number(flags.cap ?? 15) * 1000
+const BUDGET_MS = Number(flags.budget ?? 2) * 1000
+const CORPUS_MESSAGES = Number(flags['corpus-messages'] ?? 2000)
+
+const log = (...a) => console.error('[bench]', ...a)
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const fmtMs = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`)
+const fmtRatio = (x) => (x >= 100 ? `${Math.round(x).toLocaleString('en-US')}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`)
+
+/**
+ * Runs `fn` (after an untimed `setup` per run) at least `minRuns` times and until `budgetMs` is
+ * spent (at most `maxRuns`); returns the per-run times.
+ */
+async function measure(fn, { setup, minRuns = 3, maxRuns = 25, budgetMs = BUDGET_MS, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    const s = setup ? await setup() : undefined
+    await fn(s)
+  }
+  const times = []
+  const start = performance.now()
+  while (times.length < minRuns || (times.length < maxRuns && performance.now() - start < budgetMs)) {
+    const s = setup ? await setup() : undefined
+    const t0 = performance.now()
+    await fn(s)
+    times.push(performance.now() - t0)
+  }
+  return times
+}
+
+class Capped extends Error {
+  constructor(elapsed, progress) {
+    super('capped')
+    this.elapsed = elapsed
+    this.progress = progress // fraction of the whole call done, estimated
+  }
+}
+
+function version(pkg) {
+  try {
+    return JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')).version
+  } catch {
+    return '?'
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// LangChain side
+
+const EDIT_OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
+const CHECK_OPTIONS = {
+  trigger: [{ tokens: 50000, messages: 50 }, { messages: 5000 }],
+  keep: { tokens: 20000 },
+  excludeTools: ['read_ticket'],
+  clearToolInputs: true,
+}
+
+/**
+ * LangChain's model-mode counter as `contextEditingMiddleware` builds it over ChatOpenAI's
+ * `getNumTokensFromMessages` (3 tokens per message, the role, the name + 1, 3 for the reply's
+ * priming; the system message included), on js-tiktoken o200k_base with the ranks loaded locally
+ * (LangChain itself would fetch them from the network first). `deadline` interrupts it.
+ */
+async function makeJsTiktokenCounter() {
+  const { Tiktoken } = await import('js-tiktoken/lite')
+  const ranks = (await import('js-tiktoken/ranks/o200k_base')).default
+  const enc = new Tiktoken(ranks)
+  const roleOf = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' }
+  const text = (m) =>
+    typeof m.content === 'string' ? m.content : m.content.map((b) => (typeof b === 'string' ? b : (b.text ?? ''))).join('')
+  return { enc, roleOf, text }
+}
+
+function exactCounter(js, systemPrompt, clock) {
+  const system = new SystemMessage(systemPrompt)
+  return async (messages) => {
+    const all = [system, ...messages]
+    let total = 3
+    for (let i = 0; i < all.length; i++) {
+      const m = all[i]
+      total += 3 + js.enc.encode(js.text(m)).length + js.enc.encode(js.roleOf[m._getType()] ?? 'user').length
+      if (m.name !== undefined && m.name !== null) total += 1 + js.enc.encode(m.name).length
+      clock.tick(i, all.length)
+    }
+    clock.call()
+    return total
+  }
+}
+
+/**
+ * Runs one LangChain `ClearToolUsesEdit.apply` under a time cap. `expectedCalls` (how many times
+ * LangChain will count the whole history: once, then once per cleared result) turns a capped run
+ * into an estimate of the full call.
+ */
+async function runLangChain(messages, options, { counter, expectedCalls, capMs = CAP_MS }) {
+  const copy = messages.slice()
+  const edit = new ClearToolUsesEdit(options)
+  let calls = 0
+  let t0 = 0
+  const clock = {
+    tick(i, n) {
+      const el = performance.now() - t0
+      if (el > capMs) throw new Capped(el, (calls + i / n) / expectedCalls)
+    },
+    call() {
+      calls++
+      const el = performance.now() - t0
+      if (el > capMs) throw new Capped(el, calls / expectedCalls)
+    },
+  }
+  const countTokens = counter(clock)
+  t0 = performance.now()
+  try {
+    await edit.apply({ messages: copy, model: undefined, countTokens })
+    return { ms: performance.now() - t0, messages: copy, calls }
+  } catch (e) {
+    if (!(e instanceof Capped)) throw e
+    return { ms: e.elapsed, capped: true, estimateMs: e.elapsed / Math.max(e.progress, 1e-9), calls }
+  }
+}
+
+const approxCounter = (clock) => (messages) => {
+  const n = countTokensApproximately(messages)
+  clock.call()
+  return n
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output equality
+
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(v)
+}
+
+// Everything but `id`: LangChain builds cleared ToolMessages anew and drops their `id`; we keep it.
+function view(m) {
+  return canonical({
+    type: m._getType(),
+    content: m.content,
+    name: m.name,
+    tool_call_id: m.tool_call_id,
+    tool_calls: m.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+    response_metadata: m.response_metadata,
+    artifact: m.artifact,
+  })
+}
+
+function sameOutput(ours, theirs) {
+  if (ours.length !== theirs.length) return `length ${ours.length} vs ${theirs.length}`
+  for (let i = 0; i < ours.length; i++) {
+    if (view(ours[i]) !== view(theirs[i])) return `message ${i} differs`
+  }
+  return null
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editor benchmark
+
+async function benchSize(n, js) {
+  const conv = generateConversation({ seed: SEED, messages: n })
+  const { messages, systemPrompt, tools, stats } = conv
+  log(`${n} messages: ${stats.toolResults} tool results, ${stats.mb.toFixed(2)} MB`)
+  const ctx = { systemPrompt, tools, model: 'gpt-4o' }
+  // "Previous call": everything before the newest AI turn.
+  let lastAi = messages.length - 1
+  while (lastAi > 0 && messages[lastAi]._getType() !== 'ai') lastAi--
+  const prefix = messages.slice(0, lastAi)
+
+  const approxEditor = new ContextEditor(EDIT_OPTIONS)
+  const modelOptions = { ...EDIT_OPTIONS, tokenCountMethod: 'model', model: 'gpt-4o' }
+  // Load the encoding once so "cold" means an empty token cache, not loading the ranks.
+  new ContextEditor(modelOptions).countTokens([{ role: 'user', content: 'warm up the encoder' }])
+
+  const approx = await measure(() => approxEditor.edit(messages, ctx))
+  log(`  ours approx ${fmtMs(median(approx))}`)
+  const cold = await measure((ed) => ed.edit(messages, ctx), { setup: () => new ContextEditor(modelOptions), minRuns: 3, maxRuns: 9, warmup: 1 })
+  log(`  ours model cold ${fmtMs(median(cold))}`)
+  const warm = await measure((ed) => ed.edit(messages, ctx), {
+    setup: () => {
+      const ed = new ContextEditor(modelOptions)
+      ed.edit(prefix, ctx)
+      return ed
+    },
+    minRuns: 3,
+    maxRuns: 15,
+  })
+  log(`  ours model warm ${fmtMs(median(warm))}`)
+  const asyncTimes = await measure(() => approxEditor.editAsync(messages, ctx))
+  log(`  ours async ${fmtMs(median(asyncTimes))}`)
+
+  // Where our time goes (approx and warm model): JS → wire conversion, native plan, plan application.
+  const breakdown = {}
+  for (const [label, opts] of [['approx', EDIT_OPTIONS], ['model warm', modelOptions]]) {
+    const native = new NativeContextEditor(opts)
+    const sendText = opts.tokenCountMethod === 'model'
+    const wctx = toWireContext(ctx)
+    if (sendText) native.planSync(toWireMessages(prefix, { sendText, placeholders: new Set(['[cleared]']) }), wctx)
+    const wireT = [], planT = [], applyT = []
+    for (let r = 0; r < 7; r++) {
+      const t0 = performance.now()
+      const wire = toWireMessages(messages, { sendText, placeholders: new Set(['[cleared]']) })
+      const t1 = performance.now()
+      const plan = native.planSync(wire, wctx)
+      const t2 = performance.now()
+      applyPlan(messages, plan)
+      const t3 = performance.now()
+      wireT.push(t1 - t0)
+      planT.push(t2 - t1)
+      applyT.push(t3 - t2)
+    }
+    breakdown[label] = { wire: median(wireT), plan: median(planT), apply: median(applyT) }
+  }
+
+  // Our outputs for the equality checks (approx; LangChain's approx path ignores system prompt and tools).
+  const oursA = new ContextEditor(EDIT_OPTIONS).edit(messages)
+  const oursModel = new ContextEditor(modelOptions).edit(messages, ctx)
+  const expectedApprox = 1 + (oursA.report.removedOrphans.length ? 1 : 0) + oursA.report.cleared.length
+  const expectedExact = 1 + (oursModel.report.removedOrphans.length ? 1 : 0) + oursModel.report.cleared.length
+
+  // LangChain approx: median of a few runs while they fit the cap.
+  const lcApprox = []
+  let lcApproxCapped = null
+  let lcOut = null
+  const lcStart = performance.now()
+  while (lcApprox.length < 3 && !lcApproxCapped) {
+    const r = await runLangChain(messages, EDIT_OPTIONS, { counter: approxCounter, expectedCalls: expectedApprox })
+    if (r.capped) lcApproxCapped = r
+    else {
+      lcApprox.push(r.ms)
+      lcOut ??= r.messages
+    }
+    if (performance.now() - lcStart > CAP_MS) break
+  }
+  log(`  langchain approx ${lcApproxCapped ? `capped, est. ${fmtMs(lcApproxCapped.estimateMs)}` : fmtMs(median(lcApprox))}`)
+
+  const checks = []
+  if (lcOut) {
+    const diff = sameOutput(oursA.messages, lcOut)
+    checks.push(diff ? `default options: DIFFERENT (${diff})` : `default options: equal (${oursA.report.cleared.length} cleared)`)
+  } else checks.push('default options: not checked (LangChain capped)')
+  if (n <= 2000) {
+    const ours = new ContextEditor(CHECK_OPTIONS).edit(messages)
+    const r = await runLangChain(messages, CHECK_OPTIONS, { counter: approxCounter, expectedCalls: 1e9, capMs: 4 * CAP_MS })
+    if (r.capped) checks.push('keep.tokens/excludeTools/clearToolInputs: not checked (capped)')
+    else {
+      const diff = sameOutput(ours.messages, r.messages)
+      checks.push(
+        diff
+          ? `keep.tokens+excludeTools+clearToolInputs: DIFFERENT (${diff})`
+          : `keep.tokens+excludeTools+clearToolInputs: equal (${ours.report.cleared.length} cleared, ${ours.report.clearedToolInputs.length} inputs)`,
+      )
+    }
+  }
+  log(`  check: ${checks.join('; ')}`)
+
+  // LangChain model mode through a js-tiktoken counter: one capped run.
+  const lcExact = await runLangChain(messages, EDIT_OPTIONS, {
+    counter: (clock) => exactCounter(js, systemPrompt, clock),
+    expectedCalls: expectedExact,
+  })
+  log(`  langchain exact ${lcExact.capped ? `capped, est. ${fmtMs(lcExact.estimateMs)}` : fmtMs(lcExact.ms)}`)
+
+  return {
+    n,
+    stats,
+    approx: median(approx),
+    cold: median(cold),
+    warm: median(warm),
+    async: median(asyncTimes),
+    runs: { approx: approx.length, cold: cold.length, warm: warm.length, async: asyncTimes.length, lc: lcApprox.length },
+    lcApprox: lcApprox.length ? median(lcApprox) : null,
+    lcApproxCapped,
+    lcExact,
+    checks,
+    breakdown,
+    cleared: oursA.report.cleared.length,
+  }
+}
+
+function editorTable(rows) {
+  const lines = []
+  lines.push(
+    '| messages (MB, tool results) | ours approx | ours model, cold | ours model, warm | ours async (approx) | LangChain approx | LangChain exact (js-tiktoken) | same output as LangChain |',
+  )
+  lines.push('|---|---|---|---|---|---|---|---|')
+  for (const r of rows) {
+    const lcA = r.lcApprox ?? r.lcApproxCapped?.estimateMs
+    const lcAText = r.lcApprox !== null ? fmtMs(r.lcApprox) : `> ${fmtMs(CAP_MS)} (capped; est. ${fmtMs(r.lcApproxCapped.estimateMs)})`
+    const lcE = r.lcExact.capped ? r.lcExact.estimateMs : r.lcExact.ms
+    const lcEText = r.lcExact.capped ? `> ${fmtMs(r.lcExact.ms)} (capped; est. ${fmtMs(r.lcExact.estimateMs)})` : fmtMs(r.lcExact.ms)
+    const approxMark = r.lcApprox !== null ? '' : '~'
+    const exactMark = r.lcExact.capped ? '~' : ''
+    lines.push(
+      `| ${r.n.toLocaleString('en-US')} (${r.stats.mb.toFixed(1)} MB, ${r.stats.toolResults.toLocaleString('en-US')}) ` +
+        `| ${fmtMs(r.approx)} (${approxMark}${fmtRatio(lcA / r.approx)}) ` +
+        `| ${fmtMs(r.cold)} (${exactMark}${fmtRatio(lcE / r.cold)}) ` +
+        `| ${fmtMs(r.warm)} (${exactMark}${fmtRatio(lcE / r.warm)}) ` +
+        `| ${fmtMs(r.async)} (${approxMark}${fmtRatio(lcA / r.async)}) ` +
+        `| ${lcAText} | ${lcEText} | ${r.checks.map((c) => c.replace(/:.*?(equal|DIFFERENT|not checked)/, ': $1')).join('; ')} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+function breakdownTable(rows) {
+  const lines = ['| messages | mode | JS → wire | native plan | apply plan | total |', '|---|---|---|---|---|---|']
+  for (const r of rows) {
+    for (const [mode, b] of Object.entries(r.breakdown)) {
+      lines.push(`| ${r.n.toLocaleString('en-US')} | ${mode} | ${fmtMs(b.wire)} | ${fmtMs(b.plan)} | ${fmtMs(b.apply)} | ${fmtMs(b.wire + b.plan + b.apply)} |`)
+    }
+  }
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokenizer benchmark
+
+async function benchTokenizers(js) {
+  const { messages } = generateConversation({ seed: SEED + 1, messages: CORPUS_MESSAGES })
+  const texts = messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+  for (const m of messages) if (m.tool_calls?.length) texts.push(JSON.stringify(m.tool_calls.map((c) => c.args)))
+  const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0)
+  const mb = bytes / 1e6
+  log(`tokenizer corpus: ${texts.length} strings, ${mb.toFixed(2)} MB`)
+  const asUser = texts.map((content) => ({ role: 'user', content }))
+  const OVERHEAD = 4 // 3 per message + the `user` role token, which our model-mode count includes
+
+  const modelOptions = { tokenCountMethod: 'model', encoding: 'o200k_base' }
+  new ContextEditor(modelOptions).countTokens([{ role: 'user', content: 'load the ranks' }])
+  const oursCounts = (ed) => ed.countTokens(asUser).messages.map((c) => c - OVERHEAD)
+  const reference = oursCounts(new ContextEditor({ ...modelOptions, tokenCacheSize: 0 }))
+  const total = reference.reduce((a, b) => a + b, 0)
+  const rows = []
+  const row = (name, times, counts, note) => {
+    const diff = counts ? counts.reduce((k, c, i) => k + (c !== reference[i] ? 1 : 0), 0) : null
+    rows.push({ name, ms: median(times), runs: times.length, diff, note })
+    log(`  ${name}: ${fmtMs(median(times))}${diff ? `, ${diff} counts differ` : ''}`)
+  }
+
+  let counts
+  const oursCold = await measure(
+    (ed) => {
+      counts = oursCounts(ed)
+    },
+    { setup: () => new ContextEditor(modelOptions), minRuns: 3, maxRuns: 7 },
+  )
+  row('context-editor `countTokens`, cold (new editor, empty cache)', oursCold, counts, 'tiktoken-rs ranks + per-message hash cache')
+  const warmEd = new ContextEditor(modelOptions)
+  oursCounts(warmEd)
+  const oursWarm = await measure(() => {
+    counts = oursCounts(warmEd)
+  })
+  row('context-editor `countTokens`, warm (same corpus seen before)', oursWarm, counts, 'every long string a cache hit')
+  const plain = await measure(
+    () => {
+      counts = oursCounts(warmEd)
+    },
+    { setup: () => warmEd.clearCache(), minRuns: 3, maxRuns: 7 },
+  )
+  row('tiktoken-rs (our `countTokens` after `clearCache()`)', plain, counts, 'tiktoken-rs `CoreBPE` underneath; includes napi copy of the strings')
+
+  const gpt = await import('gpt-tokenizer/encoding/o200k_base')
+  const gptRun = () => {
+    counts = texts.map((t) => gpt.countTokens(t))
+  }
+  const gptCold = await measure(gptRun, { setup: () => gpt.clearMergeCache(), minRuns: 3, maxRuns: 5, warmup: 0 })
+  row(`gpt-tokenizer ${version('gpt-tokenizer')} (pure JS), merge cache cleared`, gptCold, counts, '')
+  const gptWarm = await measure(gptRun, { minRuns: 3, maxRuns: 7 })
+  row(`gpt-tokenizer ${version('gpt-tokenizer')} (pure JS), warm merge cache`, gptWarm, counts, '')
+
+  const jsRun = () => {
+    counts = texts.map((t) => js.enc.encode(t).length)
+  }
+  const jsTimes = await measure(jsRun, { minRuns: 2, maxRuns: 3, warmup: 0, budgetMs: 0 })
+  row(`js-tiktoken ${version('js-tiktoken')} (pure JS)`, jsTimes, counts, '')
+
+  const { get_encoding } = require('tiktoken')
+  const wasm = get_encoding('o200k_base')
+  const wasmTimes = await measure(
+    () => {
+      counts = texts.map((t) => wasm.encode_ordinary(t).length)
+    },
+    { minRuns: 3, maxRuns: 5, warmup: 1, budgetMs: 0 },
+  )
+  row(`tiktoken ${version('tiktoken')} (WASM)`, wasmTimes, counts, '`encode_ordinary`')
+  wasm.free()
+
+  const base = rows.find((r) => r.name.startsWith('tiktoken-rs')).ms
+  const lines = [
+    `Corpus: ${texts.length.toLocaleString('en-US')} strings (the contents and tool-call arguments of a ${CORPUS_MESSAGES.toLocaleString('en-US')}-message conversation, seed ${SEED + 1}), ${mb.toFixed(2)} MB, ${total.toLocaleString('en-US')} o200k_base tokens.`,
+    '',
+    '| tokenizer (o200k_base) | time per pass (median) | MB/s | vs tiktoken-rs | counts equal to tiktoken-rs | note |',
+    '|---|---|---|---|---|---|',
+  ]
+  for (const r of rows) {
+    lines.push(
+      `| ${r.name} | ${fmtMs(r.ms)} | ${(mb / (r.ms / 1000)).toFixed(1)} | ${fmtRatio(base / r.ms)} | ${r.diff === 0 ? `yes (all ${texts.length.toLocaleString('en-US')})` : `NO (${r.diff} differ)`} | ${r.note} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const cpus = os.cpus()
+  const header = [
+    `Machine: ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; load average at start ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}.`,
+    `Versions: langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, js-tiktoken ${version('js-tiktoken')}, gpt-tokenizer ${version('gpt-tokenizer')}, tiktoken ${version('tiktoken')}. Seed ${SEED}.`,
+  ]
+  console.log(header.join('\n'))
+  const js = await makeJsTiktokenCounter()
+
+  if (flags['only-tokenizers'] !== 'true') {
+    const rows = []
+    for (const n of SIZES) rows.push(await benchSize(n, js))
+    console.log('\n### Context editing: per-call time (median), speed-up vs LangChain in the same run\n')
+    console.log(
+      `Options: \`trigger: { tokens: 100000 }, keep: { messages: 3 }\`; ours also counts the system prompt and tool schemas (model \`gpt-4o\`, o200k_base). ` +
+        `"cold" = new editor (empty token cache, ranks loaded); "warm" = the editor saw the history without its newest turn; async = \`editAsync\` (approx). ` +
+        `Ratios of approx/async columns are against LangChain approx, of model columns against LangChain exact; "~" = against an estimate of a capped LangChain run ` +
+        `(LangChain re-counts the whole history once per cleared result; a capped run is extrapolated from the part done). LangChain time cap: ${fmtMs(CAP_MS)} per call.\n`,
+    )
+    console.log(editorTable(rows))
+    console.log('\n### Where our time goes (approx and warm model, median of 7)\n')
+    console.log(breakdownTable(rows))
+    console.log(`\nRuns per cell: ${rows.map((r) => `${r.n}: ours ${r.runs.approx}/${r.runs.cold}/${r.runs.warm}/${r.runs.async}, LangChain approx ${r.runs.lc}`).join('; ')}.`)
+  }
+  if (flags['no-tokenizers'] !== 'true') {
+    console.log('\n### Exact token counting throughput\n')
+    console.log(await benchTokenizers(js))
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
