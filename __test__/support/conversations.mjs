@@ -34,7 +34,11 @@ function content(rng, words) {
   if (rng.chance(0.6)) return text(rng, words)
   const n = rng.int(1, 3)
   const blocks = []
-  for (let i = 0; i < n; i++) blocks.push({ type: 'text', text: text(rng, Math.ceil(words / n)) })
+  for (let i = 0; i < n; i++) {
+    const t = text(rng, Math.ceil(words / n))
+    // LangChain's counter also accepts bare strings inside a content array.
+    blocks.push(rng.chance(0.1) ? t : { type: 'text', text: t })
+  }
   return blocks
 }
 
