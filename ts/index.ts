@@ -29,3 +29,14 @@ export type {
   WireMessage,
   WireToolCall,
 } from './native.js'
+export { configSchema, MIDDLEWARE_NAME } from './schema.js'
+export type {
+  ContextEditingMiddlewareConfig,
+  ContextEditingOptions,
+  KeepPolicy as ContextEditingKeepPolicy,
+  TriggerCondition as ContextEditingTrigger,
+} from './schema.js'
+export { contextEditingMiddlewareObject } from './middleware.js'
+
+// The Xpert AI plugin (`PLUGINS=context-editor`). Importing it loads no host library.
+export { plugin as default } from './xpert/plugin.js'

@@ -1,0 +1,483 @@
+// The one description of the middleware's options, shared by the LangChain factory
+// (`context-editor/langchain`) and the Xpert strategy (`context-editor/xpert`).
+//
+// - `configSchema` is the JSON Schema the Xpert UI renders (localized titles and descriptions for
+//   every option). It is written once, here; the TypeScript types below are tied to it at compile
+//   time (`satisfies`), and `__test__/xpert-schema.spec.mjs` feeds the same option sets to this
+//   schema (through ajv) and to the core's native validator and checks that they accept and reject
+//   the same ones.
+// - `resolveOptions` turns user options into an editor: `null` means "unset" (the Xpert UI sends
+//   nulls), LangChain `ClearToolUsesEdit` instances become plain edits, and the core validates the
+//   rest, so a wrong value is reported with the path of the field.
+//
+// This file imports no host library (no zod, no LangChain, no NestJS): the package entry loads it.
+
+import { ContextEditor } from './editor.js'
+import { ContextEditorError } from './errors.js'
+import type { EditorOptions, EditReport } from './native.js'
+
+/** The name under which the middleware registers (LangChain `name`, Xpert strategy provider). */
+export const MIDDLEWARE_NAME = 'ContextEditingMiddleware'
+
+/** A text in the languages the Xpert UI shows. */
+export interface I18nText {
+  en_US: string
+  zh_Hans: string
+}
+
+/** One condition of a trigger; every key set must hold (AND). A list of conditions is ORed. */
+export interface TriggerCondition {
+  /** Fire when the request (messages + system prompt + tool schemas) has at least this many tokens. */
+  tokens?: number | null
+  /** Fire when there are at least this many messages. */
+  messages?: number | null
+  /** Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1). */
+  fraction?: number | null
+  /** Fire when there are at least this many tool results (Anthropic's `tool_uses`). */
+  toolUses?: number | null
+}
+
+/** How many of the newest tool results stay intact: exactly one key. */
+export type KeepPolicy = { messages: number } | { tokens: number } | { fraction: number }
+
+/** The encodings embedded for `tokenCountMethod: "model"`. */
+export type Encoding = 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'p50k_edit' | 'r50k_base'
+
+/**
+ * Options of the context-editing middleware: the same names and defaults as LangChain's
+ * `ClearToolUsesEdit` / `contextEditingMiddleware`, flat (the Xpert plugin's shape). `null` = unset.
+ */
+export interface ContextEditingOptions {
+  /**
+   * When to clear: one condition or a list of conditions (any one fires).
+   * @default { tokens: 100000 }
+   */
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /**
+   * How many of the newest tool results to keep intact.
+   * @default { messages: 3 }
+   */
+  keep?: KeepPolicy | null
+  /**
+   * Tool names whose results are never cleared.
+   * @default []
+   */
+  excludeTools?: string[] | null
+  /**
+   * Text that replaces a cleared tool result.
+   * @default "[cleared]"
+   */
+  placeholder?: string | null
+  /**
+   * Also replace the arguments of cleared calls with `{}`: `true` for every tool, or a list of tool names.
+   * @default false
+   */
+  clearToolInputs?: boolean | string[] | null
+  /**
+   * Keep clearing (newest kept results first) until at least this many tokens are freed.
+   * @default 0
+   */
+  clearAtLeast?: number | null
+  /**
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts, offline.
+   * @default "approx"
+   */
+  tokenCountMethod?: 'approx' | 'model' | null
+  /**
+   * The model's input limit in tokens, for `fraction` options. When unset, the model's
+   * `profile.maxInputTokens` is used, then the limit of a known OpenAI model name.
+   */
+  maxInputTokens?: number | null
+  /** Model name for model-mode counting and known input limits (default: the request's model name). */
+  model?: string | null
+  /**
+   * Encoding for model mode; wins over `model`.
+   * @default "o200k_base"
+   */
+  encoding?: Encoding | null
+  /**
+   * Bound of the token cache in entries (model mode); 0 disables it.
+   * @default 200000
+   */
+  tokenCacheSize?: number | null
+}
+
+/** One `clear_tool_uses` edit as a plain object (the shape of LangChain's `ClearToolUsesEdit` config). */
+export interface ClearToolUsesEditOptions {
+  type?: 'clear_tool_uses'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  keep?: KeepPolicy | null
+  excludeTools?: string[] | Set<string> | null
+  placeholder?: string | null
+  clearToolInputs?: boolean | string[] | null
+  clearAtLeast?: number | null
+}
+
+/** What a LangChain `new ClearToolUsesEdit({...})` looks like (read, never called). */
+export interface ClearToolUsesEditLike {
+  trigger: unknown
+  keep: unknown
+  excludeTools: Set<string> | string[]
+  placeholder: string
+  clearToolInputs: boolean
+  clearAtLeast?: number
+  apply: (...args: any[]) => unknown
+}
+
+/**
+ * The LangChain middleware's config: the flat options, or LangChain's own
+ * `{ edits: [new ClearToolUsesEdit({...})], tokenCountMethod }` shape.
+ */
+export interface ContextEditingMiddlewareConfig extends ContextEditingOptions {
+  /** A pipeline of clearing edits (LangChain `ClearToolUsesEdit` instances or plain objects), instead of the flat keys. */
+  edits?: Array<ClearToolUsesEditLike | ClearToolUsesEditOptions> | null
+  /** Called with the report of every model call (what was cleared, token counts, warnings). */
+  onReport?: ((report: EditReport) => void) | null
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON Schema (Xpert `configSchema`)
+
+/** The largest integer the core accepts (`Number.MAX_SAFE_INTEGER`). */
+const MAX_INT = Number.MAX_SAFE_INTEGER
+
+interface JsonSchemaProperty {
+  type?: string
+  title: I18nText
+  description: I18nText
+  default?: unknown
+  enum?: readonly unknown[]
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  items?: Record<string, unknown>
+  properties?: Record<string, JsonSchemaProperty>
+  additionalProperties?: boolean
+  minProperties?: number
+  maxProperties?: number
+  'x-ui'?: Record<string, unknown>
+}
+
+function text(en_US: string, zh_Hans: string): I18nText {
+  return { en_US, zh_Hans }
+}
+
+const triggerProperties = {
+  tokens: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    title: text('Tokens', 'Token 数'),
+    description: text(
+      'Fire when the request (messages, system prompt and tool schemas) has at least this many tokens.',
+      '当请求（消息、系统提示词和工具定义）的 token 数达到该值时触发。',
+    ),
+  },
+  messages: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Messages', '消息数'),
+    description: text('Fire when the conversation has at least this many messages.', '当对话消息条数达到该值时触发。'),
+  },
+  fraction: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: 1,
+    title: text('Fraction of the input limit', '占输入上限的比例'),
+    description: text(
+      "Fire at this share (0–1] of the model's input limit. Needs the limit: from the model profile, a known OpenAI model name, or the maxInputTokens option.",
+      '当 token 数达到模型输入上限的该比例（0–1]时触发。需要已知上限：来自模型配置、已知的 OpenAI 模型名或 maxInputTokens 选项。',
+    ),
+  },
+  toolUses: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Tool results', '工具结果数'),
+    description: text('Fire when there are at least this many tool results.', '当工具结果条数达到该值时触发。'),
+  },
+} satisfies Record<keyof TriggerCondition, JsonSchemaProperty>
+
+const keepProperties = {
+  messages: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Tool results', '工具结果数'),
+    description: text('Keep the newest N tool results.', '保留最近的 N 条工具结果。'),
+  },
+  tokens: {
+    type: 'number',
+    minimum: 0,
+    title: text('Tokens', 'Token 数'),
+    description: text(
+      'Keep the newest tool results whose own token counts add up to at most this.',
+      '保留最近的若干条工具结果，其自身 token 数之和不超过该值。',
+    ),
+  },
+  fraction: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    title: text('Fraction of the input limit', '占输入上限的比例'),
+    description: text(
+      "Keep tool results worth this share [0–1] of the model's input limit (3 results when the limit is unknown).",
+      '保留占模型输入上限该比例 [0–1] 的工具结果（上限未知时保留 3 条）。',
+    ),
+  },
+} satisfies Record<'messages' | 'tokens' | 'fraction', JsonSchemaProperty>
+
+const properties = {
+  trigger: {
+    type: 'object',
+    title: text('Trigger', '触发条件'),
+    description: text(
+      'When to start clearing old tool results. Every key set must hold; in JSON you may also give a list of such objects (any one fires). Default: { "tokens": 100000 }.',
+      '何时开始清理旧的工具结果。所设置的条件需同时满足；在 JSON 中也可以给出多个这样的对象组成的列表（任一满足即触发）。默认：{ "tokens": 100000 }。',
+    ),
+    default: { tokens: 100000 },
+    properties: triggerProperties,
+    additionalProperties: false,
+    minProperties: 1,
+  },
+  keep: {
+    type: 'object',
+    title: text('Keep', '保留'),
+    description: text(
+      'How many of the newest tool results stay intact: exactly one of messages, tokens or fraction. Default: { "messages": 3 }.',
+      '保留多少条最近的工具结果不被清理：messages、tokens、fraction 三者选其一。默认：{ "messages": 3 }。',
+    ),
+    default: { messages: 3 },
+    properties: keepProperties,
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  },
+  excludeTools: {
+    type: 'array',
+    items: { type: 'string' },
+    title: text('Excluded tools', '排除的工具'),
+    description: text('Names of tools whose results are never cleared.', '这些工具的结果永不清理。'),
+    default: [],
+  },
+  placeholder: {
+    type: 'string',
+    title: text('Placeholder', '占位文本'),
+    description: text('Text that replaces a cleared tool result.', '替换被清理工具结果的文本。'),
+    default: '[cleared]',
+  },
+  clearToolInputs: {
+    type: 'boolean',
+    title: text('Clear tool inputs', '清理工具输入'),
+    description: text(
+      'Also replace the arguments of cleared tool calls with {}. In JSON you may give a list of tool names instead of true.',
+      '同时将被清理调用的参数替换为 {}。在 JSON 中也可以用工具名列表代替 true。',
+    ),
+    default: false,
+    'x-ui': { component: 'switch' },
+  },
+  clearAtLeast: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Clear at least (tokens)', '至少清理（token）'),
+    description: text(
+      'When clearing, free at least this many tokens, clearing kept results newest-first if needed (0 = off).',
+      '触发清理时至少释放该数量的 token，必要时从最新的保留结果开始继续清理（0 表示关闭）。',
+    ),
+    default: 0,
+  },
+  tokenCountMethod: {
+    type: 'string',
+    enum: ['approx', 'model'],
+    title: text('Token counting', 'Token 计数方式'),
+    description: text(
+      '"approx": LangChain\'s estimate (characters / 4). "model": exact tiktoken counts, computed offline.',
+      '"approx"：LangChain 的估算（字符数 / 4）。"model"：离线计算的精确 tiktoken 计数。',
+    ),
+    default: 'approx',
+    'x-ui': { component: 'select', enumLabels: { approx: 'Approximate', model: 'Exact (tiktoken)' } },
+  },
+  maxInputTokens: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Max input tokens', '最大输入 token 数'),
+    description: text(
+      "The model's input limit, for fraction options. When empty, the model's profile or a known OpenAI model name is used.",
+      '模型的输入上限，用于比例（fraction）选项。留空时使用模型配置或已知的 OpenAI 模型名。',
+    ),
+  },
+  model: {
+    type: 'string',
+    title: text('Model name', '模型名称'),
+    description: text(
+      "Model name for exact counting and known input limits. When empty, the request's model name is used.",
+      '用于精确计数和已知输入上限的模型名。留空时使用请求中的模型名。',
+    ),
+  },
+  encoding: {
+    type: 'string',
+    enum: ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base'],
+    title: text('Encoding', '编码'),
+    description: text(
+      'Tokenizer for exact counting; wins over the model name. Default: o200k_base.',
+      '精确计数所用的分词器，优先于模型名。默认：o200k_base。',
+    ),
+    'x-ui': { component: 'select' },
+  },
+  tokenCacheSize: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Token cache size', 'Token 缓存大小'),
+    description: text(
+      'How many token counts of long texts to cache between calls (exact counting); 0 disables the cache.',
+      '在多次调用间缓存的长文本 token 计数条数（精确计数）；0 表示不缓存。',
+    ),
+    default: 200000,
+  },
+} satisfies Record<keyof ContextEditingOptions, JsonSchemaProperty>
+
+/** The options' JSON Schema, with localized titles and descriptions (the Xpert `configSchema`). */
+export const configSchema = {
+  type: 'object' as const,
+  properties,
+  additionalProperties: false,
+  required: [] as string[],
+}
+
+/** The option names (the keys of `configSchema.properties`). */
+export const OPTION_NAMES = Object.freeze(Object.keys(properties)) as readonly (keyof ContextEditingOptions)[]
+
+// ---------------------------------------------------------------------------------------------
+// Resolving options
+
+/** What a middleware needs: an editor and the per-call settings the editor does not hold. */
+export interface ResolvedOptions {
+  editor: ContextEditor
+  maxInputTokens?: number
+  /** A model name was configured (`model` or `encoding`): do not take it from the request. */
+  fixedModel: boolean
+  onReport?: (report: EditReport) => void
+}
+
+function invalid(path: string, what: string): ContextEditorError {
+  return new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: ${path}: ${what}`, { path })
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+  return `${typeof v} ${String(v)}`
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/** Drops `null` values (the UI's "unset"); an object left empty by that is unset too. */
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls)
+  if (!isPlainObject(v)) return v
+  const out: Record<string, unknown> = {}
+  let hadNull = false
+  for (const [k, x] of Object.entries(v)) {
+    if (x === null || x === undefined) {
+      hadNull = true
+      continue
+    }
+    const y = withoutNulls(x)
+    if (y !== undefined) out[k] = y
+  }
+  return hadNull && Object.keys(out).length === 0 ? undefined : out
+}
+
+/** Rejects NaN and ±Infinity anywhere (JSON cannot carry them; the core's converter would choke). */
+function checkFinite(v: unknown, path: string): void {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw invalid(path, `expected a finite number, got ${String(v)}`)
+  if (Array.isArray(v)) v.forEach((x, i) => checkFinite(x, `${path}[${i}]`))
+  else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) checkFinite(x, path ? `${path}.${k}` : k)
+}
+
+function isClearToolUsesEdit(e: unknown): e is ClearToolUsesEditLike {
+  if (e === null || typeof e !== 'object' || isPlainObject(e)) return false
+  const x = e as Record<string, unknown>
+  return typeof x.apply === 'function' && 'trigger' in x && 'keep' in x && 'placeholder' in x
+}
+
+/** A LangChain `ClearToolUsesEdit` (or a plain edit object) as a plain `clear_tool_uses` edit. */
+function plainEdit(e: unknown, k: number): Record<string, unknown> {
+  if (isClearToolUsesEdit(e)) {
+    const out: Record<string, unknown> = {
+      type: 'clear_tool_uses',
+      trigger: e.trigger,
+      keep: e.keep,
+      excludeTools: [...(e.excludeTools ?? [])],
+      placeholder: e.placeholder,
+      clearToolInputs: e.clearToolInputs,
+    }
+    if (e.clearAtLeast !== undefined) out.clearAtLeast = e.clearAtLeast
+    return JSON.parse(JSON.stringify(out))
+  }
+  if (isPlainObject(e)) {
+    const out: Record<string, unknown> = { ...e }
+    if (out.excludeTools instanceof Set) out.excludeTools = [...out.excludeTools]
+    if (out.type === undefined) out.type = 'clear_tool_uses'
+    return out
+  }
+  if (e !== null && typeof e === 'object' && typeof (e as { apply?: unknown }).apply === 'function') {
+    throw invalid(
+      `edits[${k}]`,
+      `${(e as object).constructor?.name ?? 'this edit'} is not supported: only ClearToolUsesEdit (or a plain { trigger, keep, ... } object) can run in the core`,
+    )
+  }
+  throw invalid(`edits[${k}]`, `expected a ClearToolUsesEdit or an edit object, got ${describe(e)}`)
+}
+
+/**
+ * Validates options and builds the editor. `null` anywhere means "unset". Throws a
+ * `ContextEditorError` (`INVALID_OPTIONS`) whose message and `path` name the offending field.
+ */
+export function resolveOptions(input: ContextEditingMiddlewareConfig | null | undefined): ResolvedOptions {
+  if (input === undefined || input === null) input = {}
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw invalid('options', `expected an object, got ${describe(input)}`)
+  }
+  const { onReport, maxInputTokens, edits, ...rest } = input as ContextEditingMiddlewareConfig & Record<string, unknown>
+  if (onReport !== undefined && onReport !== null && typeof onReport !== 'function') {
+    throw invalid('onReport', `expected a function, got ${describe(onReport)}`)
+  }
+  let max: number | undefined
+  if (maxInputTokens !== undefined && maxInputTokens !== null) {
+    if (typeof maxInputTokens !== 'number' || !Number.isSafeInteger(maxInputTokens) || maxInputTokens <= 0) {
+      throw invalid('maxInputTokens', `expected a positive integer, got ${describe(maxInputTokens)}`)
+    }
+    max = maxInputTokens
+  }
+  const options = (withoutNulls(rest) ?? {}) as Record<string, unknown>
+  if (edits !== undefined && edits !== null) {
+    if (!Array.isArray(edits)) throw invalid('edits', `expected a list of edits, got ${describe(edits)}`)
+    options.edits = edits.map((e, k) => withoutNulls(plainEdit(e, k)) ?? { type: 'clear_tool_uses' })
+  }
+  checkFinite(options, '')
+  let editor: ContextEditor
+  try {
+    editor = new ContextEditor(options as EditorOptions)
+  } catch (e) {
+    if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
+      throw new ContextEditorError(e.code, `${MIDDLEWARE_NAME}: ${e.message}`, { path: e.path, cause: e })
+    }
+    throw e
+  }
+  return {
+    editor,
+    maxInputTokens: max,
+    fixedModel: options.model !== undefined || options.encoding !== undefined,
+    onReport: onReport ?? undefined,
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `context-editor/xpert`: the Xpert AI plugin's parts, for hosts and tests that wire them
+ * themselves. The package entry's default export is the ready `XpertPlugin`.
+ */
+export { plugin as default, plugin } from './plugin.js'
+export type { ContextEditingPluginMeta, ContextEditingXpertPlugin, PluginContextLike } from './plugin.js'
+export { ContextEditingStrategy, strategyMeta } from './context-editing.middleware.js'
+export type { ContextEditingStrategyMeta } from './context-editing.middleware.js'
+export { contextEditingNestClasses, contextEditingPluginModule } from './context-editing.module.js'
+export type { ContextEditingNestClasses } from './context-editing.module.js'
+export { contextEditingMiddlewareObject, createWrapModelCall } from '../middleware.js'
+export type { ContextEditingMiddlewareObject, ModelRequestLike, WrapModelCall } from '../middleware.js'
+export { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, resolveOptions } from '../schema.js'
+export type { ContextEditingOptions, I18nText, KeepPolicy, TriggerCondition } from '../schema.js'
