@@ -77,6 +77,38 @@ function assertThrowsCode(fn, code, { path, messageIndex, message } = {}) {
   })
 }
 
+describe('exports', () => {
+  test('the package entry and the native loader expose the documented API', async () => {
+    const pkg = await import('../dist/index.js')
+    for (const name of ['ContextEditor', 'ContextEditorError', 'NativeContextEditor', 'applyPlan', 'toWireMessages']) {
+      assert.equal(typeof pkg[name], 'function', name)
+    }
+    assert.equal(pkg.NativeContextEditor, NativeContextEditor, 'one native class, re-exported')
+    const editor = new ContextEditor()
+    for (const m of ['edit', 'editAsync', 'plan', 'planAsync', 'countTokens', 'countTokensAsync', 'clearCache']) {
+      assert.equal(typeof editor[m], 'function', m)
+    }
+    assert.equal(typeof editor.cacheSize, 'number')
+    assert.ok(Object.isFrozen(editor.options))
+    const native = new NativeContextEditor()
+    for (const m of ['planSync', 'plan', 'countTokensSync', 'countTokens', 'clearCache']) {
+      assert.equal(typeof native[m], 'function', m)
+    }
+    const err = new ContextEditorError('INVALID_OPTIONS', 'x', { path: 'keep' })
+    assert.ok(err instanceof Error)
+    assert.equal(err.name, 'ContextEditorError')
+  })
+
+  test('edit returns a new array and a report even when nothing changes', () => {
+    const input = lcHistory()
+    const { messages, report } = new ContextEditor().edit(input)
+    assert.notEqual(messages, input)
+    assert.ok(messages.every((m, i) => m === input[i]))
+    assert.equal(report.triggered, false)
+    assert.deepStrictEqual(new ContextEditor().edit([]).messages, [])
+  })
+})
+
 describe('sync and async variants', () => {
   test('edit/editAsync, plan/planAsync and countTokens/countTokensAsync give equal results', async () => {
     const rng = new Rng(99)

@@ -142,6 +142,63 @@ describe('differential parity with langchain ClearToolUsesEdit (approx mode)', (
       assert.ok(stats[k] > 20, `${k} ${stats[k]}`)
     }
   })
+test('every option combination agrees with LangChain (exhaustive grid, 2 conversations each)', async () => {
+    const rng = new Rng(0xc0ffee)
+    const conversations = []
+    while (conversations.length < 2) {
+      const specs = conversationSpecs(rng, { maxTurns: 12 })
+      const built = buildMessages(specs)
+      // Conversations with enough tool results for the keep window to matter.
+      if (built.filter((m) => ToolMessage.isInstance(m)).length >= 6) conversations.push({ specs, built })
+    }
+    let combos = 0
+    let triggered = 0
+    for (const { specs, built } of conversations) {
+      const t = countTokensApproximately(built)
+      const len = built.length
+      const triggers = [
+        { tokens: Math.ceil(t / 2) },
+        { messages: Math.ceil(len / 2) },
+        { fraction: 0.5 },
+        [{ tokens: t + 1 }, { messages: len - 1, tokens: Math.ceil(t / 3) }, { fraction: 0.9 }],
+      ]
+      const keeps = [
+        { messages: 0 },
+        { messages: 2 },
+        { tokens: 0 },
+        { tokens: Math.ceil(t / 4) },
+        { fraction: 0 },
+        { fraction: 0.2 },
+      ]
+      for (const trigger of triggers) {
+        for (const keep of keeps) {
+          for (const excludeTools of [undefined, ['search', 'shell']]) {
+            for (const placeholder of [undefined, '<removed>']) {
+              for (const clearToolInputs of [false, true]) {
+                for (const clearAtLeast of [0, Math.ceil(t / 3)]) {
+                  for (const maxInputTokens of [undefined, t + 7]) {
+                    const options = { trigger, keep, clearToolInputs, clearAtLeast }
+                    if (excludeTools) options.excludeTools = excludeTools
+                    if (placeholder !== undefined) options.placeholder = placeholder
+                    const model = maxInputTokens === undefined ? undefined : { profile: { maxInputTokens } }
+                    const theirs = await runLangChain(specs, options, model)
+                    const { messages: ours, report } = runOurs(specs, options, maxInputTokens)
+                    const diff = firstDifference(ours, theirs)
+                    if (diff) assert.fail(`options ${JSON.stringify(options)} maxInputTokens ${maxInputTokens}: ${diff}`)
+                    assert.equal(report.tokensAfter, countTokensApproximately(theirs))
+                    combos++
+                    if (report.triggered) triggered++
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    assert.equal(combos, 2 * 4 * 6 * 2 * 2 * 2 * 2 * 2)
+    assert.ok(triggered > combos / 3, `triggered ${triggered} of ${combos}`)
+  })
 })
 
 describe('deliberate differences from langchain (each shown against the real thing)', () => {
