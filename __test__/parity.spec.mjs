@@ -309,6 +309,63 @@ describe('deliberate differences from langchain (each shown against the real thi
     })
   })
 
+  test('AI messages rebuilt for clearToolInputs keep usage_metadata and invalid_tool_calls (LangChain drops them)', async () => {
+    const make = () => [
+      new AIMessage({
+        content: 'two calls',
+        tool_calls: [
+          { id: 'c1', name: 'search', args: { q: 'old' } },
+          { id: 'c2', name: 'search', args: { q: 'new' } },
+        ],
+        invalid_tool_calls: [{ id: 'bad', name: 'search', args: '{oops', error: 'bad json' }],
+        usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+        id: 'ai-1',
+      }),
+      new ToolMessage({ content: 'old result', tool_call_id: 'c1', name: 'search' }),
+      new ToolMessage({ content: 'new result', tool_call_id: 'c2', name: 'search' }),
+    ]
+    const options = { trigger: { messages: 1 }, keep: { messages: 1 }, clearToolInputs: true }
+    const theirs = make()
+    await new ClearToolUsesEdit(options).apply({ messages: theirs, model: undefined, countTokens: countTokensApproximately })
+    assert.deepEqual(theirs[0].tool_calls[0].args, {})
+    assert.equal(theirs[0].usage_metadata, undefined, 'LangChain loses usage_metadata')
+    assert.deepEqual(theirs[0].invalid_tool_calls, [], 'LangChain loses invalid_tool_calls')
+
+    const input = make()
+    const { messages: ours } = new ContextEditor(options).edit(input)
+    assert.deepEqual(ours[0].tool_calls.map((c) => c.args), [{}, { q: 'new' }])
+    assert.deepEqual(ours[0].usage_metadata, { input_tokens: 10, output_tokens: 5, total_tokens: 15 })
+    assert.equal(ours[0].invalid_tool_calls.length, 1)
+    assert.deepEqual(ours[0].invalid_tool_calls, input[0].invalid_tool_calls)
+    assert.equal(ours[0].invalid_tool_calls[0].id, 'bad')
+    assert.equal(ours[0].id, 'ai-1')
+  })
+
+  test('Anthropic tool_use blocks lose their input together with the cleared call (LangChain leaves them)', async () => {
+    const make = () => [
+      new AIMessage({
+        content: [
+          { type: 'text', text: 'let me look' },
+          { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'big.rs' } },
+        ],
+        tool_calls: [{ id: 'toolu_1', name: 'read_file', args: { path: 'big.rs' } }],
+      }),
+      new ToolMessage({ content: 'fn main() {}', tool_call_id: 'toolu_1', name: 'read_file' }),
+    ]
+    const options = { trigger: { messages: 1 }, keep: { messages: 0 }, clearToolInputs: true }
+    const theirs = make()
+    await new ClearToolUsesEdit(options).apply({ messages: theirs, model: undefined, countTokens: countTokensApproximately })
+    assert.deepEqual(theirs[0].tool_calls[0].args, {})
+    assert.deepEqual(theirs[0].content[1].input, { path: 'big.rs' }, 'LangChain: the block still carries the input')
+
+    const { messages: ours } = new ContextEditor(options).edit(make())
+    assert.deepEqual(ours[0].tool_calls[0].args, {})
+    assert.deepEqual(ours[0].content, [
+      { type: 'text', text: 'let me look' },
+      { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} },
+    ])
+  })
+
   test('the input is never mutated (LangChain edits the array it is given in place)', async () => {
     const options = { trigger: { messages: 1 }, keep: { messages: 1 } }
     const withOrphan = () => [new ToolMessage({ content: 'stray', tool_call_id: 'nobody' }), ...history()]
