@@ -397,11 +397,14 @@ function withoutNulls(v: unknown): unknown {
   return hadNull && Object.keys(out).length === 0 ? undefined : out
 }
 
-/** Rejects NaN and ±Infinity anywhere (JSON cannot carry them; the core's converter would choke). */
-function checkFinite(v: unknown, path: string): void {
+/** Rejects what JSON cannot carry (NaN, ±Infinity, functions, ...) with its path, before the core sees it. */
+function checkJsonValues(v: unknown, path: string): void {
   if (typeof v === 'number' && !Number.isFinite(v)) throw invalid(path, `expected a finite number, got ${String(v)}`)
-  if (Array.isArray(v)) v.forEach((x, i) => checkFinite(x, `${path}[${i}]`))
-  else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) checkFinite(x, path ? `${path}.${k}` : k)
+  if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
+    throw invalid(path, `expected a JSON value, got a ${typeof v}`)
+  }
+  if (Array.isArray(v)) v.forEach((x, i) => checkJsonValues(x, `${path}[${i}]`))
+  else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) checkJsonValues(x, path ? `${path}.${k}` : k)
 }
 
 function isClearToolUsesEdit(e: unknown): e is ClearToolUsesEditLike {
@@ -424,16 +427,17 @@ function plainEdit(e: unknown, k: number): Record<string, unknown> {
     if (e.clearAtLeast !== undefined) out.clearAtLeast = e.clearAtLeast
     return JSON.parse(JSON.stringify(out))
   }
-  if (isPlainObject(e)) {
+  if (isPlainObject(e) && typeof e.apply !== 'function') {
     const out: Record<string, unknown> = { ...e }
     if (out.excludeTools instanceof Set) out.excludeTools = [...out.excludeTools]
     if (out.type === undefined) out.type = 'clear_tool_uses'
     return out
   }
   if (e !== null && typeof e === 'object' && typeof (e as { apply?: unknown }).apply === 'function') {
+    const name = isPlainObject(e) ? 'a custom ContextEdit' : ((e as object).constructor?.name ?? 'this edit')
     throw invalid(
       `edits[${k}]`,
-      `${(e as object).constructor?.name ?? 'this edit'} is not supported: only ClearToolUsesEdit (or a plain { trigger, keep, ... } object) can run in the core`,
+      `${name} is not supported: only ClearToolUsesEdit (or a plain { trigger, keep, ... } object) can run in the core`,
     )
   }
   throw invalid(`edits[${k}]`, `expected a ClearToolUsesEdit or an edit object, got ${describe(e)}`)
@@ -464,7 +468,7 @@ export function resolveOptions(input: ContextEditingMiddlewareConfig | null | un
     if (!Array.isArray(edits)) throw invalid('edits', `expected a list of edits, got ${describe(edits)}`)
     options.edits = edits.map((e, k) => withoutNulls(plainEdit(e, k)) ?? { type: 'clear_tool_uses' })
   }
-  checkFinite(options, '')
+  checkJsonValues(options, '')
   let editor: ContextEditor
   try {
     editor = new ContextEditor(options as EditorOptions)
