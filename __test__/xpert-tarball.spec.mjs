@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { mkdtempSync, rmSync, symlinkSync, readFileSync, existsSync, realpathSync } from 'node:fs'
+import { mkdtempSync, rmSync, symlinkSync, readFileSync, existsSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,5 +74,43 @@ describe('Xpert host, plugin installed from the npm pack tarball', () => {
 
   test('bad options fail with a message naming the field', async () => {
     await scenarios.rejectsBadOptions({ strategy: host.registry.get('ContextEditingMiddleware') })
+  })
+
+  test('a plain Node app without LangChain, NestJS, the SDK or zod can import the package entry', () => {
+    const app = realpathSync(mkdtempSync(join(tmpdir(), 'context-editor-plain-')))
+    try {
+      npm(['install', '--no-save', '--offline', '--no-audit', '--no-fund', '--prefix', app, join(tmp, packed.filename)], app)
+      writeFileSync(
+        join(app, 'app.mjs'),
+        `
+        import { createRequire } from 'node:module'
+        import plugin, { ContextEditor } from 'context-editor'
+        const out = {}
+        for (const id of ['@nestjs/common', '@xpert-ai/plugin-sdk', 'zod', 'langchain', '@langchain/core/messages']) {
+          try { createRequire(import.meta.url).resolve(id); out.hostLibrary = id } catch {}
+        }
+        const editor = new ContextEditor({ trigger: { messages: 2 }, keep: { messages: 0 } })
+        const { messages } = editor.edit([
+          { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'a', content: 'a long result' },
+        ])
+        out.cleared = messages[1].content
+        out.name = plugin.meta.name
+        out.schema = plugin.config.schema ?? null
+        try { plugin.register({}) } catch (e) { out.register = e.message }
+        try { await import('context-editor/langchain') } catch (e) { out.langchain = e.code }
+        console.log(JSON.stringify(out))
+        `,
+      )
+      const out = JSON.parse(execFileSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8' }))
+      assert.equal(out.hostLibrary, undefined, 'precondition: no host library is reachable from the app')
+      assert.equal(out.cleared, '[cleared]')
+      assert.equal(out.name, 'context-editor')
+      assert.equal(out.schema, null)
+      assert.match(out.register, /the Xpert plugin needs `@nestjs\/common`, which the Xpert host provides/)
+      assert.equal(out.langchain, 'ERR_MODULE_NOT_FOUND', 'context-editor/langchain needs langchain, as documented')
+    } finally {
+      rmSync(app, { recursive: true, force: true })
+    }
   })
 })
