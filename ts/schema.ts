@@ -380,8 +380,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-/** Drops `null` values (the UI's "unset"); an object left empty by that is unset too. */
-function withoutNulls(v: unknown): unknown {
+/**
+ * Drops `null` values (the UI's "unset"); an object left empty by that is unset too. This is the
+ * only place where `null` is interpreted.
+ */
+export function withoutNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutNulls)
   if (!isPlainObject(v)) return v
   const out: Record<string, unknown> = {}

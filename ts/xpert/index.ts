@@ -10,5 +10,5 @@ export { contextEditingNestClasses, contextEditingPluginModule } from './context
 export type { ContextEditingNestClasses } from './context-editing.module.js'
 export { contextEditingMiddlewareObject, createWrapModelCall } from '../middleware.js'
 export type { ContextEditingMiddlewareObject, ModelRequestLike, WrapModelCall } from '../middleware.js'
-export { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, resolveOptions } from '../schema.js'
+export { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, resolveOptions, withoutNulls } from '../schema.js'
 export type { ContextEditingOptions, I18nText, KeepPolicy, TriggerCondition } from '../schema.js'
