@@ -151,7 +151,9 @@ function contextError(field: string, what: string): ContextEditorError {
 /** Converts the public call context to wire form, validating it. */
 export function toWireContext(context: EditContext | null | undefined): WireContext {
   if (context === undefined || context === null) return {}
-  if (typeof context !== 'object') throw contextError('context', `expected an object, got ${typeof context}`)
+  if (typeof context !== 'object') {
+    throw new ContextEditorError('INVALID_CONTEXT', `context: expected an object, got ${typeof context}`, { path: 'context' })
+  }
   const out: WireContext = {}
   const max = context.maxInputTokens
   if (max !== undefined && max !== null) {

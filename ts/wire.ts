@@ -288,7 +288,8 @@ function clearedResult(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
   const md = metadataOf(p) ?? {}
   const response_metadata = {
     ...md,
-    context_editing: { ...(md.context_editing ?? {}), cleared: true, strategy: op.strategy ?? 'clear_tool_uses' },
+    // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
+    context_editing: { cleared: true, strategy: op.strategy ?? 'clear_tool_uses' },
   }
   if (p.shape === 'stored') {
     const data: AnyMessage = { ...p.fields, content: placeholder, response_metadata }
