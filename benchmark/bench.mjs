@@ -53,8 +53,12 @@ const median = (xs) => {
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
-const fmtMs = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`)
-const fmtRatio = (x) => (x >= 100 ? `${Math.round(x).toLocaleString('en-US')}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`)
+const fmtMs = (ms) => (ms >= 7200e3 ? `${(ms / 3600e3).toFixed(0)} h` : ms >= 120e3 ? `${(ms / 60e3).toFixed(0)} min` : ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`)
+const sig2 = (x) => {
+  const p = 10 ** (Math.floor(Math.log10(x)) - 1)
+  return Math.round(x / p) * p
+}
+const fmtRatio = (x) => (x >= 1000 ? `${sig2(x).toLocaleString('en-US')}×` : x >= 100 ? `${Math.round(x).toLocaleString('en-US')}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`)
 
 /**
  * Runs `fn` (after an untimed `setup` per run) at least `minRuns` times and until `budgetMs` is
@@ -457,8 +461,91 @@ async function benchTokenizers(js) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Event-loop responsiveness and memory
+
+/** Four 10,000-message histories edited concurrently with `editAsync` in model mode (cold editors). */
+async function benchEventLoop() {
+  const { monitorEventLoopDelay } = await import('node:perf_hooks')
+  const convs = [1, 2, 3, 4].map((k) => generateConversation({ seed: SEED + 100 + k, messages: 10000 }))
+  const mb = convs.reduce((s, c) => s + c.stats.mb, 0)
+  const modelOptions = { ...EDIT_OPTIONS, tokenCountMethod: 'model', model: 'gpt-4o' }
+  new ContextEditor(modelOptions).countTokens([{ role: 'user', content: 'load the ranks' }])
+  const rows = []
+  for (const label of ['cold', 'warm']) {
+    const editors = convs.map((c) => {
+      const ed = new ContextEditor(modelOptions)
+      if (label === 'warm') ed.edit(c.messages.slice(0, -4), { systemPrompt: c.systemPrompt, tools: c.tools })
+      return ed
+    })
+    const h = monitorEventLoopDelay({ resolution: 1 })
+    // A timer that should fire every 5 ms; its lateness is what a server's requests would feel.
+    let late = 0
+    let last = performance.now()
+    const timer = setInterval(() => {
+      const now = performance.now()
+      late = Math.max(late, now - last - 5)
+      last = now
+    }, 5)
+    h.enable()
+    await new Promise((r) => setTimeout(r, 20)) // arm the histogram's own timer first
+    last = performance.now()
+    const t0 = performance.now()
+    const all = Promise.all(convs.map((c, k) => editors[k].editAsync(c.messages, { systemPrompt: c.systemPrompt, tools: c.tools })))
+    const sync = performance.now() - t0 // converting to wire form happens before the promises return
+    await all
+    const wall = performance.now() - t0
+    h.disable()
+    clearInterval(timer)
+    rows.push(
+      `| 4 × 10,000 messages (${mb.toFixed(0)} MB), model mode, ${label} | ${fmtMs(wall)} | ${fmtMs(sync)} | ${fmtMs(h.percentile(50) / 1e6)} | ${fmtMs(h.percentile(99) / 1e6)} | ${fmtMs(h.max / 1e6)} | ${fmtMs(late)} |`,
+    )
+    log(`  event loop ${label}: p99 ${fmtMs(h.percentile(99) / 1e6)}, max ${fmtMs(h.max / 1e6)}`)
+  }
+  return [
+    '| concurrent `editAsync` | wall time | blocking before the promises return (JS → wire) | event-loop delay p50 | p99 | max | worst lateness of a 5 ms timer |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n')
+}
+
+/** Runs in a child process (`--memory-child`): RSS growth for both encodings + a ~20 MB history cached. */
+async function memoryChild() {
+  const gc = globalThis.gc ?? (() => {})
+  const conv = generateConversation({ seed: SEED + 200, messages: 9000 })
+  gc()
+  const rss0 = process.memoryUsage().rss
+  const o200k = new ContextEditor({ ...EDIT_OPTIONS, tokenCountMethod: 'model', encoding: 'o200k_base' })
+  const cl100k = new ContextEditor({ ...EDIT_OPTIONS, tokenCountMethod: 'model', encoding: 'cl100k_base' })
+  cl100k.countTokens([{ role: 'user', content: 'load the cl100k ranks' }])
+  o200k.edit(conv.messages, { systemPrompt: conv.systemPrompt, tools: conv.tools })
+  o200k.edit(conv.messages, { systemPrompt: conv.systemPrompt, tools: conv.tools })
+  gc()
+  const rss1 = process.memoryUsage().rss
+  const bounded = new ContextEditor({ ...EDIT_OPTIONS, tokenCountMethod: 'model', tokenCacheSize: 1000 })
+  bounded.edit(conv.messages)
+  console.log(
+    JSON.stringify({ mb: conv.stats.mb, rss0, rss1, cacheEntries: o200k.cacheSize, boundedEntries: bounded.cacheSize, heapUsed: process.memoryUsage().heapUsed }),
+  )
+}
+
+async function benchMemory() {
+  const { execFileSync } = await import('node:child_process')
+  const out = execFileSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--memory-child', '--seed', String(SEED)], {
+    encoding: 'utf8',
+  })
+  const r = JSON.parse(out.trim().split('\n').pop())
+  const mib = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`
+  return (
+    `RSS growth with o200k_base and cl100k_base loaded and a ${r.mb.toFixed(1)} MB history counted and cached (${r.cacheEntries.toLocaleString('en-US')} cache entries): ` +
+    `**${mib(r.rss1 - r.rss0)}** (RSS ${mib(r.rss0)} → ${mib(r.rss1)}, after \`gc()\`, the history itself excluded). ` +
+    `An editor with \`tokenCacheSize: 1000\` holds ${r.boundedEntries.toLocaleString('en-US')} entries after the same history.`
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main() {
+  if (flags['memory-child'] === 'true') return memoryChild()
   const cpus = os.cpus()
   const header = [
     `Machine: ${cpus[0]?.model ?? '?'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; load average at start ${os
@@ -488,6 +575,12 @@ async function main() {
   if (flags['no-tokenizers'] !== 'true') {
     console.log('\n### Exact token counting throughput\n')
     console.log(await benchTokenizers(js))
+  }
+  if (flags['no-extras'] !== 'true' && flags['only-tokenizers'] !== 'true') {
+    console.log('\n### Event loop while four 10,000-message histories are edited concurrently (`editAsync`, model mode)\n')
+    console.log(await benchEventLoop())
+    console.log('\n### Memory\n')
+    console.log(await benchMemory())
   }
 }
 
