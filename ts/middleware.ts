@@ -18,7 +18,6 @@ export interface ModelRequestLike {
   systemPrompt?: unknown
   tools?: ReadonlyArray<unknown>
   model?: unknown
-  [key: string]: unknown
 }
 
 /** A `wrapModelCall` hook. */

@@ -38,7 +38,10 @@ export interface TriggerCondition {
 }
 
 /** How many of the newest tool results stay intact: exactly one key. */
-export type KeepPolicy = { messages: number } | { tokens: number } | { fraction: number }
+export type KeepPolicy =
+  | { messages: number; tokens?: never; fraction?: never }
+  | { tokens: number; messages?: never; fraction?: never }
+  | { fraction: number; messages?: never; tokens?: never }
 
 /** The encodings embedded for `tokenCountMethod: "model"`. */
 export type Encoding = 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'p50k_edit' | 'r50k_base'

@@ -26,13 +26,13 @@ export interface ContextEditingPluginMeta {
 export interface PluginContextLike {
   logger?: { log?(msg: string, meta?: unknown): void; debug?(msg: string, meta?: unknown): void }
   config?: object
-  [key: string]: unknown
 }
 
 /** `XpertPlugin` of @xpert-ai/plugin-sdk, structurally (no SDK types needed to import this package). */
 export interface ContextEditingXpertPlugin {
   meta: ContextEditingPluginMeta
-  config: { readonly schema: unknown; defaults: Record<string, never> }
+  /** `schema`: a zod `z.object({})` made with the host's zod on first access (no plugin-level settings). */
+  config: { readonly schema: any; defaults: Record<string, never> }
   register(ctx?: PluginContextLike): { module: ContextEditingNestClasses['module']; global: true }
 }
 
@@ -62,7 +62,7 @@ export const plugin: ContextEditingXpertPlugin = {
   },
   config: {
     /** The plugin has no plugin-level settings (options are per middleware node): `z.object({})`. */
-    get schema(): unknown {
+    get schema(): any {
       if (zodSchema === undefined) {
         try {
           zodSchema = require('zod').z.object({})
