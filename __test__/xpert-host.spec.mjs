@@ -44,6 +44,12 @@ describe('Xpert host (NestJS + @xpert-ai/plugin-sdk), plugin loaded by package n
     assert.ok(host.logs.some((l) => l.msg.includes('ContextEditingMiddleware')))
   })
 
+  test('hosts that require() ESM plugins get the same plugin (no top-level await anywhere)', () => {
+    const mod = createRequire(join(root, 'noop.js'))('context-editor')
+    assert.equal(mod.default ?? mod, host.plugins[0].plugin)
+    for (const entry of ['context-editor/xpert', 'context-editor/langchain']) assert.ok(createRequire(join(root, 'noop.js'))(entry))
+  })
+
   test('the registry resolves ContextEditingMiddleware to the plugin strategy with localized meta', () => {
     const strategy = host.registry.get('ContextEditingMiddleware')
     scenarios.hasLocalizedMeta(strategy)

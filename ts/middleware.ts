@@ -96,8 +96,9 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
   const resolved = resolveOptions(config)
   const { editor, onReport } = resolved
   return async function wrapModelCall<R extends ModelRequestLike, T>(request: R, handler: (request: R) => T | Promise<T>): Promise<T> {
-    const messages = request.messages
-    if (!Array.isArray(messages) || messages.length === 0) return handler(request)
+    if (!Array.isArray(request.messages) || request.messages.length === 0) return handler(request)
+    // The plan addresses messages by index: plan and apply on one snapshot of the array.
+    const messages = request.messages.slice()
     const plan = await editor.planAsync(messages, editContextFor(request, resolved))
     onReport?.(plan.report)
     if (plan.ops.length === 0) return handler(request)
