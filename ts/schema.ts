@@ -262,6 +262,7 @@ const properties = {
     title: text('Excluded tools', '排除的工具'),
     description: text('Names of tools whose results are never cleared.', '这些工具的结果永不清理。'),
     default: [],
+    'x-ui': { component: 'tags', span: 2 },
   },
   placeholder: {
     type: 'string',
