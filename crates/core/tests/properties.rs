@@ -1,0 +1,665 @@
+//! Property tests (proptest) on random conversations and random options.
+//!
+//! Conversations mix well-formed agent exchanges with the damage real histories carry: orphaned
+//! results (no call, or the call only afterwards), dangling calls, ids reused across and within AI
+//! messages, results cleared by an earlier call, unnamed or renamed tool messages, non-text blocks,
+//! and non-ASCII text. Options cover every trigger key (alone, ANDed, ORed), every keep measure,
+//! exclusions, placeholders longer than the results they replace, `clearToolInputs` as a flag and
+//! as a list, `clearAtLeast`, two-edit pipelines, both counting methods and two encodings.
+//!
+//! Each property runs 256 cases (override with `PROPTEST_CASES`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use context_editor_core::{Context, ContextEditor, EditPlan, Message, Op, Role, ToolCall};
+use proptest::prelude::*;
+use proptest::sample::select;
+use serde_json::{json, Value};
+
+const TOOLS: &[&str] = &["search", "read", "write", "memory"];
+const PLACEHOLDERS: &[&str] = &[
+  "[cleared]",
+  "",
+  "✂",
+  "[this tool result was removed from the context to save space]",
+];
+
+// ---------------------------------------------------------------------------------------------
+// generators
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+  let chars = select(vec![
+    'a', 'b', 'e', 'o', 's', 't', ' ', ' ', '\n', '.', '{', '"', '1', 'é', 'ß', '日', '本', '😀',
+    '🦀',
+  ]);
+  prop::collection::vec(chars, 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+fn words(max: usize) -> impl Strategy<Value = String> {
+  prop_oneof![
+    3 => text(max),
+    1 => (0..max * 4).prop_map(|n| "lorem ipsum dolor sit amet ".repeat(n / 27 + 1)[..n].to_owned()),
+  ]
+}
+
+/// Tool-call arguments as compact JSON text.
+fn args() -> impl Strategy<Value = String> {
+  prop_oneof![
+    1 => Just("{}".to_owned()),
+    4 => text(60).prop_map(|q| json!({ "q": q }).to_string()),
+    1 => (text(20), 0u32..1000).prop_map(|(p, n)| json!({ "path": p, "line": n, "flags": [true, null] }).to_string()),
+  ]
+}
+
+#[derive(Debug, Clone)]
+enum Name {
+  Absent,
+  Empty,
+  Tool(usize),
+}
+
+#[derive(Debug, Clone)]
+enum Item {
+  User(String),
+  System(String),
+  /// An assistant message whose calls reuse ids from a small pool (duplicates, re-calls).
+  Ai {
+    text: String,
+    calls: Vec<(usize, usize, String)>,
+    prior_inputs: Vec<usize>,
+    exact_len_extra: Option<u64>,
+  },
+  /// A lone tool result for an id of the pool: paired, orphaned or a duplicate, by chance.
+  Tool {
+    id: usize,
+    name: Name,
+    text: String,
+    cleared: bool,
+  },
+  /// A well-formed exchange: an assistant message with fresh call ids, then all of its results.
+  Exchange {
+    text: String,
+    calls: Vec<(usize, String)>,
+    results: Vec<(String, Name, bool, u32, Option<String>)>,
+  },
+}
+
+fn name() -> impl Strategy<Value = Name> {
+  prop_oneof![
+    6 => Just(Name::Tool(usize::MAX)), // the call's own name
+    1 => Just(Name::Absent),
+    1 => Just(Name::Empty),
+    1 => (0..TOOLS.len()).prop_map(Name::Tool),
+  ]
+}
+
+fn item() -> impl Strategy<Value = Item> {
+  prop_oneof![
+    2 => words(80).prop_map(Item::User),
+    1 => text(30).prop_map(Item::System),
+    2 => (
+      text(30),
+      prop::collection::vec((0usize..8, 0..TOOLS.len(), args()), 1..4),
+      prop::collection::vec(0usize..8, 0..3),
+      prop::option::weighted(0.3, 0u64..40),
+    )
+      .prop_map(|(text, calls, prior_inputs, exact_len_extra)| Item::Ai {
+        text,
+        calls,
+        prior_inputs,
+        exact_len_extra
+      }),
+    2 => (0usize..10, name(), words(150), prop::bool::weighted(0.15)).prop_map(|(id, name, text, cleared)| {
+      Item::Tool { id, name, text, cleared }
+    }),
+    6 => (
+      text(20),
+      prop::collection::vec((0..TOOLS.len(), args()), 1..4),
+      prop::collection::vec(
+        (words(250), name(), prop::bool::weighted(0.1), prop::sample::select(vec![0u32, 0, 0, 1]), prop::option::weighted(0.1, text(40))),
+        4,
+      ),
+    )
+      .prop_map(|(text, calls, mut results)| {
+        results.truncate(calls.len());
+        Item::Exchange { text, calls, results }
+      }),
+  ]
+}
+
+/// UTF-16 length of `JSON.stringify` of `[{"id","name","args"}, …]` for ASCII ids and names.
+fn tool_calls_json_len(calls: &[ToolCall]) -> u64 {
+  let per: u64 = calls
+    .iter()
+    .map(|c| {
+      r#"{"id":"","name":"","args":}"#.len() as u64
+        + c.id.len() as u64
+        + c.name.len() as u64
+        + c.args_len()
+    })
+    .sum();
+  2 + per + (calls.len() as u64).saturating_sub(1)
+}
+
+fn build(lead: &[String], items: &[Item]) -> Vec<Message> {
+  let mut msgs: Vec<Message> = lead.iter().map(Message::system).collect();
+  let mut fresh = 0usize;
+  let tool_name = |name: &Name, call_tool: &str| -> Option<String> {
+    match name {
+      Name::Absent => None,
+      Name::Empty => Some(String::new()),
+      Name::Tool(usize::MAX) => Some(call_tool.to_owned()),
+      Name::Tool(k) => Some(TOOLS[*k].to_owned()),
+    }
+  };
+  for it in items {
+    match it {
+      Item::User(t) => msgs.push(Message::user(t.clone())),
+      Item::System(t) => msgs.push(Message::system(t.clone())),
+      Item::Ai {
+        text,
+        calls,
+        prior_inputs,
+        exact_len_extra,
+      } => {
+        let ids: Vec<String> = calls.iter().map(|(id, _, _)| format!("c{id}")).collect();
+        let spec: Vec<(&str, &str, &str)> = calls
+          .iter()
+          .zip(&ids)
+          .map(|((_, t, a), id)| (id.as_str(), TOOLS[*t], a.as_str()))
+          .collect();
+        let mut m = Message::assistant(text.clone(), &spec);
+        m.cleared_tool_inputs = prior_inputs.iter().map(|i| format!("c{i}")).collect();
+        m.tool_calls_length = exact_len_extra.map(|x| tool_calls_json_len(&m.tool_calls) + x);
+        msgs.push(m);
+      }
+      Item::Tool {
+        id,
+        name,
+        text,
+        cleared,
+      } => {
+        let mut m = Message::tool(format!("c{id}"), "", text.clone());
+        m.name = tool_name(name, TOOLS[id % TOOLS.len()]);
+        m.cleared = *cleared;
+        msgs.push(m);
+      }
+      Item::Exchange {
+        text,
+        calls,
+        results,
+      } => {
+        let ids: Vec<String> = calls
+          .iter()
+          .map(|_| {
+            fresh += 1;
+            format!("x{fresh}")
+          })
+          .collect();
+        let spec: Vec<(&str, &str, &str)> = calls
+          .iter()
+          .zip(&ids)
+          .map(|((t, a), id)| (id.as_str(), TOOLS[*t], a.as_str()))
+          .collect();
+        msgs.push(Message::assistant(text.clone(), &spec));
+        for (((t, _), id), (body, name, cleared, images, other)) in
+          calls.iter().zip(&ids).zip(results)
+        {
+          let mut m = Message::tool(id.clone(), "", body.clone());
+          m.name = tool_name(name, TOOLS[*t]);
+          m.cleared = *cleared;
+          m.images = *images;
+          m.other.clone_from(other);
+          msgs.push(m);
+        }
+      }
+    }
+  }
+  msgs
+}
+
+/// Sends only the UTF-16 lengths of a message's text, blocks and arguments (what a caller may do
+/// in approx mode to avoid copying large strings).
+fn lengths_only(m: &mut Message) {
+  if let Some(c) = m.content.take() {
+    m.content_length = Some(context_editor_core::utf16_len(&c));
+  }
+  if let Some(o) = m.other.take() {
+    m.other_length = Some(context_editor_core::utf16_len(&o));
+  }
+  for call in &mut m.tool_calls {
+    if let Some(a) = call.args.take() {
+      call.args_length = Some(context_editor_core::utf16_len(&a));
+    }
+  }
+}
+
+fn conversation() -> impl Strategy<Value = Vec<Message>> {
+  (
+    prop::collection::vec(text(40), 0..3),
+    prop::collection::vec(item(), 0..14),
+    prop::collection::vec(prop::bool::weighted(0.1), 60),
+  )
+    .prop_map(|(lead, items, by_length)| {
+      let mut msgs = build(&lead, &items);
+      for (m, l) in msgs.iter_mut().zip(by_length) {
+        if l {
+          lengths_only(m);
+        }
+      }
+      msgs
+    })
+}
+
+fn trigger_condition() -> impl Strategy<Value = Value> {
+  (
+    prop::option::weighted(0.6, 1u64..900),
+    prop::option::weighted(0.3, 1u64..30),
+    prop::option::weighted(0.2, select(vec![0.001, 0.05, 0.3, 0.5, 0.8, 1.0])),
+    prop::option::weighted(0.2, 1u64..8),
+  )
+    .prop_map(|(tokens, messages, fraction, tool_uses)| {
+      let mut o = serde_json::Map::new();
+      if let Some(t) = tokens {
+        o.insert("tokens".into(), json!(t));
+      }
+      if let Some(m) = messages {
+        o.insert("messages".into(), json!(m));
+      }
+      if let Some(f) = fraction {
+        o.insert("fraction".into(), json!(f));
+      }
+      if let Some(n) = tool_uses {
+        o.insert("toolUses".into(), json!(n));
+      }
+      if o.is_empty() {
+        o.insert("messages".into(), json!(1));
+      }
+      Value::Object(o)
+    })
+}
+
+fn clear_edit() -> impl Strategy<Value = Value> {
+  (
+    prop_oneof![
+      trigger_condition(),
+      prop::collection::vec(trigger_condition(), 1..4).prop_map(Value::from),
+    ],
+    prop_oneof![
+      (0u64..8).prop_map(|n| json!({ "messages": n })),
+      select(vec![0.0, 3.0, 12.5, 40.0, 150.0, 600.0]).prop_map(|n| json!({ "tokens": n })),
+      select(vec![0.0, 0.01, 0.1, 0.5]).prop_map(|f| json!({ "fraction": f })),
+    ],
+    prop::sample::subsequence(TOOLS.to_vec(), 0..3),
+    select(PLACEHOLDERS.to_vec()),
+    prop_oneof![
+      Just(json!(false)),
+      Just(json!(true)),
+      prop::sample::subsequence(TOOLS.to_vec(), 0..3).prop_map(|v| json!(v)),
+    ],
+    prop_oneof![3 => Just(0u64), 1 => 1u64..600],
+  )
+    .prop_map(|(trigger, keep, exclude, placeholder, inputs, at_least)| {
+      json!({
+        "trigger": trigger, "keep": keep, "excludeTools": exclude, "placeholder": placeholder,
+        "clearToolInputs": inputs, "clearAtLeast": at_least
+      })
+    })
+}
+
+#[derive(Debug, Clone)]
+struct Setup {
+  options: Value,
+  context: Context,
+}
+
+fn setup() -> impl Strategy<Value = Setup> {
+  (
+    prop::collection::vec(clear_edit(), 1..3),
+    prop_oneof![3 => Just("approx"), 1 => Just("model")],
+    prop::option::weighted(0.2, Just("cl100k_base")),
+    prop::option::weighted(0.5, 1u64..3000),
+    prop::option::weighted(0.3, words(200)),
+    prop::collection::vec(
+      text(60).prop_map(|d| json!({ "name": "search", "description": d }).to_string()),
+      0..2,
+    ),
+    prop::option::weighted(0.3, select(vec!["gpt-4o", "gpt-4", "deepseek-chat"])),
+  )
+    .prop_map(|(edits, method, encoding, max, system, tools, model)| {
+      let mut options = if edits.len() == 1 {
+        edits[0].clone()
+      } else {
+        json!({ "edits": edits.iter().map(|e| {
+          let mut e = e.clone();
+          e["type"] = json!("clear_tool_uses");
+          e
+        }).collect::<Vec<_>>() })
+      };
+      options["tokenCountMethod"] = json!(method);
+      if let Some(enc) = encoding {
+        options["encoding"] = json!(enc);
+      }
+      Setup {
+        options,
+        context: Context {
+          max_input_tokens: max,
+          system_prompt: system,
+          tools,
+          model: model.map(str::to_owned),
+        },
+      }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// reference facts, computed independently of the crate
+
+/// LangChain's orphan rule: a tool result is orphaned when no earlier AI message lists its id.
+fn reference_orphans(msgs: &[Message]) -> Vec<usize> {
+  let mut seen: BTreeSet<&str> = BTreeSet::new();
+  let mut out = Vec::new();
+  for (i, m) in msgs.iter().enumerate() {
+    match m.role {
+      Role::Assistant => seen.extend(m.tool_calls.iter().map(|c| c.id.as_str())),
+      Role::Tool if !seen.contains(m.tool_call_id.as_deref().unwrap_or("")) => out.push(i),
+      _ => {}
+    }
+  }
+  out
+}
+
+/// `(ai index, call index)` of calls no later result answers. Results pair with the nearest
+/// earlier AI message listing their id; calls sharing an id in one message are answered in order.
+fn reference_dangling(msgs: &[Message]) -> BTreeSet<(usize, usize)> {
+  let mut last_ai_for: BTreeMap<&str, usize> = BTreeMap::new();
+  let mut answers: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+  for (i, m) in msgs.iter().enumerate() {
+    match m.role {
+      Role::Assistant => {
+        for c in &m.tool_calls {
+          last_ai_for.insert(c.id.as_str(), i);
+        }
+      }
+      Role::Tool => {
+        let id = m.tool_call_id.as_deref().unwrap_or("");
+        if let Some(&ai) = last_ai_for.get(id) {
+          *answers.entry((ai, id)).or_default() += 1;
+        }
+      }
+      _ => {}
+    }
+  }
+  let mut out = BTreeSet::new();
+  for (i, m) in msgs.iter().enumerate() {
+    let mut used: BTreeMap<&str, usize> = BTreeMap::new();
+    for (k, c) in m.tool_calls.iter().enumerate() {
+      let n = used.entry(c.id.as_str()).or_default();
+      *n += 1;
+      if *n > answers.get(&(i, c.id.as_str())).copied().unwrap_or(0) {
+        out.insert((i, k));
+      }
+    }
+  }
+  out
+}
+
+fn editor(options: &Value) -> ContextEditor {
+  ContextEditor::from_json(options).expect("generated options are valid")
+}
+
+fn edits_of(options: &Value) -> Vec<Value> {
+  match options.get("edits") {
+    Some(Value::Array(list)) => list.clone(),
+    _ => vec![options.clone()],
+  }
+}
+
+fn count(editor: &ContextEditor, msgs: &[Message], ctx: &Context) -> u64 {
+  editor.count_tokens(msgs, ctx).expect("count").total
+}
+
+/// The input index of every output message.
+fn sources(plan: &EditPlan, len: usize) -> Vec<usize> {
+  let removed: BTreeSet<usize> = plan
+    .ops
+    .iter()
+    .filter_map(|op| match op {
+      Op::Remove { index } => Some(*index),
+      _ => None,
+    })
+    .collect();
+  (0..len).filter(|i| !removed.contains(i)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// properties
+
+fn config() -> ProptestConfig {
+  ProptestConfig {
+    cases: 256,
+    max_shrink_iters: 2000,
+    ..ProptestConfig::default()
+  }
+}
+
+proptest! {
+  #![proptest_config(config())]
+
+  /// Plans never fail or panic on valid messages; ops are sorted, in range, at most one of a kind per
+  /// index, each on the right kind of message, and consistent with the report.
+  #[test]
+  fn plan_is_well_formed(msgs in conversation(), s in setup(), supplied in prop::collection::vec(prop::option::weighted(0.2, 0u64..400), 40)) {
+    let mut msgs = msgs;
+    // Caller-supplied counts on some messages (a host's own counter).
+    for (m, t) in msgs.iter_mut().zip(&supplied) {
+      m.tokens = *t;
+    }
+    let e = editor(&s.options);
+    let plan = e.plan(&msgs, &s.context).expect("valid messages never fail");
+    let mut last: Option<(usize, u8)> = None;
+    for op in &plan.ops {
+      let (i, kind) = match op {
+        Op::Remove { index } => (*index, 0u8),
+        Op::ClearToolResult { index, .. } => (*index, 1),
+        Op::ClearToolInputs { index, .. } => (*index, 2),
+        other => panic!("unknown op {other:?}"),
+      };
+      prop_assert!(i < msgs.len());
+      if let Some(prev) = last {
+        prop_assert!(prev < (i, kind), "ops sorted by index, one per kind: {:?}", plan.ops);
+      }
+      last = Some((i, kind));
+      match op {
+        Op::Remove { .. } => prop_assert_eq!(msgs[i].role, Role::Tool),
+        Op::ClearToolResult { placeholder, strategy, .. } => {
+          prop_assert_eq!(msgs[i].role, Role::Tool);
+          prop_assert!(!msgs[i].cleared, "an already-cleared result is never cleared again");
+          prop_assert_eq!(*strategy, "clear_tool_uses");
+          prop_assert!(PLACEHOLDERS.contains(&placeholder.as_str()));
+        }
+        Op::ClearToolInputs { call_indices, tool_call_ids, cleared_tool_inputs, .. } => {
+          prop_assert_eq!(msgs[i].role, Role::Assistant);
+          prop_assert!(!call_indices.is_empty());
+          prop_assert!(call_indices.windows(2).all(|w| w[0] < w[1]));
+          prop_assert!(call_indices.iter().all(|&k| k < msgs[i].tool_calls.len()));
+          let ids: Vec<&str> = call_indices.iter().map(|&k| msgs[i].tool_calls[k].id.as_str()).collect();
+          prop_assert_eq!(ids, tool_call_ids.iter().map(String::as_str).collect::<Vec<_>>());
+          let expected: BTreeSet<&String> = msgs[i].cleared_tool_inputs.iter().chain(tool_call_ids).collect();
+          prop_assert_eq!(cleared_tool_inputs.iter().collect::<Vec<_>>(), expected.into_iter().collect::<Vec<_>>());
+        }
+        _ => unreachable!(),
+      }
+    }
+    // Removed = LangChain's orphans, and nothing else.
+    let removed: Vec<usize> = plan.ops.iter().filter_map(|op| match op { Op::Remove { index } => Some(*index), _ => None }).collect();
+    prop_assert_eq!(&removed, &reference_orphans(&msgs));
+    prop_assert_eq!(plan.report.removed_orphans.iter().map(|o| o.index).collect::<Vec<_>>(), removed);
+    // The report lists exactly the cleared results and inputs of the ops.
+    let mut cleared: Vec<usize> = plan.report.cleared.iter().map(|c| c.index).collect();
+    cleared.sort_unstable();
+    let op_cleared: Vec<usize> = plan.ops.iter().filter_map(|op| match op { Op::ClearToolResult { index, .. } => Some(*index), _ => None }).collect();
+    prop_assert_eq!(cleared, op_cleared);
+    let mut inputs: Vec<(usize, usize)> = plan.report.cleared_tool_inputs.iter().map(|c| (c.index, c.call_index)).collect();
+    inputs.sort_unstable();
+    let op_inputs: Vec<(usize, usize)> = plan.ops.iter().flat_map(|op| match op {
+      Op::ClearToolInputs { index, call_indices, .. } => call_indices.iter().map(|&k| (*index, k)).collect(),
+      _ => Vec::new(),
+    }).collect();
+    prop_assert_eq!(inputs, op_inputs);
+    let uses: u64 = plan.report.applied_edits.iter().map(|a| a.cleared_tool_uses).sum();
+    prop_assert_eq!(uses as usize, plan.report.cleared.len());
+    prop_assert_eq!(plan.report.applied_edits.len(), edits_of(&s.options).len());
+    prop_assert_eq!(plan.report.messages_before, msgs.len());
+    prop_assert_eq!(plan.report.messages_after, msgs.len() - plan.report.removed_orphans.len());
+    if !plan.report.triggered {
+      prop_assert!(plan.report.cleared.is_empty() && !plan.report.still_triggered);
+    }
+  }
+
+  /// The applied output is a subsequence of the input where only the documented fields changed;
+  /// it has no orphaned results, keeps the leading system messages, creates no dangling call (and
+  /// reports the ones the input had), and the report's totals equal a recount of it.
+  #[test]
+  fn applied_output_is_safe_and_recounts_to_the_report(msgs in conversation(), s in setup()) {
+    let e = editor(&s.options);
+    let input = msgs.clone();
+    let plan = e.plan(&msgs, &s.context).unwrap();
+    let out = plan.apply(&msgs);
+    prop_assert_eq!(&msgs, &input, "input never mutated");
+    let src = sources(&plan, msgs.len());
+    prop_assert_eq!(out.len(), src.len());
+    for (o, &i) in out.iter().zip(&src) {
+      let m = &msgs[i];
+      prop_assert_eq!(o.role, m.role);
+      prop_assert_eq!(&o.tool_call_id, &m.tool_call_id);
+      prop_assert_eq!(&o.name, &m.name);
+      prop_assert_eq!(o.tool_calls.len(), m.tool_calls.len());
+      for (a, b) in o.tool_calls.iter().zip(&m.tool_calls) {
+        prop_assert_eq!(&a.id, &b.id);
+        prop_assert_eq!(&a.name, &b.name);
+        prop_assert!(a.args == b.args || a.args.as_deref() == Some("{}"), "args unchanged or cleared");
+      }
+      let result_cleared = plan.ops.iter().any(|op| matches!(op, Op::ClearToolResult { index, .. } if *index == i));
+      let inputs_cleared = plan.ops.iter().any(|op| matches!(op, Op::ClearToolInputs { index, .. } if *index == i));
+      if !result_cleared && !inputs_cleared {
+        prop_assert_eq!(o, m, "untouched messages are unchanged");
+      }
+      if !result_cleared {
+        prop_assert_eq!(&o.content, &m.content);
+        prop_assert_eq!(o.cleared, m.cleared);
+        prop_assert_eq!((&o.other, o.images), (&m.other, m.images));
+      } else {
+        prop_assert!(o.cleared);
+      }
+      if !inputs_cleared {
+        prop_assert_eq!(&o.cleared_tool_inputs, &m.cleared_tool_inputs);
+      }
+    }
+    // No tool result without a preceding call.
+    prop_assert_eq!(reference_orphans(&out), Vec::<usize>::new());
+    // Leading system messages kept as they were.
+    let lead = msgs.iter().take_while(|m| m.role == Role::System).count();
+    prop_assert_eq!(&out[..lead], &msgs[..lead]);
+    // Dangling calls: the same ones as in the input (never created), each reported.
+    let dangling_in: BTreeSet<(usize, usize)> = reference_dangling(&msgs);
+    let dangling_out: BTreeSet<(usize, usize)> = reference_dangling(&out).into_iter().map(|(j, k)| (src[j], k)).collect();
+    prop_assert_eq!(&dangling_out, &dangling_in);
+    let mut warned: Vec<usize> = plan.report.warnings.iter().filter(|w| w.code == "dangling_tool_call").filter_map(|w| w.index).collect();
+    warned.sort_unstable();
+    prop_assert_eq!(warned, dangling_in.iter().map(|(i, _)| *i).collect::<Vec<_>>());
+    // Totals.
+    prop_assert_eq!(plan.report.tokens_before, count(&e, &msgs, &s.context));
+    prop_assert_eq!(plan.report.tokens_after, count(&e, &out, &s.context));
+    prop_assert_eq!(plan.report.messages_after, out.len());
+    prop_assert_eq!(plan.report.over_max_input_tokens, plan.report.max_input_tokens.is_some_and(|m| plan.report.tokens_after > m));
+    // What the edits freed: net per edit (as LangChain's `clearedTokens`); the per-result figures
+    // add up to it unless some clear grew its message (placeholder longer than the result).
+    let without_orphans: Vec<Message> = src.iter().map(|&i| msgs[i].clone()).collect();
+    let start = count(&e, &without_orphans, &s.context);
+    let freed: u64 = plan.report.applied_edits.iter().map(|a| a.cleared_input_tokens).sum();
+    let per_result: u64 = plan.report.cleared.iter().map(|c| c.tokens_freed).sum();
+    prop_assert!(per_result >= freed);
+    prop_assert!(plan.report.tokens_after <= start || plan.report.cleared.iter().any(|c| c.tokens_freed == 0));
+    if plan.report.tokens_after <= start && plan.report.applied_edits.len() == 1 {
+      prop_assert_eq!(freed, start - plan.report.tokens_after);
+    }
+    let grew = plan.ops.iter().any(|op| match op {
+      Op::ClearToolResult { index, .. } => {
+        let single = |m: &Message| e.count_tokens(std::slice::from_ref(m), &s.context).unwrap().messages[0];
+        let mut after = msgs[*index].clone();
+        after.content = out[src.iter().position(|j| j == index).unwrap()].content.clone();
+        after.other = None;
+        after.images = 0;
+        let chars = |m: &Message| m.text_len() + m.other_len() + u64::from(m.images) * 765 * 4;
+        if s.options["tokenCountMethod"] == "model" { single(&after) > single(&msgs[*index]) } else { chars(&after) > chars(&msgs[*index]) }
+      }
+      _ => false,
+    });
+    if !grew {
+      prop_assert_eq!(per_result, freed, "tokens_freed sum == cleared_input_tokens");
+      prop_assert_eq!(freed, start - plan.report.tokens_after);
+    }
+  }
+
+  /// Editing the output again with the same options clears and removes nothing — unless
+  /// `clearAtLeast` is set and the request is still over the trigger (it then clears more kept
+  /// results on every call, as in LangChain).
+  #[test]
+  fn editing_is_idempotent(msgs in conversation(), s in setup()) {
+    let e = editor(&s.options);
+    let first = e.plan(&msgs, &s.context).unwrap();
+    let out = first.apply(&msgs);
+    let again = e.plan(&out, &s.context).unwrap();
+    prop_assert!(again.report.removed_orphans.is_empty());
+    let at_least = edits_of(&s.options).iter().any(|x| x["clearAtLeast"].as_u64().unwrap_or(0) > 0);
+    if !at_least || !first.report.still_triggered {
+      prop_assert!(again.ops.is_empty(), "second plan: {:?}", again.ops);
+      prop_assert_eq!(again.report.tokens_after, first.report.tokens_after);
+    } else {
+      prop_assert!(again.ops.iter().all(|op| !matches!(op, Op::Remove { .. })), "never removes");
+    }
+    prop_assert_eq!(again.report.tokens_before, first.report.tokens_after);
+  }
+
+  /// The same input always gives the same plan: same editor twice (warm cache), a fresh editor,
+  /// and an editor without a cache.
+  #[test]
+  fn planning_is_deterministic(msgs in conversation(), s in setup()) {
+    let e = editor(&s.options);
+    let a = e.plan(&msgs, &s.context).unwrap();
+    let b = e.plan(&msgs, &s.context).unwrap();
+    prop_assert_eq!(&a, &b);
+    prop_assert_eq!(&a, &editor(&s.options).plan(&msgs, &s.context).unwrap());
+    let mut uncached = s.options.clone();
+    uncached["tokenCacheSize"] = json!(0);
+    prop_assert_eq!(&a, &editor(&uncached).plan(&msgs, &s.context).unwrap());
+  }
+
+  /// Counting is consistent with planning: an untriggered plan changes only orphans, and the
+  /// whole-request count in approx mode is `ceil(sum of chars / 4)`.
+  #[test]
+  fn counting_matches_the_formula(msgs in conversation(), s in setup()) {
+    let e = editor(&s.options);
+    let c = e.count_tokens(&msgs, &s.context).unwrap();
+    prop_assert_eq!(c.messages.len(), msgs.len());
+    if s.options["tokenCountMethod"] == "approx" {
+      let chars: u64 = msgs.iter().map(|m| {
+        let mut n = m.text_len() + m.other_len() + u64::from(m.images) * 765 * 4;
+        if m.role == Role::Assistant && !m.tool_calls.is_empty() {
+          n += m.tool_calls_length.unwrap_or_else(|| tool_calls_json_len(&m.tool_calls));
+        }
+        if m.role == Role::Tool {
+          n += m.tool_call_id.as_deref().map_or(0, context_editor_core::utf16_len);
+        }
+        n
+      }).sum();
+      let fixed = s.context.system_prompt.as_deref().map_or(0, context_editor_core::utf16_len)
+        + s.context.tools.iter().map(|t| context_editor_core::utf16_len(t)).sum::<u64>();
+      prop_assert_eq!(c.total, (chars + fixed).div_ceil(4));
+      prop_assert_eq!(c.fixed, fixed.div_ceil(4));
+    } else {
+      prop_assert_eq!(c.total, c.messages.iter().sum::<u64>() + e.count_tokens(&[], &s.context).unwrap().total);
+    }
+  }
+}
