@@ -42,22 +42,34 @@ function isLangChainTool(t: Record<string, unknown>): boolean {
   return typeof t.invoke === 'function' || Array.isArray(t.lc_namespace)
 }
 
-/** Tool definitions as the model receives them (OpenAI function format), for counting. */
+/** Converted tool definitions, per tool object (an agent passes the same tools on every call). */
+const converted = new WeakMap<object, string>()
+
+function toolSchema(t: Record<string, unknown>): string {
+  const convert = toolConverter()
+  if (convert) {
+    try {
+      return JSON.stringify(convert(t))
+    } catch {
+      // fall through: count what we can see
+    }
+  }
+  return JSON.stringify({ type: 'function', function: { name: t.name, description: t.description } })
+}
+
+/** Tool definitions as the model receives them (OpenAI function format, as JSON text), for counting. */
 export function toolSchemas(tools: ReadonlyArray<unknown> | undefined | null): unknown[] | undefined {
   if (!Array.isArray(tools) || tools.length === 0) return undefined
   return tools.map((tool) => {
     if (tool === null || typeof tool !== 'object') return tool
     const t = tool as Record<string, unknown>
     if (!isLangChainTool(t)) return t // a provider ("server") tool or an OpenAI definition already
-    const convert = toolConverter()
-    if (convert) {
-      try {
-        return convert(t)
-      } catch {
-        // fall through: count what we can see
-      }
+    let schema = converted.get(t)
+    if (schema === undefined) {
+      schema = toolSchema(t)
+      converted.set(t, schema)
     }
-    return { type: 'function', function: { name: t.name, description: t.description } }
+    return schema
   })
 }
 
