@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// The `context-editor` command. The implementation is compiled from ts/cli/ into dist/cli/.
+let main
+try {
+  ;({ main } = await import('../dist/cli/main.js'))
+} catch (e) {
+  if (e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes('dist')) {
+    process.stderr.write('context-editor: dist/ is missing: run `npm run build` (or `npm run build:debug`) first\n')
+    process.exit(1)
+  }
+  throw e
+}
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0)
+  throw e
+})
+process.exitCode = await main(process.argv.slice(2))

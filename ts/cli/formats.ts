@@ -1,0 +1,300 @@
+// Conversation formats the command reads and writes. Each input is turned into messages the
+// editor accepts (`units`) plus a `rebuild` that writes the edited units back in the input's own
+// format, keeping every other field of the request untouched.
+//
+// - langchain: a JSON array (or `{messages: [...]}`) of LangChain dicts (`{type: 'ai', ...}`),
+//   `StoredMessage`s (`{type, data}`) or serialized messages (`{lc: 1, type: 'constructor', ...}`).
+// - openai: a chat-completions request (`{model, messages, tools, ...}`) or a bare messages array.
+// - anthropic: a Messages request: `system` at the top level, content blocks `tool_use`,
+//   `tool_result` (inside user messages: each becomes a tool message), `thinking`.
+
+import type { EditContext } from '../editor.js'
+import { ContextEditorError } from '../errors.js'
+import type { EditPlan } from '../native.js'
+import { type AnyMessage, applyPlan } from '../wire.js'
+import { CliError } from './util.js'
+
+export type Format = 'langchain' | 'openai' | 'anthropic'
+export const FORMATS: readonly Format[] = ['langchain', 'openai', 'anthropic']
+
+export interface Conversation {
+  format: Format
+  /** Messages handed to the editor (LangChain dicts for Anthropic input). */
+  units: AnyMessage[]
+  /** For each unit, the index of the input message it comes from. */
+  origin: number[]
+  /** Number of messages in the input. */
+  count: number
+  /** System prompt, tools and model found in the request. */
+  context: EditContext
+  /** The input document in its own format, rebuilt from the edited units (`undefined` = removed). */
+  rebuild(after: ReadonlyArray<AnyMessage | undefined>): unknown
+  /** Rewrites an error naming a unit so that it names the input message. */
+  remapError(e: unknown): unknown
+}
+
+/** The edited units aligned with the input units: `undefined` where a unit was removed. */
+export function alignEdits(units: readonly AnyMessage[], plan: Pick<EditPlan, 'ops'>): (AnyMessage | undefined)[] {
+  const edited = applyPlan(units, plan)
+  const removed = new Set(plan.ops.filter((op) => op.type === 'remove').map((op) => op.index))
+  const out: (AnyMessage | undefined)[] = []
+  let k = 0
+  for (let i = 0; i < units.length; i++) out.push(removed.has(i) ? undefined : edited[k++])
+  return out
+}
+
+const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+const LC_CLASSES: Record<string, string> = {
+  HumanMessage: 'human',
+  HumanMessageChunk: 'human',
+  AIMessage: 'ai',
+  AIMessageChunk: 'ai',
+  SystemMessage: 'system',
+  SystemMessageChunk: 'system',
+  ToolMessage: 'tool',
+  ToolMessageChunk: 'tool',
+  ChatMessage: 'generic',
+}
+
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking'])
+
+function messagesOf(doc: unknown, source: string): { messages: unknown[]; wrapper?: Record<string, any> } {
+  if (Array.isArray(doc)) return { messages: doc }
+  if (isObject(doc) && Array.isArray(doc.messages)) return { messages: doc.messages, wrapper: doc }
+  if (isObject(doc) && 'messages' in doc) {
+    throw new CliError(`${source}: \`messages\` must be an array`)
+  }
+  throw new CliError(`${source}: expected a JSON array of messages or an object with a \`messages\` array`)
+}
+
+/** Guesses the format of a document. */
+export function detectFormat(doc: unknown, source: string): Format {
+  const { messages, wrapper } = messagesOf(doc, source)
+  let roles = 0
+  let types = 0
+  for (const m of messages) {
+    if (!isObject(m)) continue
+    if (typeof m.type === 'string') types++
+    else if (typeof m.role === 'string') {
+      roles++
+      if (Array.isArray(m.content) && m.content.some((b: any) => isObject(b) && ANTHROPIC_BLOCKS.has(b.type))) {
+        return 'anthropic'
+      }
+    }
+  }
+  if (wrapper && wrapper.system !== undefined && types === 0) return 'anthropic'
+  if (types > roles) return 'langchain'
+  return 'openai'
+}
+
+/** Reads a parsed document as a conversation in `format` (`auto` detects it). */
+export function toConversation(doc: unknown, format: Format | 'auto', source: string, placeholders: ReadonlySet<string>): Conversation {
+  const f = format === 'auto' ? detectFormat(doc, source) : format
+  if (f === 'anthropic') return fromAnthropic(doc, source, placeholders)
+  if (f === 'openai') return fromOpenAI(doc, source)
+  return fromLangChain(doc, source)
+}
+
+function identityOrigin(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i)
+}
+
+function requestContext(wrapper: Record<string, any> | undefined): EditContext {
+  const ctx: EditContext = {}
+  if (!wrapper) return ctx
+  const tools = [...(Array.isArray(wrapper.tools) ? wrapper.tools : []), ...(Array.isArray(wrapper.functions) ? wrapper.functions : [])]
+  if (tools.length) ctx.tools = tools
+  if (typeof wrapper.model === 'string') ctx.model = wrapper.model
+  return ctx
+}
+
+function fromOpenAI(doc: unknown, source: string): Conversation {
+  const { messages, wrapper } = messagesOf(doc, source)
+  messages.forEach((m, i) => {
+    if (!isObject(m) || typeof m.role !== 'string') {
+      throw new CliError(`${source}: messages[${i}]: expected an OpenAI chat message with a \`role\` (try --format)`)
+    }
+  })
+  const units = messages as AnyMessage[]
+  return {
+    format: 'openai',
+    units,
+    origin: identityOrigin(units.length),
+    count: units.length,
+    context: requestContext(wrapper),
+    rebuild(after) {
+      const out = after.filter((m): m is AnyMessage => m !== undefined)
+      return wrapper ? { ...wrapper, messages: out } : out
+    },
+    remapError: (e) => e,
+  }
+}
+
+function fromLangChain(doc: unknown, source: string): Conversation {
+  const { messages, wrapper } = messagesOf(doc, source)
+  const serialized: boolean[] = []
+  const units = messages.map((m, i): AnyMessage => {
+    if (!isObject(m)) throw new CliError(`${source}: messages[${i}]: expected a message object`)
+    if (m.lc === 1 && m.type === 'constructor' && Array.isArray(m.id) && isObject(m.kwargs)) {
+      const cls = String(m.id[m.id.length - 1])
+      const type = LC_CLASSES[cls]
+      if (!type) throw new CliError(`${source}: messages[${i}].id: unsupported LangChain class \`${cls}\``)
+      serialized[i] = true
+      return { ...m.kwargs, type: type === 'generic' ? (m.kwargs.role ?? 'generic') : type }
+    }
+    if (typeof m.type !== 'string') {
+      throw new CliError(`${source}: messages[${i}]: expected a LangChain message with a \`type\` (try --format)`)
+    }
+    return m
+  })
+  return {
+    format: 'langchain',
+    units,
+    origin: identityOrigin(units.length),
+    count: units.length,
+    context: requestContext(wrapper),
+    rebuild(after) {
+      const out: unknown[] = []
+      after.forEach((m, i) => {
+        if (m === undefined) return
+        if (!serialized[i] || m === units[i]) {
+          out.push(serialized[i] ? messages[i] : m)
+          return
+        }
+        const { type: _type, ...kwargs } = m
+        out.push({ ...(messages[i] as object), kwargs: JSON.parse(JSON.stringify(kwargs)) })
+      })
+      return wrapper ? { ...wrapper, messages: out } : out
+    },
+    remapError: (e) => e,
+  }
+}
+
+/** Text of an Anthropic `system` field (a string or text blocks). */
+function anthropicSystem(system: unknown): string | undefined {
+  if (typeof system === 'string') return system
+  if (Array.isArray(system)) {
+    return system.map((b: any) => (typeof b === 'string' ? b : isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n')
+  }
+  return undefined
+}
+
+interface AnthropicUnitSource {
+  message: number
+  /** Indices of the content blocks this unit stands for (`undefined` = the whole message). */
+  blocks?: number[]
+}
+
+function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<string>): Conversation {
+  const { messages, wrapper } = messagesOf(doc, source)
+  const units: AnyMessage[] = []
+  const from: AnthropicUnitSource[] = []
+  const toolNames = new Map<string, string>()
+  messages.forEach((raw, i) => {
+    if (!isObject(raw)) throw new CliError(`${source}: messages[${i}]: expected a message object`)
+    const m = raw
+    if (m.role !== 'user' && m.role !== 'assistant') {
+      throw new CliError(
+        `${source}: messages[${i}].role: expected \`user\` or \`assistant\` in the Anthropic Messages format, got ${JSON.stringify(m.role)}` +
+          (m.role === 'system' ? ' (put the system prompt in the top-level `system` field)' : ''),
+      )
+    }
+    if (m.role === 'assistant') {
+      const unit: AnyMessage = { type: 'ai', content: m.content ?? '' }
+      if (Array.isArray(m.content)) {
+        const calls = m.content
+          .filter((b: any) => isObject(b) && b.type === 'tool_use')
+          .map((b: any) => {
+            if (typeof b.id === 'string' && typeof b.name === 'string') toolNames.set(b.id, b.name)
+            return { id: b.id, name: b.name, args: b.input ?? {}, type: 'tool_call' }
+          })
+        if (calls.length) unit.tool_calls = calls
+      }
+      units.push(unit)
+      from.push({ message: i })
+      return
+    }
+    if (!Array.isArray(m.content)) {
+      units.push({ type: 'human', content: m.content ?? '' })
+      from.push({ message: i })
+      return
+    }
+    let text: number[] | undefined
+    m.content.forEach((b: any, k: number) => {
+      if (isObject(b) && b.type === 'tool_result') {
+        text = undefined
+        const unit: AnyMessage = { type: 'tool', tool_call_id: b.tool_use_id, content: b.content ?? '' }
+        const name = toolNames.get(b.tool_use_id)
+        if (name !== undefined) unit.name = name
+        if (typeof b.content === 'string' && placeholders.has(b.content)) {
+          unit.response_metadata = { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }
+        }
+        units.push(unit)
+        from.push({ message: i, blocks: [k] })
+        return
+      }
+      if (!text) {
+        text = []
+        units.push({ type: 'human', content: [] })
+        from.push({ message: i, blocks: text })
+      }
+      text.push(k)
+      units[units.length - 1].content.push(b)
+    })
+    if (m.content.length === 0) {
+      units.push({ type: 'human', content: [] })
+      from.push({ message: i, blocks: [] })
+    }
+  })
+  const context = requestContext(wrapper)
+  const system = anthropicSystem(wrapper?.system)
+  if (system !== undefined) context.systemPrompt = system
+  return {
+    format: 'anthropic',
+    units,
+    origin: from.map((f) => f.message),
+    count: messages.length,
+    context,
+    rebuild(after) {
+      const out: unknown[] = []
+      let u = 0
+      messages.forEach((raw, i) => {
+        const m = raw as Record<string, any>
+        let changed = false
+        const blocks: unknown[] = []
+        for (; u < units.length && from[u].message === i; u++) {
+          const edited = after[u]
+          const f = from[u]
+          if (edited !== units[u]) changed = true
+          if (f.blocks === undefined) {
+            // A whole message: only an assistant message's tool_use inputs can change.
+            if (edited !== undefined && edited !== units[u]) blocks.push(...(Array.isArray(edited.content) ? edited.content : [edited.content]))
+            continue
+          }
+          if (edited === undefined) continue
+          for (const k of f.blocks) {
+            const block = m.content[k]
+            blocks.push(edited !== units[u] && block?.type === 'tool_result' ? { ...block, content: edited.content } : block)
+          }
+        }
+        if (!changed) out.push(m)
+        else if (!Array.isArray(m.content)) {
+          const edited = blocks
+          out.push({ ...m, content: edited.length === 1 && typeof edited[0] === 'string' ? edited[0] : edited })
+        } else if (blocks.length) out.push({ ...m, content: blocks })
+        // A user message whose every block was an orphaned tool_result is dropped.
+      })
+      return wrapper ? { ...wrapper, messages: out } : out
+    },
+    remapError(e) {
+      if (!(e instanceof ContextEditorError) || e.messageIndex === undefined) return e
+      const unit = e.messageIndex
+      const f = from[unit]
+      if (!f) return e
+      const where = f.blocks && f.blocks.length ? `messages[${f.message}].content[${f.blocks[0]}]` : `messages[${f.message}]`
+      const message = e.message.replace(/^messages\[\d+\]/, where)
+      return new ContextEditorError(e.code, message, { messageIndex: f.message, path: e.path, cause: e })
+    },
+  }
+}

@@ -1,0 +1,295 @@
+// `context-editor`: run context edits on your own transcripts, see the context window, and a demo.
+
+import { readFileSync } from 'node:fs'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { ContextEditor, EditContext } from '../editor.js'
+import { ContextEditorError } from '../errors.js'
+import type { EditorOptions, EditPlan } from '../native.js'
+import type { AnyMessage } from '../wire.js'
+import { type Conversation, FORMATS, type Format, alignEdits, toConversation } from './formats.js'
+import { HELP } from './help.js'
+import { type Style, picture, renderMap, renderReport, renderTable } from './inspect.js'
+import { parseJson } from './json.js'
+import { runJsonl } from './jsonl.js'
+import { type Setup, contextOf, editConversation, indentOf } from './session.js'
+import { loadOptions, makeEditor, placeholdersOf, triggerThresholds } from './options.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fmtBytes, fmtInt, openOutput, readInput, sourceName } from './util.js'
+
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
+
+const COMMON = {
+  config: { type: 'string' },
+  option: { type: 'string', multiple: true },
+  format: { type: 'string', default: 'auto' },
+  'max-input-tokens': { type: 'string' },
+  model: { type: 'string' },
+  color: { type: 'string', default: 'auto' },
+  width: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options']
+
+const COMMANDS = {
+  edit: {
+    ...COMMON,
+    output: { type: 'string', short: 'o' },
+    jsonl: { type: 'boolean' },
+    report: { type: 'string', default: 'text' },
+  },
+  inspect: {
+    ...COMMON,
+    top: { type: 'string' },
+    report: { type: 'string', default: 'text' },
+  },
+  demo: {
+    color: { type: 'string', default: 'auto' },
+    width: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    help: { type: 'boolean', short: 'h' },
+  },
+} as const satisfies Record<string, ParseArgsConfig['options']>
+
+type Command = keyof typeof COMMANDS
+type Values = Record<string, string | boolean | string[] | undefined>
+
+function version(): string {
+  try {
+    return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** Runs the command line `argv` (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv)
+  } catch (e) {
+    return fail(e)
+  }
+}
+
+function fail(e: unknown): number {
+  if (e instanceof CliError) {
+    process.stderr.write(`context-editor: ${e.message}\n${e.hint ? `${e.hint}\n` : ''}`)
+    return e.exitCode
+  }
+  if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
+    process.stderr.write(`context-editor: ${e.message}\n`)
+    return EXIT_USAGE
+  }
+  const err = e as Error
+  process.stderr.write(`context-editor: ${err?.message ?? String(e)}\n`)
+  if (process.env.CONTEXT_EDITOR_DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
+  return EXIT_FAILURE
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv
+  if (first === undefined || first === '--help' || first === '-h') {
+    process.stdout.write(HELP.main)
+    return first === undefined ? EXIT_USAGE : EXIT_OK
+  }
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${version()}\n`)
+    return EXIT_OK
+  }
+  if (first === 'help') {
+    const topic = rest[0] ?? 'main'
+    if (!(topic in HELP)) throw new CliError(`unknown command \`${topic}\``, EXIT_USAGE, 'commands: edit, inspect, demo (see context-editor --help)')
+    process.stdout.write(HELP[topic as keyof typeof HELP])
+    return EXIT_OK
+  }
+  if (!(first in COMMANDS)) {
+    throw new CliError(
+      first.startsWith('-') ? `unknown option \`${first}\` before the command` : `unknown command \`${first}\``,
+      EXIT_USAGE,
+      'commands: edit, inspect, demo (see context-editor --help)',
+    )
+  }
+  const command = first as Command
+  let values: Values
+  let positionals: string[]
+  try {
+    const parsed = parseArgs({ args: [...rest], options: COMMANDS[command] as ParseArgsConfig['options'], allowPositionals: true, strict: true })
+    values = parsed.values as Values
+    positionals = parsed.positionals
+  } catch (e) {
+    const msg = String((e as Error).message)
+      .replace(/\. To specify a positional argument.*$/s, '')
+      .replace(/'(-[^']*)'/g, '`$1`')
+    throw new CliError(msg.charAt(0).toLowerCase() + msg.slice(1), EXIT_USAGE, `see context-editor ${command} --help`)
+  }
+  if (values.help) {
+    process.stdout.write(HELP[command])
+    return EXIT_OK
+  }
+  if (command === 'demo') {
+    if (positionals.length) throw new CliError(`demo takes no file (got ${positionals[0]})`, EXIT_USAGE, 'see context-editor demo --help')
+    const { runDemo } = await import('./demo.js')
+    return runDemo(styleOf(values), values.output as string | undefined)
+  }
+  if (positionals.length !== 1) {
+    throw new CliError(
+      positionals.length ? `expected one input file, got ${positionals.length}` : 'missing input file (use - for stdin)',
+      EXIT_USAGE,
+      `usage: context-editor ${command} <file|-> [options]  (see context-editor ${command} --help)`,
+    )
+  }
+  const file = positionals[0]
+  const setup = await setupOf(values)
+  if (command === 'edit') {
+    if (values.jsonl) return runJsonl(file, values.output as string | undefined, setup, reportModeOf(values))
+    return runEdit(file, values.output as string | undefined, setup, reportModeOf(values))
+  }
+  return runInspect(file, setup, styleOf(values), intFlag(values, 'top', 0) ?? 0, reportModeOf(values))
+}
+
+function intFlag(values: Values, name: string, min: number): number | undefined {
+  const raw = values[name]
+  if (raw === undefined) return undefined
+  const n = Number(raw)
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new CliError(`--${name}: expected an integer >= ${min}, got ${JSON.stringify(raw)}`)
+  }
+  return n
+}
+
+async function setupOf(values: Values): Promise<Setup> {
+  const format = values.format as string
+  if (format !== 'auto' && !FORMATS.includes(format as Format)) {
+    throw new CliError(`--format: expected auto, ${FORMATS.join(', ')}; got ${JSON.stringify(format)}`)
+  }
+  const config = values.config as string | undefined
+  const pairs = (values.option as string[] | undefined) ?? []
+  const options = await loadOptions(config, pairs)
+  const where = config ? (pairs.length ? `${config} + --option` : config) : pairs.length ? '--option' : 'defaults'
+  const editor = makeEditor(options, where)
+  return {
+    options,
+    editor,
+    format: format as Format | 'auto',
+    placeholders: placeholdersOf(options),
+    maxInputTokens: intFlag(values, 'max-input-tokens', 1),
+    model: values.model as string | undefined,
+  }
+}
+
+type ReportMode = 'text' | 'json' | 'none'
+
+function reportModeOf(values: Values): ReportMode {
+  const r = values.report as string
+  if (r !== 'text' && r !== 'json' && r !== 'none') throw new CliError(`--report: expected text, json or none; got ${JSON.stringify(r)}`)
+  return r
+}
+
+/** Colours only on a terminal, and never with `NO_COLOR`; `--color always|never` overrides. */
+export function styleOf(values: Values): Style {
+  const mode = values.color as string
+  if (mode !== 'auto' && mode !== 'always' && mode !== 'never') {
+    throw new CliError(`--color: expected auto, always or never; got ${JSON.stringify(mode)}`)
+  }
+  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== ''
+  const forced = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0'
+  const color = mode === 'always' || (mode === 'auto' && !noColor && (forced || process.stdout.isTTY === true))
+  const columns = process.stdout.isTTY ? process.stdout.columns || 80 : 80
+  const width = intFlag(values, 'width', 10) ?? Math.max(20, Math.min(72, columns - 40))
+  return { color, width }
+}
+
+async function load(file: string, setup: Setup): Promise<{ text: string; conv: Conversation }> {
+  const text = await readInput(file)
+  const source = sourceName(file)
+  const doc = parseJson(text, source)
+  return { text, conv: toConversation(doc, setup.format, source, setup.placeholders) }
+}
+
+function withSource(e: unknown, source: string): unknown {
+  if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
+    return new CliError(`${source}: ${e.message}`, EXIT_USAGE)
+  }
+  return e
+}
+
+async function runEdit(file: string, output: string | undefined, setup: Setup, report: ReportMode): Promise<number> {
+  const { text, conv } = await load(file, setup)
+  const source = sourceName(file)
+  let result
+  try {
+    result = editConversation(conv, setup)
+  } catch (e) {
+    throw withSource(e, source)
+  }
+  const out = await openOutput(output)
+  try {
+    out.stream.write(`${JSON.stringify(result.output, null, indentOf(text))}\n`)
+    await out.close()
+  } catch (e) {
+    await out.abort()
+    throw e
+  }
+  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...result.plan.report })}\n`)
+  else if (report === 'text') {
+    const head = `context-editor: ${source} (${conv.format}, ${fmtInt(conv.count)} messages)${output ? ` → ${output}` : ''}`
+    process.stderr.write(`${[head, ...renderReport(result.plan.report).map((l) => `  ${l}`)].join('\n')}\n`)
+  }
+  return EXIT_OK
+}
+
+/** Table + map + report of one conversation, as lines. */
+export function inspectLines(conv: Conversation, setup: Setup, style: Style, top: number, title: string): { lines: string[]; plan: EditPlan; output: unknown } {
+  const ctx = contextOf(conv, setup)
+  const { plan, after, output } = editConversation(conv, setup)
+  const countBefore = setup.editor.countTokens(conv.units, ctx)
+  const survivors = after.filter((m): m is AnyMessage => m !== undefined)
+  const countAfter = setup.editor.countTokens(survivors, ctx)
+  const afterCounts: (number | undefined)[] = []
+  let k = 0
+  for (const m of after) afterCounts.push(m === undefined ? undefined : countAfter.messages[k++])
+  const pic = picture(
+    conv,
+    after,
+    { fixedBefore: countBefore.fixed, before: countBefore.messages, fixedAfter: countAfter.fixed, after: afterCounts },
+    plan.report,
+    setup.placeholders,
+  )
+  const window = plan.report.maxInputTokens ?? undefined
+  const facts = [
+    title,
+    conv.format,
+    `${fmtInt(conv.count)} messages`,
+    ctx.model ? `model ${ctx.model}` : undefined,
+    ctx.tools?.length ? `${ctx.tools.length} tool definition${ctx.tools.length === 1 ? "" : "s"}` : undefined,
+    ctx.systemPrompt ? 'system prompt' : undefined,
+  ].filter(Boolean)
+  const lines = [facts.join(' · '), '']
+  lines.push(...renderTable(style, pic.rows, window, top), '')
+  lines.push(
+    ...renderMap(style, {
+      before: pic.before,
+      after: pic.after,
+      totalBefore: countBefore.total,
+      totalAfter: countAfter.total,
+      triggers: triggerThresholds(setup.options, window),
+      maxInputTokens: window,
+    }),
+    '',
+  )
+  lines.push(...renderReport(plan.report, style))
+  return { lines, plan, output }
+}
+
+async function runInspect(file: string, setup: Setup, style: Style, top: number, report: ReportMode): Promise<number> {
+  const { conv } = await load(file, setup)
+  const source = sourceName(file)
+  let res
+  try {
+    res = inspectLines(conv, setup, style, top, source)
+  } catch (e) {
+    throw withSource(e, source)
+  }
+  process.stdout.write(`${res.lines.join('\n')}\n`)
+  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...res.plan.report })}\n`)
+  return EXIT_OK
+}
+
+export { fmtBytes }

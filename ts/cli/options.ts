@@ -1,0 +1,83 @@
+// Editor options from `--config file.json` and `--option key=value` (dotted keys, JSON values).
+
+import { ContextEditor } from '../editor.js'
+import { ContextEditorError } from '../errors.js'
+import type { EditorOptions } from '../native.js'
+import { parseJson } from './json.js'
+import { CliError, readInput } from './util.js'
+
+const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor'])
+
+/** A value of `--option`: JSON when it parses (`5`, `true`, `["a"]`, `{"tokens":1}`), else the raw string. */
+export function parseOptionValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+/** Sets `target[a][b][0]…` for the dotted key `a.b.0`; numeric segments index arrays. */
+export function setDotted(target: Record<string, any>, key: string, value: unknown): void {
+  const parts = key.split('.')
+  if (parts.some((p) => p === '' || FORBIDDEN.has(p))) throw new CliError(`--option ${key}: invalid key`)
+  let node: any = target
+  for (let k = 0; k < parts.length - 1; k++) {
+    const p = parts[k]
+    const nextIsIndex = /^\d+$/.test(parts[k + 1])
+    if (node[p] === undefined || node[p] === null || typeof node[p] !== 'object') node[p] = nextIsIndex ? [] : {}
+    node = node[p]
+  }
+  node[parts[parts.length - 1]] = value
+}
+
+/** Reads `--config` (if any) and applies each `--option` on top. */
+export async function loadOptions(config: string | undefined, pairs: readonly string[] = []): Promise<EditorOptions> {
+  let options: Record<string, any> = {}
+  if (config !== undefined) {
+    const doc = parseJson(await readInput(config), config)
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+      throw new CliError(`${config}: expected a JSON object of editor options`)
+    }
+    options = doc as Record<string, any>
+  }
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw new CliError(`--option ${pair}: expected key=value (e.g. --option keep.messages=5)`)
+    setDotted(options, pair.slice(0, eq).trim(), parseOptionValue(pair.slice(eq + 1)))
+  }
+  return options as EditorOptions
+}
+
+/** Builds the editor; invalid options are a usage error naming the option path and what is allowed. */
+export function makeEditor(options: EditorOptions, where: string): ContextEditor {
+  try {
+    return new ContextEditor(options)
+  } catch (e) {
+    if (e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'UNKNOWN_ENCODING')) {
+      throw new CliError(`invalid options (${where}): ${e.message}`)
+    }
+    throw e
+  }
+}
+
+/** The placeholders of the clearing edits (an OpenAI/Anthropic tool result equal to one is already cleared). */
+export function placeholdersOf(options: EditorOptions): Set<string> {
+  const edits: ReadonlyArray<{ placeholder?: string | null }> = options.edits ?? [options]
+  return new Set(edits.map((e) => e.placeholder ?? '[cleared]'))
+}
+
+/** Token thresholds of the triggers, for marking them on the context map. */
+export function triggerThresholds(options: EditorOptions, maxInputTokens: number | undefined): number[] {
+  const out = new Set<number>()
+  const edits: ReadonlyArray<{ trigger?: unknown }> = options.edits ?? [options]
+  for (const e of edits) {
+    const trigger = e.trigger === undefined ? { tokens: 100_000 } : e.trigger
+    const list = Array.isArray(trigger) ? trigger : trigger ? [trigger] : []
+    for (const c of list as Array<Record<string, unknown>>) {
+      if (typeof c.tokens === 'number') out.add(c.tokens)
+      if (typeof c.fraction === 'number' && maxInputTokens) out.add(Math.floor(maxInputTokens * c.fraction))
+    }
+  }
+  return [...out].sort((a, b) => a - b)
+}
