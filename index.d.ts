@@ -133,10 +133,13 @@ export interface EditorOptions {
   /** @default 0 */
   clearAtLeast?: number
   /**
-   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline).
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
+   * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
+   * few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up
+   * to 55 %).
    * @default "approx"
    */
-  tokenCountMethod?: 'approx' | 'model' | null
+  tokenCountMethod?: 'approx' | 'model' | 'estimate' | null
   /** Model name: picks the encoding in model mode and a known input limit for `fraction`. */
   model?: string
   /**
@@ -170,7 +173,7 @@ export interface EditReport {
   cleared: Array<ClearedResult>
   clearedToolInputs: Array<ClearedInput>
   appliedEdits: Array<AppliedEdit>
-  tokenCountMethod: 'approx' | 'model'
+  tokenCountMethod: 'approx' | 'model' | 'estimate'
   encoding?: string
   maxInputTokens?: number
   /** A trigger still holds after editing: the request is still over budget. */
@@ -259,7 +262,7 @@ export interface TokenCountResult {
   messages: Array<number>
   /** System prompt + tool definitions. */
   fixed: number
-  method: 'approx' | 'model'
+  method: 'approx' | 'model' | 'estimate'
   encoding?: string
   warnings: Array<EditWarning>
 }

@@ -78,9 +78,12 @@ pub struct EditorOptions {
   pub clear_tool_inputs: Option<serde_json::Value>,
   /// @default 0
   pub clear_at_least: Option<f64>,
-  /// `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline).
+  /// `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
+  /// `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
+  /// few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up
+  /// to 55 %).
   /// @default "approx"
-  #[napi(ts_type = "'approx' | 'model' | null")]
+  #[napi(ts_type = "'approx' | 'model' | 'estimate' | null")]
   pub token_count_method: Option<String>,
   /// Model name: picks the encoding in model mode and a known input limit for `fraction`.
   pub model: Option<String>,
@@ -228,7 +231,7 @@ pub struct EditReport {
   pub cleared: Vec<ClearedResult>,
   pub cleared_tool_inputs: Vec<ClearedInput>,
   pub applied_edits: Vec<AppliedEdit>,
-  #[napi(ts_type = "'approx' | 'model'")]
+  #[napi(ts_type = "'approx' | 'model' | 'estimate'")]
   pub token_count_method: String,
   pub encoding: Option<String>,
   pub max_input_tokens: Option<f64>,
@@ -254,7 +257,7 @@ pub struct TokenCountResult {
   pub messages: Vec<f64>,
   /// System prompt + tool definitions.
   pub fixed: f64,
-  #[napi(ts_type = "'approx' | 'model'")]
+  #[napi(ts_type = "'approx' | 'model' | 'estimate'")]
   pub method: String,
   pub encoding: Option<String>,
   pub warnings: Vec<EditWarning>,

@@ -57,7 +57,8 @@ export class ContextEditor {
       throw fromNative(e)
     }
     this.options = Object.freeze({ ...(options ?? {}) })
-    this.#sendText = options?.tokenCountMethod === 'model'
+    // Model and estimate modes count the text itself; approx mode only needs lengths.
+    this.#sendText = options?.tokenCountMethod === 'model' || options?.tokenCountMethod === 'estimate'
     const placeholders = new Set<string>()
     const edits: ReadonlyArray<{ placeholder?: string | null }> = options?.edits ?? [options ?? {}]
     for (const e of edits) placeholders.add(e.placeholder ?? '[cleared]')

@@ -35,9 +35,9 @@ pub struct TokenCount {
   pub messages: Vec<u64>,
   /// The system prompt and tool definitions.
   pub fixed: u64,
-  /// `approx` or `model`.
+  /// `approx`, `model` or `estimate`.
   pub method: &'static str,
-  /// The encoding, in model mode.
+  /// The encoding, in model mode (in estimate mode, the encoding whose rates were used).
   pub encoding: Option<&'static str>,
   /// Recoverable oddities (e.g. an unknown model name).
   pub warnings: Vec<Warning>,
@@ -111,7 +111,7 @@ impl ContextEditor {
     let model = context.model.as_deref().or(self.options.model.as_deref());
     let encoding = self.options.encoding.unwrap_or_else(|| match model {
       Some(name) => Encoding::for_model(name).unwrap_or_else(|| {
-        if self.options.token_count_method == TokenCountMethod::Model {
+        if self.options.token_count_method != TokenCountMethod::Approx {
           warnings.push(Warning {
             code: "unknown_model",
             message: format!("no known encoding for model `{name}`; counting with o200k_base (set `encoding` to choose)"),
@@ -151,7 +151,7 @@ impl ContextEditor {
       ..Report::default()
     };
     let counter = self.counter(context, &mut report.warnings);
-    if counter.method == TokenCountMethod::Model {
+    if counter.method != TokenCountMethod::Approx {
       report.encoding = Some(counter.encoding.as_str());
     }
     let max_input_tokens = self.max_input_tokens(context);
@@ -258,7 +258,7 @@ impl ContextEditor {
         .collect(),
       fixed: counter.tokens_of(fixed),
       method: counter.method.as_str(),
-      encoding: (counter.method == TokenCountMethod::Model).then_some(counter.encoding.as_str()),
+      encoding: (counter.method != TokenCountMethod::Approx).then_some(counter.encoding.as_str()),
       warnings,
     })
   }

@@ -33,6 +33,7 @@ mod clear;
 mod draft;
 mod editor;
 mod error;
+mod estimate;
 mod message;
 mod options;
 mod plan;
@@ -40,6 +41,9 @@ mod tokens;
 
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
 pub use error::{Error, ErrorKind, Result};
+pub use estimate::{
+  estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
+};
 pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 pub use options::{
   ClearInputs, ClearToolUses, Edit, Keep, Options, TokenCountMethod, Trigger,

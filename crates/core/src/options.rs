@@ -30,15 +30,19 @@ pub enum TokenCountMethod {
   Approx,
   /// Exact BPE counts from the embedded tiktoken ranks, plus OpenAI's per-message overhead.
   Model,
+  /// A fast script-aware estimate of the BPE count (no tokenizer tables, see
+  /// [`estimate_tokens`](crate::estimate_tokens)), plus the same per-message overhead as `Model`.
+  Estimate,
 }
 
 impl TokenCountMethod {
-  /// The option value (`"approx"`, `"model"`).
+  /// The option value (`"approx"`, `"model"`, `"estimate"`).
   #[must_use]
   pub const fn as_str(self) -> &'static str {
     match self {
       Self::Approx => "approx",
       Self::Model => "model",
+      Self::Estimate => "estimate",
     }
   }
 }
@@ -241,10 +245,14 @@ impl Options {
       options.token_count_method = match v.as_str() {
         Some("approx") => TokenCountMethod::Approx,
         Some("model") => TokenCountMethod::Model,
+        Some("estimate") => TokenCountMethod::Estimate,
         _ => {
           return Err(Error::invalid_option(
             "tokenCountMethod",
-            format!("expected \"approx\" or \"model\", got {}", show(v)),
+            format!(
+              "expected \"approx\", \"model\" or \"estimate\", got {}",
+              show(v)
+            ),
           ))
         }
       };
@@ -705,7 +713,7 @@ mod tests {
     assert!(err(json!({ "keepp": 1 })).starts_with("keepp: unknown option (expected one of"));
     assert_eq!(
       err(json!({ "tokenCountMethod": "exact" })),
-      "tokenCountMethod: expected \"approx\" or \"model\", got \"exact\""
+      "tokenCountMethod: expected \"approx\", \"model\" or \"estimate\", got \"exact\""
     );
     assert!(err(json!({ "encoding": "gpt9" })).contains("unknown encoding `gpt9`"));
     assert_eq!(

@@ -1,5 +1,6 @@
-//! Token counting: LangChain's character approximation, and exact BPE counts from the tiktoken ranks
-//! embedded in `tiktoken-rs` (no network, ever), with a bounded per-editor cache.
+//! Token counting: LangChain's character approximation, exact BPE counts from the tiktoken ranks
+//! embedded in `tiktoken-rs` (no network, ever) with a bounded per-editor cache, and the fast
+//! script-aware estimate of [`crate::estimate_tokens`].
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -8,6 +9,7 @@ use tiktoken_rs::tokenizer::{get_tokenizer, Tokenizer};
 use tiktoken_rs::CoreBPE;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
+use crate::estimate::estimate_tokens;
 use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 use crate::options::TokenCountMethod;
 
@@ -210,8 +212,20 @@ pub(crate) struct Counter<'a> {
 }
 
 impl Counter<'_> {
-  /// Exact token counts of many strings, using the cache for long ones.
+  /// Tokens of one string: exact in model mode, estimated in estimate mode.
+  fn count(&self, text: &str) -> u64 {
+    match self.method {
+      TokenCountMethod::Estimate => estimate_tokens(text, self.encoding),
+      TokenCountMethod::Approx | TokenCountMethod::Model => self.encoding.count(text),
+    }
+  }
+
+  /// Token counts of many strings: exact ones through the cache for long strings; estimates
+  /// directly (an estimate costs less than the cache's hash).
   fn count_strings(&self, texts: &[&str]) -> Vec<u64> {
+    if self.method == TokenCountMethod::Estimate {
+      return texts.iter().map(|t| self.count(t)).collect();
+    }
     let mut out = vec![0u64; texts.len()];
     let mut misses: Vec<(usize, u128)> = Vec::new();
     {
@@ -251,11 +265,12 @@ impl Counter<'_> {
     out
   }
 
-  /// Measures every message: approx mode in UTF-16 code units, model mode in tokens.
+  /// Measures every message: approx mode in UTF-16 code units, model and estimate modes in tokens
+  /// (estimate mode: the estimate of each string plus the same framing constants as model mode).
   pub fn measure(&self, messages: &[Message]) -> Vec<Measure> {
     match self.method {
       TokenCountMethod::Approx => messages.iter().map(approx_measure).collect(),
-      TokenCountMethod::Model => self.model_measures(messages),
+      TokenCountMethod::Model | TokenCountMethod::Estimate => self.model_measures(messages),
     }
   }
 
@@ -279,7 +294,7 @@ impl Counter<'_> {
       }
     }
     let counts = self.count_strings(&texts);
-    let empty_args = self.encoding.count(EMPTY_ARGS);
+    let empty_args = self.count(EMPTY_ARGS);
     let mut it = counts.into_iter();
     messages
       .iter()
@@ -324,15 +339,19 @@ impl Counter<'_> {
   }
 
   fn role_tokens(&self, role: Role) -> u64 {
-    // Every role name is a single token in every embedded encoding; counted for honesty anyway.
-    self.encoding.count(role.as_str())
+    // Every role name is a single token in every embedded encoding; counted for honesty in model
+    // mode (estimate mode must not load the ranks).
+    match self.method {
+      TokenCountMethod::Model => self.encoding.count(role.as_str()),
+      TokenCountMethod::Approx | TokenCountMethod::Estimate => 1,
+    }
   }
 
   /// The size of a measure in tokens, for a single message counted on its own.
   pub fn tokens_of(&self, size: u64) -> u64 {
     match self.method {
       TokenCountMethod::Approx => size.div_ceil(CHARS_PER_TOKEN),
-      TokenCountMethod::Model => size,
+      TokenCountMethod::Model | TokenCountMethod::Estimate => size,
     }
   }
 
@@ -340,7 +359,7 @@ impl Counter<'_> {
   pub fn total_tokens(&self, size: u64) -> u64 {
     match self.method {
       TokenCountMethod::Approx => size.div_ceil(CHARS_PER_TOKEN),
-      TokenCountMethod::Model => size + REPLY_PRIMING,
+      TokenCountMethod::Model | TokenCountMethod::Estimate => size + REPLY_PRIMING,
     }
   }
 
@@ -350,11 +369,10 @@ impl Counter<'_> {
       TokenCountMethod::Approx => {
         utf16_len(placeholder) + m.tool_call_id.as_deref().map_or(0, utf16_len)
       }
-      TokenCountMethod::Model => {
-        let mut total =
-          MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.encoding.count(placeholder);
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        let mut total = MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(placeholder);
         if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
-          total += NAME_OVERHEAD + self.encoding.count(m.name.as_deref().unwrap_or(""));
+          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
         }
         total
       }
@@ -367,7 +385,7 @@ impl Counter<'_> {
       TokenCountMethod::Approx => {
         system_prompt.map_or(0, utf16_len) + tools.iter().map(|t| utf16_len(t)).sum::<u64>()
       }
-      TokenCountMethod::Model => {
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
         let mut texts: Vec<&str> = tools.iter().map(String::as_str).collect();
         if let Some(s) = system_prompt {
           texts.push(s);

@@ -1,0 +1,183 @@
+//! Calibration and evaluation tool for `context_editor_core::estimate_tokens`.
+//!
+//! ```text
+//! estimator-tool features CORPUS.jsonl OUT.tsv     # per message: class, split, sizes, exact counts, features
+//! estimator-tool eval CORPUS.jsonl [SPLIT]         # accuracy and throughput table (SPLIT defaults to held)
+//! ```
+//! The corpus is JSON lines `{"class", "source", "split", "text"}` written by `corpus.py`.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::time::Instant;
+
+use context_editor_core::{estimate_tokens, Encoding, Features};
+
+struct Record {
+  class: String,
+  split: String,
+  text: String,
+}
+
+fn load(path: &str) -> Vec<Record> {
+  let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+  std::io::BufReader::new(file)
+    .lines()
+    .map(|line| {
+      let v: serde_json::Value = serde_json::from_str(&line.expect("read")).expect("json line");
+      let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+      Record {
+        class: s("class"),
+        split: s("split"),
+        text: s("text"),
+      }
+    })
+    .collect()
+}
+
+/// LangChain's `countTokensApproximately` for one string: ceil(UTF-16 length / 4).
+fn chars4(text: &str) -> u64 {
+  (text.encode_utf16().count() as u64).div_ceil(4)
+}
+
+fn features(corpus: &str, out: &str) {
+  let records = load(corpus);
+  let mut w = BufWriter::new(std::fs::File::create(out).expect("create"));
+  write!(w, "class\tsplit\tutf16\tbytes\to200k\tcl100k").unwrap();
+  for name in Features::NAMES {
+    write!(w, "\t{name}").unwrap();
+  }
+  writeln!(w).unwrap();
+  for r in &records {
+    let f = Features::of(&r.text);
+    write!(
+      w,
+      "{}\t{}\t{}\t{}\t{}\t{}",
+      r.class,
+      r.split,
+      r.text.encode_utf16().count(),
+      r.text.len(),
+      Encoding::O200kBase.count(&r.text),
+      Encoding::Cl100kBase.count(&r.text)
+    )
+    .unwrap();
+    for v in f.to_array() {
+      write!(w, "\t{v}").unwrap();
+    }
+    writeln!(w).unwrap();
+  }
+  eprintln!("{} messages → {out}", records.len());
+}
+
+fn pct(est: u64, exact: u64) -> f64 {
+  (est as f64 - exact as f64) / exact.max(1) as f64 * 100.0
+}
+
+fn eval(corpus: &str, split: &str) {
+  let records = load(corpus);
+  let mut classes: Vec<String> = Vec::new();
+  for r in &records {
+    if !classes.contains(&r.class) {
+      classes.push(r.class.clone());
+    }
+  }
+  for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+    println!("\n### {} ({split} split)\n", encoding.as_str());
+    println!("| class | messages | MB | exact tokens | chars/4 error | estimate error | messages >200 chars within ±25 % (chars/4 → estimate) | worst 5 % of messages | estimate MB/s | exact MB/s | speed-up |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = encoding.count("warm up the encoder");
+    for class in &classes {
+      let texts: Vec<&str> = records
+        .iter()
+        .filter(|r| &r.class == class && r.split == split)
+        .map(|r| r.text.as_str())
+        .collect();
+      if texts.is_empty() {
+        continue;
+      }
+      let bytes: usize = texts.iter().map(|t| t.len()).sum();
+      // Best of several interleaved rounds, so other load on the machine skews both sides alike.
+      let (mut exact, mut est) = (Vec::new(), Vec::new());
+      let (mut exact_secs, mut est_secs) = (f64::MAX, f64::MAX);
+      for _ in 0..3 {
+        let t0 = Instant::now();
+        exact = texts.iter().map(|t| encoding.count(t)).collect();
+        exact_secs = exact_secs.min(t0.elapsed().as_secs_f64());
+        for _ in 0..10 {
+          let t0 = Instant::now();
+          est = texts.iter().map(|t| estimate_tokens(t, encoding)).collect();
+          est_secs = est_secs.min(t0.elapsed().as_secs_f64());
+        }
+      }
+      let approx: Vec<u64> = texts.iter().map(|t| chars4(t)).collect();
+      let total = |v: &[u64]| v.iter().sum::<u64>();
+      let (ex, es, ap) = (total(&exact), total(&est), total(&approx));
+      let mut errs = Vec::new();
+      let (mut ok_est, mut ok_ap, mut long) = (0, 0, 0);
+      for i in 0..texts.len() {
+        if texts[i].chars().count() <= 200 {
+          continue;
+        }
+        long += 1;
+        let e = pct(est[i], exact[i]);
+        errs.push(e.abs());
+        if e.abs() <= 25.0 {
+          ok_est += 1;
+        }
+        if pct(approx[i], exact[i]).abs() <= 25.0 {
+          ok_ap += 1;
+        }
+      }
+      errs.sort_by(f64::total_cmp);
+      let p95 = errs.get(errs.len() * 95 / 100).copied().unwrap_or(0.0);
+      let mb = bytes as f64 / 1e6;
+      println!(
+        "| {class} | {} | {mb:.2} | {ex} | {:+.1} % | {:+.1} % | {:.1} % → {:.1} % | ±{p95:.1} % | {:.0} | {:.1} | {:.0}× |",
+        texts.len(),
+        pct(ap, ex),
+        pct(es, ex),
+        100.0 * ok_ap as f64 / long.max(1) as f64,
+        100.0 * ok_est as f64 / long.max(1) as f64,
+        mb / est_secs,
+        mb / exact_secs,
+        exact_secs / est_secs
+      );
+    }
+  }
+}
+
+/// Estimates one class of the held-out split repeatedly (for profiling).
+fn bench(corpus: &str, class: &str) {
+  let records = load(corpus);
+  let texts: Vec<&str> = records
+    .iter()
+    .filter(|r| r.class == class)
+    .map(|r| r.text.as_str())
+    .collect();
+  let bytes: usize = texts.iter().map(|t| t.len()).sum();
+  let t0 = Instant::now();
+  let mut sum = 0;
+  for _ in 0..50 {
+    sum += texts.iter().map(|t| estimate_tokens(t, Encoding::O200kBase)).sum::<u64>();
+  }
+  let secs = t0.elapsed().as_secs_f64();
+  println!("{class}: {sum} tokens, {:.0} MB/s", 50.0 * bytes as f64 / 1e6 / secs);
+}
+
+fn main() {
+  let args: Vec<String> = std::env::args().collect();
+  match args.get(1).map(String::as_str) {
+    Some("features") if args.len() == 4 => features(&args[2], &args[3]),
+    Some("count") if args.len() == 3 => {
+      let t = &args[2];
+      for e in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        println!("{}: exact {} estimate {} chars/4 {}", e.as_str(), e.count(t), estimate_tokens(t, e), chars4(t));
+      }
+      println!("{:?}", Features::of(t));
+    }
+    Some("bench") if args.len() == 4 => bench(&args[2], &args[3]),
+    Some("eval") if args.len() >= 3 => eval(&args[2], args.get(3).map_or("held", String::as_str)),
+    _ => {
+      eprintln!("usage: estimator-tool features CORPUS.jsonl OUT.tsv | eval CORPUS.jsonl [SPLIT]");
+      std::process::exit(2);
+    }
+  }
+}
