@@ -67,7 +67,7 @@ describe('Xpert host (NestJS + @xpert-ai/plugin-sdk), plugin loaded by package n
       test('null from the UI means unset; below the trigger the request passes through', async () => {
         await scenarios.acceptsNullsFromTheUi({ strategy: host.registry.get('ContextEditingMiddleware'), ...core })
       })
-      test('the system message and tools count, in approx and exact (offline) modes', async () => {
+      test('the system message and tools count, in approx, exact (offline) and estimate modes', async () => {
         await scenarios.countsSystemPromptAndModelMode({ strategy: host.registry.get('ContextEditingMiddleware'), ...core })
       })
     })

@@ -82,10 +82,11 @@ export interface ContextEditingOptions {
    */
   clearAtLeast?: number | null
   /**
-   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts, offline.
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts, offline;
+   * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables).
    * @default "approx"
    */
-  tokenCountMethod?: 'approx' | 'model' | null
+  tokenCountMethod?: 'approx' | 'model' | 'estimate' | null
   /**
    * The model's input limit in tokens, for `fraction` options. When unset, the model's
    * `profile.maxInputTokens` is used, then the limit of a known OpenAI model name.
@@ -293,14 +294,17 @@ const properties = {
   },
   tokenCountMethod: {
     type: 'string',
-    enum: ['approx', 'model'],
+    enum: ['approx', 'model', 'estimate'],
     title: text('Token counting', 'Token 计数方式'),
     description: text(
-      '"approx": LangChain\'s estimate (characters / 4). "model": exact tiktoken counts, computed offline.',
-      '"approx"：LangChain 的估算（字符数 / 4）。"model"：离线计算的精确 tiktoken 计数。',
+      '"approx": LangChain\'s estimate (characters / 4). "model": exact tiktoken counts, computed offline. "estimate": a fast script-aware estimate of the exact count (close for Chinese and code, where characters / 4 is far off).',
+      '"approx"：LangChain 的估算（字符数 / 4）。"model"：离线计算的精确 tiktoken 计数。"estimate"：按文字类型快速估算精确计数（对中文和代码比 字符数 / 4 准确得多）。',
     ),
     default: 'approx',
-    'x-ui': { component: 'select', enumLabels: { approx: 'Approximate', model: 'Exact (tiktoken)' } },
+    'x-ui': {
+      component: 'select',
+      enumLabels: { approx: 'Approximate (chars / 4)', model: 'Exact (tiktoken)', estimate: 'Estimate (script-aware)' },
+    },
   },
   maxInputTokens: {
     type: 'integer',
