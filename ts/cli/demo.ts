@@ -9,7 +9,7 @@ import { parseJson } from './json.js'
 import { loadOptions, makeEditor, placeholdersOf } from './options.js'
 import { inspectLines } from './main.js'
 import type { Setup } from './session.js'
-import { EXIT_OK, fmtBytes, fmtInt, openOutput } from './util.js'
+import { EXIT_OK, fmtBytes, openOutput } from './util.js'
 
 const TRANSCRIPT = new URL('../../data/demo-transcript.json', import.meta.url)
 const PIPELINE = new URL('../../data/demo-pipeline.json', import.meta.url)
@@ -70,6 +70,5 @@ export async function runDemo(style: Style, output: string | undefined): Promise
     o.stream.write(written)
     await o.close()
   }
-  void fmtInt
   return EXIT_OK
 }

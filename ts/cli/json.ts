@@ -26,7 +26,7 @@ export function parseJson(text: string, source: string, lineOffset = 0): unknown
   } catch (e) {
     const reason = String((e as Error).message)
       .replace(/ in JSON at position \d+.*$/, '')
-      .replace(/, ".*" is not valid JSON$/s, '')
+      .replace(/, (".*|\.\.\..*)is not valid JSON$/s, '')
     const at = /at position (\d+)/.exec(String((e as Error).message))
     const offset = at ? Number(at[1]) : errorOffset(body)
     const { line, column } = lineColumn(body, offset)

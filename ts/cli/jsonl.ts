@@ -51,7 +51,7 @@ export async function runJsonl(file: string, output: string | undefined, setup: 
         if (e instanceof ContextEditorError && e.code !== 'INTERNAL') throw new CliError(`${source}:${lineNo}: ${e.message}`)
         throw e
       }
-      const r = result.plan.report
+      const r = result.report
       conversations++
       if (r.triggered) triggered++
       tokensBefore += r.tokensBefore

@@ -2,18 +2,17 @@
 
 import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import type { ContextEditor, EditContext } from '../editor.js'
 import { ContextEditorError } from '../errors.js'
-import type { EditorOptions, EditPlan } from '../native.js'
+import type { EditReport } from '../native.js'
 import type { AnyMessage } from '../wire.js'
-import { type Conversation, FORMATS, type Format, alignEdits, toConversation } from './formats.js'
+import { type Conversation, FORMATS, type Format, toConversation } from './formats.js'
 import { HELP } from './help.js'
 import { type Style, picture, renderMap, renderReport, renderTable } from './inspect.js'
 import { parseJson } from './json.js'
 import { runJsonl } from './jsonl.js'
-import { type Setup, contextOf, editConversation, indentOf } from './session.js'
 import { loadOptions, makeEditor, placeholdersOf, triggerThresholds } from './options.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fmtBytes, fmtInt, openOutput, readInput, sourceName } from './util.js'
+import { type Setup, contextOf, editConversation, indentOf } from './session.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fmtInt, openOutput, readInput, sourceName } from './util.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
 
@@ -227,18 +226,18 @@ async function runEdit(file: string, output: string | undefined, setup: Setup, r
     await out.abort()
     throw e
   }
-  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...result.plan.report })}\n`)
+  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...result.report })}\n`)
   else if (report === 'text') {
     const head = `context-editor: ${source} (${conv.format}, ${fmtInt(conv.count)} messages)${output ? ` → ${output}` : ''}`
-    process.stderr.write(`${[head, ...renderReport(result.plan.report).map((l) => `  ${l}`)].join('\n')}\n`)
+    process.stderr.write(`${[head, ...renderReport(result.report).map((l) => `  ${l}`)].join('\n')}\n`)
   }
   return EXIT_OK
 }
 
 /** Table + map + report of one conversation, as lines. */
-export function inspectLines(conv: Conversation, setup: Setup, style: Style, top: number, title: string): { lines: string[]; plan: EditPlan; output: unknown } {
+export function inspectLines(conv: Conversation, setup: Setup, style: Style, top: number, title: string): { lines: string[]; report: EditReport; output: unknown } {
   const ctx = contextOf(conv, setup)
-  const { plan, after, output } = editConversation(conv, setup)
+  const { plan, after, output, report } = editConversation(conv, setup)
   const countBefore = setup.editor.countTokens(conv.units, ctx)
   const survivors = after.filter((m): m is AnyMessage => m !== undefined)
   const countAfter = setup.editor.countTokens(survivors, ctx)
@@ -274,8 +273,8 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
     }),
     '',
   )
-  lines.push(...renderReport(plan.report, style))
-  return { lines, plan, output }
+  lines.push(...renderReport(report, style))
+  return { lines, report, output }
 }
 
 async function runInspect(file: string, setup: Setup, style: Style, top: number, report: ReportMode): Promise<number> {
@@ -288,8 +287,6 @@ async function runInspect(file: string, setup: Setup, style: Style, top: number,
     throw withSource(e, source)
   }
   process.stdout.write(`${res.lines.join('\n')}\n`)
-  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...res.plan.report })}\n`)
+  if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...res.report })}\n`)
   return EXIT_OK
 }
-
-export { fmtBytes }

@@ -1,7 +1,7 @@
 // What `edit`, `inspect`, `--jsonl` and the demo share: the editor setup and one conversation's edit.
 
 import type { ContextEditor, EditContext } from '../editor.js'
-import type { EditorOptions, EditPlan } from '../native.js'
+import type { EditorOptions, EditPlan, EditReport } from '../native.js'
 import type { AnyMessage } from '../wire.js'
 import { type Conversation, type Format, alignEdits } from './formats.js'
 
@@ -23,8 +23,20 @@ export function contextOf(conv: Conversation, setup: Setup): EditContext {
   return ctx
 }
 
+/** One conversation edited: the plan on the editor's messages, the aligned result and the output. */
+export interface Edited {
+  /** The plan; its indices address `conv.units`. */
+  plan: EditPlan
+  /** The edited units aligned with `conv.units` (`undefined` = removed). */
+  after: (AnyMessage | undefined)[]
+  /** The output document, in the input's format. */
+  output: unknown
+  /** The report, with message indices and counts of the input document (they differ from the units' for Anthropic). */
+  report: EditReport
+}
+
 /** Plans and applies the edits of one conversation. */
-export function editConversation(conv: Conversation, setup: Setup): { plan: EditPlan; after: (AnyMessage | undefined)[]; output: unknown } {
+export function editConversation(conv: Conversation, setup: Setup): Edited {
   let plan: EditPlan
   try {
     plan = setup.editor.plan(conv.units, contextOf(conv, setup))
@@ -32,7 +44,24 @@ export function editConversation(conv: Conversation, setup: Setup): { plan: Edit
     throw conv.remapError(e)
   }
   const after = alignEdits(conv.units, plan)
-  return { plan, after, output: conv.rebuild(after) }
+  const output = conv.rebuild(after)
+  return { plan, after, output, report: documentReport(conv, plan.report, output) }
+}
+
+/** Rewrites unit indices to input-message indices and message counts to the documents' own. */
+function documentReport(conv: Conversation, report: EditReport, output: unknown): EditReport {
+  if (conv.units.length === conv.count && conv.origin.every((o, i) => o === i)) return report
+  const at = (i: number) => conv.origin[i] ?? i
+  const messages = Array.isArray(output) ? output : (output as { messages?: unknown[] })?.messages
+  return {
+    ...report,
+    messagesBefore: conv.count,
+    messagesAfter: Array.isArray(messages) ? messages.length : report.messagesAfter,
+    removedOrphans: report.removedOrphans.map((o) => ({ ...o, index: at(o.index) })),
+    cleared: report.cleared.map((c) => ({ ...c, index: at(c.index) })),
+    clearedToolInputs: report.clearedToolInputs.map((c) => ({ ...c, index: at(c.index) })),
+    warnings: report.warnings.map((w) => (w.index === undefined || w.index === null ? w : { ...w, index: at(w.index) })),
+  }
 }
 
 /** The indentation of a JSON text, to write the output the same way (compact stays compact). */
