@@ -1468,3 +1468,26 @@ fn planning_never_mutates_and_is_deterministic() {
   assert_eq!(msgs, copy, "apply returns new messages");
   assert_ne!(out, msgs);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Caller-supplied counts (the host's own counter, like LangChain's `tokenCounter`)
+
+#[test]
+fn caller_supplied_counts_replace_counting() {
+  for method in ["approx", "model"] {
+    let (mut msgs, r) = uniform(3, 10);
+    // The host says the first result is 1,000 tokens; the editor believes it.
+    msgs[r[0]].tokens = Some(1000);
+    let e = editor(
+      json!({ "tokenCountMethod": method, "trigger": { "tokens": 1000 }, "keep": { "messages": 2 } }),
+    );
+    let c = e.count_tokens(&msgs, &Context::default()).unwrap();
+    assert_eq!(c.messages[r[0]], 1000, "{method}");
+    let p = plan(&e, &msgs);
+    assert!(p.report.triggered, "{method}");
+    assert_eq!(cleared(&p), vec![r[0]]);
+    // Once cleared, the result is measured again (the supplied count described the old content).
+    assert!(p.report.cleared[0].tokens_freed >= 990, "{method}");
+    assert!(p.report.tokens_after < 100, "{method}");
+  }
+}
