@@ -11,12 +11,13 @@
 // Build the release addon first: `npm run build` (napi build --platform --release --esm && tsc).
 
 import os from 'node:os'
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
 import { SystemMessage } from '@langchain/core/messages'
 import { ContextEditor, NativeContextEditor, applyPlan, toWireContext, toWireMessages } from '../dist/index.js'
 import { generateConversation } from './generate.mjs'
+import { jsClearToolUses } from './js-reference.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -247,6 +248,8 @@ async function benchSize(n, js) {
   log(`  ours model warm ${fmtMs(median(warm))}`)
   const asyncTimes = await measure(() => approxEditor.editAsync(messages, ctx))
   log(`  ours async ${fmtMs(median(asyncTimes))}`)
+  const jsRef = await measure(() => jsClearToolUses(messages, EDIT_OPTIONS))
+  log(`  JS single pass ${fmtMs(median(jsRef))}`)
 
   // Where our time goes (approx and warm model): JS → wire conversion, native plan, plan application.
   const breakdown = {}
@@ -297,6 +300,8 @@ async function benchSize(n, js) {
   if (lcOut) {
     const diff = sameOutput(oursA.messages, lcOut)
     checks.push(diff ? `default options: DIFFERENT (${diff})` : `default options: equal (${oursA.report.cleared.length} cleared)`)
+    const refDiff = sameOutput(jsClearToolUses(messages, EDIT_OPTIONS), lcOut)
+    if (refDiff) checks.push(`JS reference: DIFFERENT (${refDiff})`)
   } else checks.push('default options: not checked (LangChain capped)')
   if (n <= 2000) {
     const ours = new ContextEditor(CHECK_OPTIONS).edit(messages)
@@ -327,6 +332,7 @@ async function benchSize(n, js) {
     cold: median(cold),
     warm: median(warm),
     async: median(asyncTimes),
+    jsRef: median(jsRef),
     runs: { approx: approx.length, cold: cold.length, warm: warm.length, async: asyncTimes.length, lc: lcApprox.length },
     lcApprox: lcApprox.length ? median(lcApprox) : null,
     lcApproxCapped,
@@ -340,9 +346,9 @@ async function benchSize(n, js) {
 function editorTable(rows) {
   const lines = []
   lines.push(
-    '| messages (MB, tool results) | ours approx | ours model, cold | ours model, warm | ours async (approx) | LangChain approx | LangChain exact (js-tiktoken) | same output as LangChain |',
+    '| messages (MB, tool results) | ours approx | ours model, cold | ours model, warm | ours async (approx) | JS single pass (reference) | LangChain approx | LangChain exact (js-tiktoken) | same output as LangChain |',
   )
-  lines.push('|---|---|---|---|---|---|---|---|')
+  lines.push('|---|---|---|---|---|---|---|---|---|')
   for (const r of rows) {
     const lcA = r.lcApprox ?? r.lcApproxCapped?.estimateMs
     const lcAText = r.lcApprox !== null ? fmtMs(r.lcApprox) : `> ${fmtMs(CAP_MS)} (capped; est. ${fmtMs(r.lcApproxCapped.estimateMs)})`
@@ -356,6 +362,7 @@ function editorTable(rows) {
         `| ${fmtMs(r.cold)} (${exactMark}${fmtRatio(lcE / r.cold)}) ` +
         `| ${fmtMs(r.warm)} (${exactMark}${fmtRatio(lcE / r.warm)}) ` +
         `| ${fmtMs(r.async)} (${approxMark}${fmtRatio(lcA / r.async)}) ` +
+        `| ${fmtMs(r.jsRef)} (${approxMark}${fmtRatio(lcA / r.jsRef)}) ` +
         `| ${lcAText} | ${lcEText} | ${r.checks.map((c) => c.replace(/:.*?(equal|DIFFERENT|not checked)/, ': $1')).join('; ')} |`,
     )
   }
@@ -554,6 +561,12 @@ async function main() {
       .join(' ')}.`,
     `Versions: langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, js-tiktoken ${version('js-tiktoken')}, gpt-tokenizer ${version('gpt-tokenizer')}, tiktoken ${version('tiktoken')}. Seed ${SEED}.`,
   ]
+  const addon = process.env.NAPI_RS_NATIVE_LIBRARY_PATH ?? new URL('../context-editor.linux-x64-gnu.node', import.meta.url).pathname
+  try {
+    const st = statSync(addon)
+    header.push(`Addon: ${addon} (${(st.size / 2 ** 20).toFixed(1)} MiB, built ${st.mtime.toISOString()}).`)
+    if (st.size > 20 * 2 ** 20) header.push('**WARNING: this addon looks like a debug build; run `npm run build` (release) before benchmarking.**')
+  } catch {}
   console.log(header.join('\n'))
   const js = await makeJsTiktokenCounter()
 
