@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs each cargo-fuzz target of context-editor-core for a given time, on stable Rust.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, every target)
+#   scripts/fuzz.sh 1800                                  # the 30-minute-per-target run
+#   FUZZ_JOBS=2 scripts/fuzz.sh 600 edit_pipeline         # parallel workers (libFuzzer -fork)
+#   FUZZ_SANITIZER=address scripts/fuzz.sh 60             # with ASan (default: none; the core has no unsafe code)
+#
+# cargo-fuzz needs nightly-only flags (`-Z` options, `--cfg fuzzing` builds of libFuzzer);
+# RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them. The corpus grows in fuzz/corpus/<target>
+# (git-ignored), seeded from fuzz/seeds/<target> (committed); crashes land in fuzz/artifacts/<target>
+# and make this script exit non-zero. Each run's libFuzzer log is kept in fuzz/target/logs/<target>.log
+# (git-ignored) and its last stats line is printed.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(json_entry edit_pipeline)
+fi
+sanitizer="${FUZZ_SANITIZER:-none}"
+jobs="${FUZZ_JOBS:-1}"
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "fuzz.sh: installing cargo-fuzz (cargo install cargo-fuzz --locked)" >&2
+  cargo install cargo-fuzz --locked
+fi
+
+mkdir -p fuzz/target/logs
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  echo "fuzz.sh: building $t (sanitizer: $sanitizer)" >&2
+  cargo fuzz build --sanitizer "$sanitizer" "$t"
+  echo "fuzz.sh: running $t for ${seconds}s" >&2
+  flags=(-max_total_time="$seconds" -max_len=16384 -timeout=30 -rss_limit_mb=2048 -print_final_stats=1)
+  if [ "$jobs" -gt 1 ]; then
+    flags+=(-fork="$jobs" -ignore_crashes=0)
+  fi
+  set +e
+  cargo fuzz run --sanitizer "$sanitizer" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- "${flags[@]}" \
+    >"fuzz/target/logs/$t.log" 2>&1
+  rc=$?
+  set -e
+  grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)' "fuzz/target/logs/$t.log" || tail -n 5 "fuzz/target/logs/$t.log"
+  if [ $rc -ne 0 ]; then
+    echo "fuzz.sh: $t FAILED (exit $rc); see fuzz/target/logs/$t.log and fuzz/artifacts/$t/" >&2
+    grep -E 'panicked at|SUMMARY|Test unit written' "fuzz/target/logs/$t.log" | head -n 10 >&2 || true
+    status=1
+  else
+    echo "fuzz.sh: $t ok" >&2
+  fi
+done
+exit $status
