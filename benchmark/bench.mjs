@@ -132,7 +132,7 @@ function exactCounter(js, systemPrompt, clock) {
     for (let i = 0; i < all.length; i++) {
       const m = all[i]
       total += 3 + js.enc.encode(js.text(m)).length + js.enc.encode(js.roleOf[m._getType()] ?? 'user').length
-      if (m.name !== undefined && m.name !== null) total += 1 + js.enc.encode(m.name).length
+      if (m.name !== undefined) total += 1 + js.enc.encode(m.name ?? "").length
       clock.tick(i, all.length)
     }
     clock.call()
