@@ -67,6 +67,15 @@ fn features(corpus: &str, out: &str) {
   eprintln!("{} messages → {out}", records.len());
 }
 
+/// CPU time of this thread in seconds (`/proc/thread-self/schedstat`), so other load on the machine
+/// does not count; wall time where that file does not exist.
+fn cpu_secs(wall: Instant) -> f64 {
+  std::fs::read_to_string("/proc/thread-self/schedstat")
+    .ok()
+    .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+    .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns / 1e9)
+}
+
 fn pct(est: u64, exact: u64) -> f64 {
   (est as f64 - exact as f64) / exact.max(1) as f64 * 100.0
 }
@@ -94,18 +103,23 @@ fn eval(corpus: &str, split: &str) {
         continue;
       }
       let bytes: usize = texts.iter().map(|t| t.len()).sum();
-      // Best of several interleaved rounds, so other load on the machine skews both sides alike.
+      // Best of several interleaved rounds of thread CPU time, so other load on the machine
+      // skews neither side.
       let (mut exact, mut est) = (Vec::new(), Vec::new());
       let (mut exact_secs, mut est_secs) = (f64::MAX, f64::MAX);
+      // The CPU clock advances in scheduler ticks, so each timed block runs long (100+ ms).
+      let epoch = Instant::now();
       for _ in 0..3 {
-        let t0 = Instant::now();
-        exact = texts.iter().map(|t| encoding.count(t)).collect();
-        exact_secs = exact_secs.min(t0.elapsed().as_secs_f64());
-        for _ in 0..10 {
-          let t0 = Instant::now();
-          est = texts.iter().map(|t| estimate_tokens(t, encoding)).collect();
-          est_secs = est_secs.min(t0.elapsed().as_secs_f64());
+        let t0 = cpu_secs(epoch);
+        for _ in 0..2 {
+          exact = texts.iter().map(|t| encoding.count(t)).collect();
         }
+        exact_secs = exact_secs.min((cpu_secs(epoch) - t0) / 2.0);
+        let t0 = cpu_secs(epoch);
+        for _ in 0..100 {
+          est = texts.iter().map(|t| estimate_tokens(t, encoding)).collect();
+        }
+        est_secs = est_secs.min((cpu_secs(epoch) - t0) / 100.0);
       }
       let approx: Vec<u64> = texts.iter().map(|t| chars4(t)).collect();
       let total = |v: &[u64]| v.iter().sum::<u64>();
@@ -153,12 +167,13 @@ fn bench(corpus: &str, class: &str) {
     .map(|r| r.text.as_str())
     .collect();
   let bytes: usize = texts.iter().map(|t| t.len()).sum();
-  let t0 = Instant::now();
+  let epoch = Instant::now();
+  let t0 = cpu_secs(epoch);
   let mut sum = 0;
   for _ in 0..50 {
     sum += texts.iter().map(|t| estimate_tokens(t, Encoding::O200kBase)).sum::<u64>();
   }
-  let secs = t0.elapsed().as_secs_f64();
+  let secs = cpu_secs(epoch) - t0;
   println!("{class}: {sum} tokens, {:.0} MB/s", 50.0 * bytes as f64 / 1e6 / secs);
 }
 
