@@ -6,6 +6,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod error;
+mod input;
 mod wire;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -49,9 +50,9 @@ impl NativeContextEditor {
   #[napi(constructor)]
   pub fn new(
     env: Env,
-    #[napi(ts_arg_type = "EditorOptions | null | undefined")] options: Option<serde_json::Value>,
+    #[napi(ts_arg_type = "EditorOptions | null | undefined")] options: Option<Unknown<'_>>,
   ) -> Result<Self> {
-    let value = options.unwrap_or(serde_json::Value::Null);
+    let value = input::options_from_js(&env, options)?;
     guarded(|| core::ContextEditor::from_json(&value))
       .map(|inner| Self {
         inner: Arc::new(inner),
@@ -66,20 +67,29 @@ impl NativeContextEditor {
   pub fn plan_sync(
     &self,
     env: Env,
-    messages: Vec<Message>,
-    context: Option<EditContext>,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<EditPlan> {
+    let messages = input::messages_from_js(&env, messages)?;
+    let context = input::context_from_js(&env, context)?;
     plan_impl(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
   }
 
   /// Plans the edits on the libuv thread pool, keeping the event loop free. Converting the messages
   /// still happens on the calling thread; for short histories `planSync` is faster.
   #[napi(ts_return_type = "Promise<EditPlan>")]
-  pub fn plan(&self, messages: Vec<Message>, context: Option<EditContext>) -> AsyncTask<PlanTask> {
-    AsyncTask::new(PlanTask {
+  pub fn plan(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<PlanTask>> {
+    let messages = input::messages_from_js(&env, messages)?;
+    let context = input::context_from_js(&env, context)?;
+    Ok(AsyncTask::new(PlanTask {
       editor: Arc::clone(&self.inner),
       input: Some((messages, context)),
-    })
+    }))
   }
 
   /// Counts the tokens of `messages` (wire form) with the editor's method and encoding.
@@ -87,9 +97,11 @@ impl NativeContextEditor {
   pub fn count_tokens_sync(
     &self,
     env: Env,
-    messages: Vec<Message>,
-    context: Option<EditContext>,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<TokenCountResult> {
+    let messages = input::messages_from_js(&env, messages)?;
+    let context = input::context_from_js(&env, context)?;
     count_impl(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
   }
 
@@ -97,13 +109,16 @@ impl NativeContextEditor {
   #[napi(ts_return_type = "Promise<TokenCountResult>")]
   pub fn count_tokens(
     &self,
-    messages: Vec<Message>,
-    context: Option<EditContext>,
-  ) -> AsyncTask<CountTask> {
-    AsyncTask::new(CountTask {
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<CountTask>> {
+    let messages = input::messages_from_js(&env, messages)?;
+    let context = input::context_from_js(&env, context)?;
+    Ok(AsyncTask::new(CountTask {
       editor: Arc::clone(&self.inner),
       input: Some((messages, context)),
-    })
+    }))
   }
 
   /// Number of entries in the token cache (model mode caches counts of long strings).
