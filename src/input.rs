@@ -103,7 +103,7 @@ fn json_from_js(
         Value::Array(list)
       } else {
         let mut map = Map::new();
-        for key in Object::keys(&obj).map_err(read)? {
+        for key in own_keys(&obj).map_err(read)? {
           let at = join(path, &key);
           let item: Option<Unknown<'_>> = obj
             .get(&key)
@@ -123,6 +123,25 @@ fn json_from_js(
     _ => return Err(fail("expected JSON data".to_owned())),
   };
   Ok(Some(value))
+}
+
+/// Own enumerable string keys, as `JSON.stringify` and `Object.keys` see them (napi's
+/// `Object::keys` also walks the prototype chain, so inherited keys would count as options).
+fn own_keys(obj: &Object<'_>) -> Result<Vec<String>> {
+  let names = obj.get_all_property_names(
+    KeyCollectionMode::OwnOnly,
+    KeyFilter::Enumerable,
+    KeyConversion::NumbersToStrings,
+  )?;
+  let len = names.get_array_length()?;
+  let mut keys = Vec::with_capacity(len as usize);
+  for i in 0..len {
+    let key: Unknown<'_> = names.get_element(i)?;
+    if key.get_type()? == ValueType::String {
+      keys.push(key.coerce_to_string()?.into_utf8()?.into_owned()?);
+    }
+  }
+  Ok(keys)
 }
 
 /// A JS number as JSON, integers as integers (what the option validator checks); `None` for

@@ -1,0 +1,649 @@
+// Bad-input catalogue: malformed options, messages and call contexts, through every entry point
+// that takes them — the addon (`NativeContextEditor`, wire form, sync and async), the shim
+// (`ContextEditor`, sync and async), the LangChain middleware and the Xpert strategy. Each row
+// asserts the exact `error.code`, that the message names the culprit (option path, message index
+// and field), and that the process survives. Inputs that are not errors (duplicate ids, orphans,
+// 100 MB strings, `__proto__` keys in messages, …) assert the documented outcome instead.
+// Also: no option makes the editor read files, open sockets or run code (options are data).
+//
+// Memory: the largest case holds a 100 MB string (one-byte, ~100 MB in V8 plus a ~100 MB UTF-8
+// copy on the Rust side); everything else is small.
+
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { describe, test } from 'node:test'
+
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
+
+import { ContextEditor, ContextEditorError } from 'context-editor'
+import { contextEditingMiddleware } from 'context-editor/langchain'
+import { ContextEditingStrategy } from 'context-editor/xpert'
+import { NativeContextEditor } from '../index.js'
+
+const require = createRequire(import.meta.url)
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+function escape(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Asserts the error's code, that its message names the culprit, and its path / index. */
+function check(err, { code, culprit, path, messageIndex }, where) {
+  assert.ok(err, `${where}: expected an error`)
+  assert.equal(err.code, code, `${where}: code (message: ${err.message})`)
+  assert.match(err.message, culprit, `${where}: the message names the culprit`)
+  if (path instanceof RegExp) assert.match(String(err.path), path, `${where}: path`)
+  else if (path !== undefined) assert.equal(err.path, path, `${where}: path`)
+  if (messageIndex !== undefined) assert.equal(err.messageIndex, messageIndex, `${where}: messageIndex`)
+}
+
+function throws(fn, expected, where) {
+  let err
+  try {
+    fn()
+  } catch (e) {
+    err = e
+  }
+  check(err, expected, where)
+  return err
+}
+
+async function rejects(fn, expected, where) {
+  let err
+  try {
+    await fn()
+  } catch (e) {
+    err = e
+  }
+  check(err, expected, where)
+  return err
+}
+
+/** A depth bomb: `levels` nested objects (or arrays). */
+function nested(levels, array = false) {
+  let v = array ? [] : {}
+  for (let i = 0; i < levels; i++) v = array ? [v] : { a: v }
+  return v
+}
+
+function cyclic() {
+  const o = { trigger: { tokens: 5 } }
+  o.trigger.self = o
+  return o
+}
+
+const TRIGGER_NOW = { trigger: { tokens: 1 }, keep: { messages: 0 } }
+
+/** A valid conversation in each form, for context rows. */
+const wireHistory = () => [
+  { role: 'user', content: 'hi' },
+  { role: 'assistant', toolCalls: [{ id: 'a', name: 'read', args: '{}' }] },
+  { role: 'tool', toolCallId: 'a', name: 'read', content: 'result' },
+]
+const lcHistory = () => [
+  new HumanMessage('hi'),
+  new AIMessage({ content: '', tool_calls: [{ id: 'a', name: 'read', args: {} }] }),
+  new ToolMessage({ content: 'result', tool_call_id: 'a', name: 'read' }),
+]
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+/**
+ * `path` is the `error.path` (a RegExp for very long ones); `culprit` defaults to the path.
+ * `langchain` / `xpert`: overrides for the middleware entry points (`{ ok: true }` = accepted there
+ * on purpose), `only`: entry points the row applies to.
+ */
+const OPTION_CASES = [
+  { name: 'options is a string', options: () => 'often', path: 'options' },
+  { name: 'options is an array', options: () => [{ trigger: { tokens: 1 } }], path: 'options' },
+  { name: 'options is a number', options: () => 42, path: 'options' },
+  { name: 'unknown option (typo)', options: () => ({ triger: { tokens: 1 } }), path: 'triger' },
+  { name: '__proto__ key (JSON.parse)', options: () => JSON.parse('{"__proto__": {"trigger": {"tokens": 1}}}'), path: '__proto__' },
+  { name: '__proto__ key inside keep', options: () => JSON.parse('{"keep": {"__proto__": {"messages": 1}}}'), path: 'keep.__proto__' },
+  { name: 'constructor key', options: () => ({ constructor: { prototype: { polluted: true } } }), path: 'constructor' },
+  { name: 'prototype key inside trigger', options: () => ({ trigger: { tokens: 1, prototype: 1 } }), path: 'trigger.prototype' },
+  { name: 'trigger.tokens NaN', options: () => ({ trigger: { tokens: NaN } }), path: 'trigger.tokens', culprit: /trigger\.tokens.*NaN/ },
+  { name: 'trigger.tokens Infinity', options: () => ({ trigger: { tokens: Infinity } }), path: 'trigger.tokens', culprit: /trigger\.tokens.*Infinity/ },
+  { name: 'trigger.tokens negative', options: () => ({ trigger: { tokens: -5 } }), path: 'trigger.tokens', culprit: /trigger\.tokens.*-5/ },
+  { name: 'trigger.tokens zero', options: () => ({ trigger: { tokens: 0 } }), path: 'trigger.tokens' },
+  { name: 'trigger.tokens a string', options: () => ({ trigger: { tokens: '100' } }), path: 'trigger.tokens' },
+  { name: 'trigger.tokens a function', options: () => ({ trigger: { tokens: () => 1 } }), path: 'trigger.tokens' },
+  { name: 'trigger a string', options: () => ({ trigger: 'often' }), path: 'trigger' },
+  { name: 'trigger an empty list', options: () => ({ trigger: [] }), path: 'trigger' },
+  { name: 'trigger an empty object', options: () => ({ trigger: {} }), path: 'trigger' },
+  { name: 'trigger.fraction above 1', options: () => ({ trigger: { fraction: 1.5 } }), path: 'trigger.fraction' },
+  { name: 'trigger[1].messages not an integer', options: () => ({ trigger: [{ tokens: 5 }, { messages: 2.5 }] }), path: 'trigger[1].messages' },
+  { name: 'trigger unknown condition', options: () => ({ trigger: { turns: 3 } }), path: 'trigger.turns' },
+  { name: 'keep with two measures', options: () => ({ keep: { messages: 1, tokens: 2 } }), path: 'keep' },
+  { name: 'keep.messages negative', options: () => ({ keep: { messages: -1 } }), path: 'keep.messages' },
+  { name: 'keep.messages NaN', options: () => ({ keep: { messages: NaN } }), path: 'keep.messages' },
+  { name: 'keep.messages huge (2^64)', options: () => ({ keep: { messages: 2 ** 64 } }), path: 'keep.messages' },
+  { name: 'keep.fraction 2', options: () => ({ keep: { fraction: 2 } }), path: 'keep.fraction' },
+  { name: 'keep.tokens -Infinity', options: () => ({ keep: { tokens: -Infinity } }), path: 'keep.tokens' },
+  { name: 'excludeTools a string', options: () => ({ excludeTools: 'read' }), path: 'excludeTools' },
+  { name: 'excludeTools[1] a number', options: () => ({ excludeTools: ['read', 1] }), path: 'excludeTools[1]' },
+  { name: 'placeholder a number', options: () => ({ placeholder: 5 }), path: 'placeholder' },
+  { name: 'placeholder a symbol', options: () => ({ placeholder: Symbol('x') }), path: 'placeholder' },
+  { name: 'placeholder with a lone surrogate', options: () => ({ placeholder: 'cut \ud800' }), path: 'placeholder', culprit: /placeholder.*surrogate/ },
+  { name: 'clearToolInputs a string', options: () => ({ clearToolInputs: 'yes' }), path: 'clearToolInputs' },
+  { name: 'clearAtLeast a numeric string', options: () => ({ clearAtLeast: '5' }), path: 'clearAtLeast' },
+  { name: 'clearAtLeast huge (2^64)', options: () => ({ clearAtLeast: 2 ** 64 }), path: 'clearAtLeast' },
+  { name: 'clearAtLeast a BigInt', options: () => ({ clearAtLeast: 10n }), path: 'clearAtLeast' },
+  { name: 'tokenCountMethod unknown', options: () => ({ tokenCountMethod: 'exact' }), path: 'tokenCountMethod' },
+  { name: 'encoding unknown', options: () => ({ encoding: 'gpt2' }), code: 'UNKNOWN_ENCODING', path: 'encoding', culprit: /gpt2/ },
+  { name: 'tokenCacheSize negative', options: () => ({ tokenCacheSize: -1 }), path: 'tokenCacheSize' },
+  { name: 'tokenCacheSize 1e20', options: () => ({ tokenCacheSize: 1e20 }), path: 'tokenCacheSize' },
+  { name: 'model a number', options: () => ({ model: 4 }), path: 'model' },
+  {
+    name: 'unknown edit type',
+    options: () => ({ edits: [{ type: 'clear_thinking', keep: 'all' }] }),
+    path: 'edits[0].type',
+    culprit: /edits\[0\]\.type.*clear_thinking/,
+    xpert: { path: 'edits' },
+  },
+  {
+    name: 'edit without a type',
+    options: () => ({ edits: [{ trigger: { tokens: 1 } }] }),
+    path: 'edits[0].type',
+    langchain: { ok: true }, // LangChain's shape: a plain edit defaults to clear_tool_uses
+    xpert: { path: 'edits' },
+  },
+  { name: 'edits not a list', options: () => ({ edits: { type: 'clear_tool_uses' } }), path: 'edits', xpert: { path: 'edits' } },
+  {
+    name: 'edits mixed with top-level clearing keys',
+    options: () => ({ edits: [{ type: 'clear_tool_uses' }], keep: { messages: 1 } }),
+    path: 'keep',
+    xpert: { path: 'edits' },
+  },
+  { name: 'a cycle', options: cyclic, path: /^trigger\.self/, culprit: /trigger\.self.*(cycle|deep)/ },
+  { name: 'a depth bomb (100,000 nested objects)', options: () => ({ trigger: nested(100_000) }), path: /^trigger\.a\.a/, culprit: /trigger\.a\.a.*deep/ },
+  { name: 'a depth bomb (100,000 nested arrays)', options: () => ({ excludeTools: nested(100_000, true) }), path: /^excludeTools\[0\]\[0\]/, culprit: /excludeTools\[0\]\[0\]/ },
+  { name: 'onReport not a function', options: () => ({ onReport: 'log' }), path: 'onReport', only: ['langchain', 'xpert'] },
+  { name: 'maxInputTokens NaN', options: () => ({ maxInputTokens: NaN }), path: 'maxInputTokens', only: ['langchain'] },
+  { name: 'maxInputTokens negative', options: () => ({ maxInputTokens: -1 }), path: 'maxInputTokens', only: ['langchain'] },
+]
+
+const OPTION_ENTRIES = {
+  native: (o) => new NativeContextEditor(o),
+  shim: (o) => new ContextEditor(o),
+  langchain: (o) => contextEditingMiddleware(o),
+  xpert: (o) => new ContextEditingStrategy().createMiddleware(o),
+}
+
+describe('bad options', () => {
+  for (const row of OPTION_CASES) {
+    test(row.name, () => {
+      const entries = row.only ?? Object.keys(OPTION_ENTRIES)
+      for (const entry of entries) {
+        const override = row[entry] ?? {}
+        if (override.ok) {
+          assert.doesNotThrow(() => OPTION_ENTRIES[entry](row.options()), `${entry}: accepted`)
+          continue
+        }
+        const path = override.path ?? row.path
+        const culprit =
+          override.culprit ?? (override.path ? new RegExp(escape(override.path)) : (row.culprit ?? new RegExp(escape(row.path instanceof RegExp ? '' : row.path))))
+        const err = throws(() => OPTION_ENTRIES[entry](row.options()), { code: row.code ?? 'INVALID_OPTIONS', culprit, path }, entry)
+        if (entry !== 'native') assert.ok(err instanceof ContextEditorError, `${entry}: a ContextEditorError`)
+      }
+      assert.equal({}.polluted, undefined, 'Object.prototype untouched')
+      assert.equal({}.trigger, undefined, 'Object.prototype untouched')
+    })
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// messages
+
+/**
+ * `wire`: the messages in the addon's wire form (omitted when the case cannot be expressed there),
+ * `shim`: in LangChain/OpenAI form. Both must fail with INVALID_MESSAGE at `index`, naming
+ * `wirePath` / `shimPath`.
+ */
+const MESSAGE_CASES = [
+  { name: 'messages not an array', wire: () => 'hello', shim: () => 'hello', wirePath: 'messages', shimPath: 'messages', culprit: /messages/ },
+  {
+    name: 'a null message',
+    wire: () => [{ role: 'user', content: 'a' }, null],
+    shim: () => [{ role: 'user', content: 'a' }, null],
+    index: 1,
+    wirePath: 'role',
+    shimPath: 'type',
+    culprit: /messages\[1\].*null/,
+  },
+  { name: 'a message that is a number', wire: () => [7], shim: () => [7], index: 0, wirePath: 'role', shimPath: 'type' },
+  { name: 'unknown role', wire: () => [{ role: 'robot' }], shim: () => [{ role: 'robot', content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role', culprit: /robot/ },
+  { name: 'unknown LangChain type', shim: () => [{ type: 'robot', content: 'x' }], index: 0, shimPath: 'type', culprit: /robot/ },
+  { name: 'missing role and type', wire: () => [{ content: 'x' }], shim: () => [{ content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role' },
+  { name: 'role of the wrong type', wire: () => [{ role: 5 }], shim: () => [{ role: 5, content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role' },
+  {
+    name: 'content of the wrong type',
+    wire: () => [{ role: 'user', content: 5 }],
+    shim: () => [{ role: 'user', content: 5 }],
+    index: 0,
+    wirePath: 'content',
+    shimPath: 'content',
+  },
+  {
+    name: 'a null content block',
+    shim: () => [{ role: 'user', content: [{ type: 'text', text: 'a' }, null] }],
+    index: 0,
+    shimPath: 'content[1]',
+  },
+  {
+    name: 'tool message without tool_call_id',
+    wire: () => [{ role: 'assistant', toolCalls: [{ id: 'a' }] }, { role: 'user', content: 'x' }, { role: 'tool', content: 'x' }],
+    shim: () => [new AIMessage({ content: '', tool_calls: [{ id: 'a', name: 't', args: {} }] }), new HumanMessage('x'), { role: 'tool', content: 'x' }],
+    index: 2,
+    wirePath: 'toolCallId',
+    shimPath: 'tool_call_id',
+  },
+  {
+    name: 'tool message with an empty tool_call_id',
+    wire: () => [{ role: 'tool', toolCallId: '', content: 'x' }],
+    shim: () => [{ role: 'tool', tool_call_id: '', content: 'x' }],
+    index: 0,
+    wirePath: 'toolCallId',
+    shimPath: 'tool_call_id',
+  },
+  {
+    name: 'tool call without an id',
+    wire: () => [{ role: 'assistant', toolCalls: [{ name: 'read' }] }],
+    shim: () => [{ type: 'ai', content: '', tool_calls: [{ name: 'read', args: {} }] }],
+    index: 0,
+    wirePath: 'toolCalls',
+    shimPath: 'tool_calls[0].id',
+  },
+  {
+    name: 'tool call with an empty id',
+    wire: () => [{ role: 'assistant', toolCalls: [{ id: '' }] }],
+    shim: () => [{ role: 'assistant', content: null, tool_calls: [{ id: '', type: 'function', function: { name: 't', arguments: '{}' } }] }],
+    index: 0,
+    wirePath: 'toolCalls[0].id',
+    shimPath: 'tool_calls[0].id',
+  },
+  {
+    name: 'tool calls on a user message',
+    wire: () => [{ role: 'user', toolCalls: [{ id: 'a' }] }],
+    shim: () => [{ role: 'user', content: 'x', tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{}' } }] }],
+    index: 0,
+    wirePath: 'toolCalls',
+    shimPath: 'tool_calls',
+  },
+  {
+    name: 'tool_calls not an array',
+    wire: () => [{ role: 'assistant', toolCalls: { id: 'a' } }],
+    shim: () => [{ type: 'ai', content: '', tool_calls: { id: 'a' } }],
+    index: 0,
+    wirePath: 'toolCalls',
+    shimPath: 'tool_calls',
+  },
+  {
+    name: 'a cycle in tool-call args',
+    shim: () => {
+      const args = { path: 'a' }
+      args.self = args
+      return [new AIMessage({ content: '', tool_calls: [{ id: 'a', name: 'read', args }] })]
+    },
+    index: 0,
+    shimPath: 'tool_calls[0].args',
+    culprit: /tool_calls\[0\]\.args.*JSON/,
+  },
+  {
+    name: 'a depth bomb in tool-call args (100,000 levels)',
+    shim: () => [{ type: 'ai', content: '', tool_calls: [{ id: 'a', name: 'read', args: nested(100_000) }] }],
+    index: 0,
+    shimPath: 'tool_calls[0].args',
+    culprit: /tool_calls\[0\]\.args.*JSON/,
+  },
+  {
+    name: 'tool-call args that are a string',
+    shim: () => [{ type: 'ai', content: '', tool_calls: [{ id: 'a', name: 'read', args: '{"path":"a"}' }] }],
+    index: 0,
+    shimPath: 'tool_calls[0].args',
+  },
+  {
+    name: 'OpenAI arguments that are not JSON',
+    shim: () => [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"path":' } }] }],
+    index: 0,
+    shimPath: 'tool_calls[0].function.arguments',
+  },
+  {
+    name: 'a cycle in a non-text content block',
+    shim: () => {
+      const block = { type: 'json', json: {} }
+      block.json.self = block
+      return [{ role: 'user', content: [block] }]
+    },
+    index: 0,
+    shimPath: 'content',
+    culprit: /content.*JSON/,
+  },
+  { name: 'a lone surrogate in content', shim: () => [{ role: 'user', content: 'ok \udc00' }], index: 0, shimPath: 'content', culprit: /content.*surrogate/ },
+  {
+    name: 'a lone surrogate in a tool call id',
+    shim: () => [new AIMessage({ content: '', tool_calls: [{ id: '\ud800', name: 't', args: {} }] })],
+    index: 0,
+    shimPath: 'tool_calls[0].id',
+  },
+  { name: 'name of the wrong type', wire: () => [{ role: 'user', content: 'x', name: 3 }], shim: () => [{ role: 'user', content: 'x', name: 3 }], index: 0, wirePath: 'name', shimPath: 'name' },
+  { name: 'images not a number (wire)', wire: () => [{ role: 'user', images: 'many' }], index: 0, wirePath: 'images' },
+]
+
+describe('bad messages', () => {
+  const native = new NativeContextEditor(TRIGGER_NOW)
+  const shim = new ContextEditor(TRIGGER_NOW)
+  const langchain = contextEditingMiddleware(TRIGGER_NOW)
+  const xpert = new ContextEditingStrategy().createMiddleware(TRIGGER_NOW)
+
+  for (const row of MESSAGE_CASES) {
+    test(row.name, async () => {
+      const culprit = (path) => row.culprit ?? new RegExp(row.index === undefined ? escape(path) : `messages\\[${row.index}\\]\\.${escape(path)}`)
+      if (row.wire) {
+        const expected = { code: 'INVALID_MESSAGE', culprit: culprit(row.wirePath), path: row.wirePath, messageIndex: row.index }
+        throws(() => native.planSync(row.wire()), expected, 'native planSync')
+        throws(() => native.countTokensSync(row.wire()), expected, 'native countTokensSync')
+        await rejects(() => native.plan(row.wire()), expected, 'native plan')
+      }
+      if (row.shim) {
+        const expected = { code: 'INVALID_MESSAGE', culprit: culprit(row.shimPath), path: row.shimPath, messageIndex: row.index }
+        for (const [where, fn] of [
+          ['shim edit', () => shim.edit(row.shim())],
+          ['shim plan', () => shim.plan(row.shim())],
+          ['shim countTokens', () => shim.countTokens(row.shim())],
+        ]) {
+          const err = throws(fn, expected, where)
+          assert.ok(err instanceof ContextEditorError)
+        }
+        await rejects(() => shim.editAsync(row.shim()), expected, 'shim editAsync')
+        if (Array.isArray(row.shim()) && row.shim().length > 0) {
+          let called = false
+          const handler = () => {
+            called = true
+          }
+          await rejects(() => langchain.wrapModelCall({ messages: row.shim() }, handler), expected, 'langchain wrapModelCall')
+          await rejects(() => xpert.wrapModelCall({ messages: row.shim() }, handler), expected, 'xpert wrapModelCall')
+          assert.equal(called, false, 'the model is not called with a malformed history')
+        }
+      }
+    })
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// call context
+
+const CONTEXT_CASES = [
+  { name: 'maxInputTokens NaN', ctx: { maxInputTokens: NaN }, path: 'maxInputTokens', culprit: /maxInputTokens.*NaN/ },
+  { name: 'maxInputTokens negative', ctx: { maxInputTokens: -1 }, path: 'maxInputTokens', culprit: /maxInputTokens.*-1/ },
+  { name: 'maxInputTokens zero', ctx: { maxInputTokens: 0 }, path: 'maxInputTokens' },
+  { name: 'maxInputTokens 1e300', ctx: { maxInputTokens: 1e300 }, path: 'maxInputTokens' },
+  { name: 'maxInputTokens Infinity', ctx: { maxInputTokens: Infinity }, path: 'maxInputTokens' },
+  { name: 'maxInputTokens fractional', ctx: { maxInputTokens: 1.5 }, path: 'maxInputTokens' },
+  { name: 'maxInputTokens a string', ctx: { maxInputTokens: '1000' }, path: 'maxInputTokens' },
+  { name: 'context a string', ctx: 'gpt-4o', path: 'context', culprit: /context/ },
+  { name: 'model a number', ctx: { model: 5 }, path: 'model' },
+  { name: 'systemPrompt a number', ctx: { systemPrompt: 5 }, path: 'systemPrompt' },
+  { name: 'systemPrompt with a lone surrogate', ctx: { systemPrompt: 'be \ud800 brief' }, shimOnly: true, path: 'systemPrompt' },
+  {
+    name: 'a tool definition with a cycle',
+    ctx: (() => {
+      const t = { name: 'read' }
+      t.self = t
+      return { tools: [t] }
+    })(),
+    shimOnly: true,
+    path: 'tools[0]',
+  },
+  { name: 'tools not an array', ctx: { tools: 'read' }, path: 'tools' },
+  { name: 'a tool definition that is an object (wire wants JSON text)', ctx: { tools: [{ name: 'read' }] }, nativeOnly: true, path: 'tools' },
+]
+
+describe('bad call contexts', () => {
+  const native = new NativeContextEditor(TRIGGER_NOW)
+  const shim = new ContextEditor(TRIGGER_NOW)
+  for (const row of CONTEXT_CASES) {
+    test(row.name, async () => {
+      const expected = { code: 'INVALID_CONTEXT', culprit: row.culprit ?? new RegExp(`context\\.${escape(row.path)}`), path: row.path }
+      if (!row.shimOnly) {
+        throws(() => native.planSync(wireHistory(), row.ctx), expected, 'native planSync')
+        throws(() => native.countTokensSync(wireHistory(), row.ctx), expected, 'native countTokensSync')
+        await rejects(() => native.plan(wireHistory(), row.ctx), expected, 'native plan')
+      }
+      if (!row.nativeOnly) {
+        throws(() => shim.edit(lcHistory(), row.ctx), expected, 'shim edit')
+        await rejects(() => shim.editAsync(lcHistory(), row.ctx), expected, 'shim editAsync')
+      }
+    })
+  }
+
+  test('messageTokens that are not token counts name the message', () => {
+    for (const bad of [NaN, -1, 1.5, 2 ** 40, '12']) {
+      throws(
+        () => shim.edit(lcHistory(), { messageTokens: [1, bad, 1] }),
+        { code: 'INVALID_MESSAGE', culprit: /messages\[1\]\.tokens/, path: 'tokens', messageIndex: 1 },
+        `messageTokens ${String(bad)}`,
+      )
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// odd but valid input: the documented outcome, no error
+
+describe('odd input that is not an error', () => {
+  test('duplicate tool call ids in one AI message: results pair in order, nothing is removed', () => {
+    const history = [
+      new AIMessage({ content: '', tool_calls: [{ id: 'dup', name: 'read', args: { p: 1 } }, { id: 'dup', name: 'read', args: { p: 2 } }] }),
+      new ToolMessage({ content: 'one', tool_call_id: 'dup', name: 'read' }),
+      new ToolMessage({ content: 'two', tool_call_id: 'dup', name: 'read' }),
+    ]
+    const { messages, report } = new ContextEditor({ ...TRIGGER_NOW, clearToolInputs: true }).edit(history)
+    assert.equal(messages.length, 3)
+    assert.deepEqual(report.removedOrphans, [])
+    assert.deepEqual(report.cleared.map((c) => c.index), [1, 2])
+    assert.deepEqual(report.clearedToolInputs.map((c) => c.callIndex), [0, 1])
+    assert.equal(report.warnings.filter((w) => w.code === 'dangling_tool_call').length, 0)
+    const plan = new NativeContextEditor(TRIGGER_NOW).planSync([
+      { role: 'assistant', toolCalls: [{ id: 'dup', args: '{}' }, { id: 'dup', args: '{}' }] },
+      { role: 'tool', toolCallId: 'dup', content: 'one' },
+      { role: 'tool', toolCallId: 'dup', content: 'two' },
+    ])
+    assert.deepEqual(plan.report.removedOrphans, [])
+  })
+
+  test('an id reused by a later AI message: each result pairs with the nearest earlier call', () => {
+    const history = [
+      new AIMessage({ content: '', tool_calls: [{ id: 'x', name: 'a', args: {} }] }),
+      new ToolMessage({ content: 'first', tool_call_id: 'x' }),
+      new AIMessage({ content: '', tool_calls: [{ id: 'x', name: 'b', args: {} }] }),
+      new ToolMessage({ content: 'second', tool_call_id: 'x' }),
+    ]
+    const { messages, report } = new ContextEditor(TRIGGER_NOW).edit(history)
+    assert.equal(messages.length, 4)
+    assert.deepEqual(report.cleared.map((c) => [c.index, c.toolName]), [[1, 'a'], [3, 'b']])
+  })
+
+  test('an orphaned tool result is removed and reported; a dangling call is reported', () => {
+    const history = [
+      new ToolMessage({ content: 'orphan', tool_call_id: 'nobody' }),
+      new HumanMessage('hi'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'later', name: 'read', args: {} }] }),
+    ]
+    const { messages, report } = new ContextEditor().edit(history)
+    assert.equal(messages.length, 2)
+    assert.deepEqual(report.removedOrphans, [{ index: 0, toolCallId: 'nobody' }])
+    assert.deepEqual(
+      report.warnings.map((w) => [w.code, w.index]),
+      [
+        ['orphaned_tool_result', 0],
+        ['dangling_tool_call', 2],
+      ],
+    )
+  })
+
+  test('a 100 MB string is counted without copying it into the wire form (approx) and by the estimator', () => {
+    const big = 'x'.repeat(100_000_000)
+    const history = [new HumanMessage(big), new AIMessage('ok')]
+    const approx = new ContextEditor().countTokens(history)
+    assert.equal(approx.messages[0], 25_000_000)
+    const estimate = new ContextEditor({ tokenCountMethod: 'estimate' }).countTokens(history)
+    assert.ok(estimate.messages[0] > 1_000_000, `estimate ${estimate.messages[0]}`)
+    const plan = new NativeContextEditor().planSync([{ role: 'user', content: big }])
+    assert.equal(plan.report.tokensBefore, 25_000_000)
+    assert.equal(plan.report.triggered, true)
+  })
+
+  test('the addon replaces a lone surrogate by U+FFFD (the shim rejects it, see above)', () => {
+    const plan = new NativeContextEditor().planSync([{ role: 'user', content: 'abc\ud800' }])
+    assert.equal(plan.report.tokensBefore, 1)
+  })
+
+  test('OpenAI arguments nested 100,000 levels deep are counted as text', () => {
+    const args = '['.repeat(100_000) + ']'.repeat(100_000)
+    const history = [
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: args } }] },
+      { role: 'tool', tool_call_id: 'a', content: 'ok' },
+    ]
+    const { messages, report } = new ContextEditor({ ...TRIGGER_NOW, clearToolInputs: true }).edit(history)
+    assert.ok(report.tokensBefore > 50_000)
+    assert.equal(messages[0].tool_calls[0].function.arguments, '{}')
+    assert.equal(history[0].tool_calls[0].function.arguments, args, 'input untouched')
+  })
+
+  test('__proto__ and constructor keys in messages are data: kept, never followed, Object.prototype untouched', () => {
+    const tool = JSON.parse('{"role":"tool","tool_call_id":"a","content":"secret","__proto__":{"role":"user"},"constructor":"x"}')
+    const history = [
+      JSON.parse('{"role":"user","content":"hi","__proto__":{"tool_calls":[{"id":"evil"}]}}'),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{}' } }] },
+      tool,
+    ]
+    const { messages, report } = new ContextEditor(TRIGGER_NOW).edit(history)
+    assert.equal(messages.length, 3)
+    assert.equal(messages[0], history[0], 'unchanged message is the same object')
+    assert.deepEqual(report.cleared.map((c) => c.index), [2])
+    assert.equal(messages[2].content, '[cleared]')
+    assert.ok(Object.hasOwn(messages[2], '__proto__'), 'the own __proto__ key is copied as data')
+    assert.equal(Object.getPrototypeOf(messages[2]), Object.prototype)
+    assert.equal({}.role, undefined)
+    assert.equal({}.tool_calls, undefined)
+  })
+
+  test('an absurdly high trigger is valid and never fires', () => {
+    const { report } = new ContextEditor({ trigger: { tokens: 1e300 } }).edit(lcHistory())
+    assert.equal(report.triggered, false)
+  })
+
+  test('unknown model names are a warning in model mode, not an error', () => {
+    const r = new ContextEditor({ tokenCountMethod: 'model', model: '../../../../etc/passwd' }).countTokens(lcHistory())
+    assert.deepEqual(r.warnings.map((w) => w.code), ['unknown_model'])
+    assert.equal(r.encoding, 'o200k_base')
+  })
+
+  test('the process survives every row above (and a forced panic is an INTERNAL error)', async () => {
+    const { __panicForTests } = await import('../index.js')
+    throws(() => __panicForTests(), { code: 'INTERNAL', culprit: /panicked/ }, '__panicForTests')
+    assert.equal(typeof process.pid, 'number')
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// options are data
+
+describe('options are data: no file, socket or code execution', () => {
+  const HOSTILE = [
+    '${process.exit(1)}',
+    '{{constructor.constructor("process.exit(1)")()}}',
+    '`${require("child_process").execSync("touch /tmp/pwned")}`',
+    '__proto__',
+    'constructor',
+    '/etc/passwd',
+    'file:///etc/passwd',
+    '../../../../../../etc/shadow',
+    'http://127.0.0.1:9/',
+    '\\\\server\\share',
+    '%s%s%s%n',
+    '\u0000\u202e',
+  ]
+
+  test('hostile placeholders, tool names, models and encodings-as-model are inserted or compared verbatim', async () => {
+    const fs = require('node:fs')
+    const net = require('node:net')
+    const cp = require('node:child_process')
+    const calls = []
+    const spies = [
+      [fs, ['openSync', 'readFileSync', 'open', 'readFile', 'createReadStream', 'writeFileSync', 'existsSync', 'statSync']],
+      [fs.promises, ['open', 'readFile', 'writeFile']],
+      [net, ['connect', 'createConnection']],
+      [net.Socket.prototype, ['connect']],
+      [cp, ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']],
+    ]
+    const saved = []
+    for (const [obj, names] of spies) {
+      for (const name of names) {
+        const original = obj[name]
+        saved.push([obj, name, original])
+        obj[name] = function (...args) {
+          calls.push(`${name}(${String(args[0]).slice(0, 60)})`)
+          return original.apply(this, args)
+        }
+      }
+    }
+    const realEval = globalThis.eval
+    globalThis.eval = (s) => {
+      calls.push(`eval(${String(s).slice(0, 60)})`)
+      return realEval(s)
+    }
+    try {
+      for (const hostile of HOSTILE) {
+        const history = [
+          new HumanMessage(hostile),
+          new AIMessage({ content: hostile, tool_calls: [{ id: hostile, name: hostile, args: { q: hostile } }] }),
+          new ToolMessage({ content: 'result '.repeat(20), tool_call_id: hostile, name: hostile }),
+          new AIMessage({ content: '', tool_calls: [{ id: 'b', name: 'other', args: {} }] }),
+          new ToolMessage({ content: 'kept', tool_call_id: 'b', name: 'other' }),
+        ]
+        for (const tokenCountMethod of ['approx', 'model', 'estimate']) {
+          const editor = new ContextEditor({
+            trigger: { tokens: 1 },
+            keep: { messages: 1 },
+            placeholder: hostile,
+            excludeTools: [hostile === 'other' ? 'x' : `${hostile}!`],
+            clearToolInputs: [hostile],
+            tokenCountMethod,
+            model: hostile,
+          })
+          const { messages, report } = await editor.editAsync(history, { systemPrompt: hostile, model: hostile, tools: [{ name: hostile, description: hostile }] })
+          assert.equal(messages[2].content, hostile, 'the placeholder is inserted verbatim')
+          assert.deepEqual(messages[1].tool_calls[0].args, {}, 'inputs of the named tool are cleared')
+          assert.equal(report.cleared[0].toolName, hostile)
+          const mw = contextEditingMiddleware({ trigger: { tokens: 1 }, keep: { messages: 1 }, placeholder: hostile, tokenCountMethod })
+          const seen = await mw.wrapModelCall({ messages: history, systemPrompt: hostile }, (req) => req.messages)
+          assert.equal(seen[2].content, hostile)
+        }
+      }
+    } finally {
+      for (const [obj, name, original] of saved) obj[name] = original
+      globalThis.eval = realEval
+    }
+    assert.deepEqual(calls, [], 'no file, socket, process or eval call')
+    assert.equal({}.polluted, undefined)
+  })
+
+  test('the Rust sources of the core and the binding use no file, network or process API', () => {
+    const root = new URL('..', import.meta.url)
+    const files = [
+      ...readdirSync(new URL('crates/core/src/', root)).map((f) => new URL(`crates/core/src/${f}`, root)),
+      ...readdirSync(new URL('src/', root)).map((f) => new URL(`src/${f}`, root)),
+    ]
+    const forbidden = /\bstd::(fs|net|process|env)\b|\bFile::(open|create)\b|\bCommand::new\b|\bTcpStream\b|\bUdpSocket\b|\binclude_str!\(\s*concat!\(\s*env!/
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8')
+      assert.doesNotMatch(text, forbidden, `${f.pathname} uses an I/O API`)
+    }
+  })
+})
