@@ -288,7 +288,7 @@ function parseFlags(argv) {
   return flags
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const flags = parseFlags(process.argv.slice(2))
   const seed = Number(flags.seed ?? 42)
   const n = Number(flags.messages ?? 2000)
