@@ -29,9 +29,16 @@ META = ["class", "split", "utf16", "bytes", "o200k", "cl100k"]
 RIDGE = 1e-4
 # Priors: tokens per unit, before seeing data (a piece ≈ 1 token, a character of a dense script ≈ 1).
 PRIOR = {"long_letters": 0.25, "caps_letters": 0.1, "hex_chars": 0.6, "b64_chars": 0.7,
-         "newline_extra": 0.3, "punct_prefix": 0.3, "punct_chars": 0.3, "punct_newline": 0.0,
+         "newline_extra": 0.3, "punct_prefix": 0.3, "underscore_prefix": 0.3, "punct_chars": 0.3, "punct_newline": 0.0,
          "repeat_chars": 0.1, "ext_chars": 0.3, "script_chars": 0.3, "other_bytes": 0.3, "other_chars": 0.5,
          "cjk_runs": 0.0}
+
+
+# Rates held at a measured value instead of fitted. CJK punctuation (`，。：（）「」`) is one token
+# per mark in both encodings (checked mark by mark with `estimator-tool count`); in man pages
+# nearly every CJK run ends at one, so a free fit cannot tell a run's boundary cost from the
+# mark's and charges short runs (UI strings, chat) too much.
+PINNED = {"cjk_punct": 1.0}
 
 
 def load(path):
@@ -109,7 +116,7 @@ def fit_stage(names, data, target, use_class, base):
                 row[j] += w * vi * vj
     prior = [PRIOR.get(name, 1.0) for name in names]
     scale = sum(xtx[i][i] for i in range(n)) / n
-    fixed = {}
+    fixed = {names.index(k): v for k, v in PINNED.items() if k in names}
     while True:
         a = [row[:] for row in xtx]
         b = xty[:]
@@ -158,7 +165,8 @@ def report(names, data, target, rates, split):
 def rust_const(const, names, rates):
     lines = ["pub const %s: Rates = Rates {" % const]
     for name, r in zip(names, rates):
-        lines.append("  %s: %s," % (name, ("%.4f" % r).rstrip("0").rstrip(".") if r else "0.0"))
+        text = ("%.4f" % r).rstrip("0")
+        lines.append("  %s: %s," % (name, text + "0" if text.endswith(".") else text))
     lines.append("};")
     return "\n".join(lines)
 
