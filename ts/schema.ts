@@ -388,12 +388,19 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
+/** Options are small; deeper nesting is a mistake or a cycle (and would overflow the stack). */
+const MAX_OPTIONS_DEPTH = 64
+
 /**
  * Drops `null` values (the UI's "unset"); an object left empty by that is unset too. This is the
- * only place where `null` is interpreted.
+ * only place where `null` is interpreted. Keys are copied as own data properties, so a
+ * `"__proto__"` key (e.g. from `JSON.parse`) stays an option key, rejected as unknown, and never
+ * becomes the copy's prototype.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` for options nested deeper than 64 levels (or cyclic).
  */
-export function withoutNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutNulls)
+export function withoutNulls(v: unknown, path = '', depth = 0): unknown {
+  if (depth > MAX_OPTIONS_DEPTH) throw invalid(path || 'options', `nested more than ${MAX_OPTIONS_DEPTH} levels deep (a cycle?)`)
+  if (Array.isArray(v)) return v.map((x, i) => withoutNulls(x, `${path}[${i}]`, depth + 1))
   if (!isPlainObject(v)) return v
   const out: Record<string, unknown> = {}
   let hadNull = false
@@ -402,8 +409,8 @@ export function withoutNulls(v: unknown): unknown {
       hadNull = true
       continue
     }
-    const y = withoutNulls(x)
-    if (y !== undefined) out[k] = y
+    const y = withoutNulls(x, path ? `${path}.${k}` : k, depth + 1)
+    if (y !== undefined) Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true })
   }
   return hadNull && Object.keys(out).length === 0 ? undefined : out
 }
@@ -477,7 +484,7 @@ export function resolveOptions(input: ContextEditingMiddlewareConfig | null | un
   const options = (withoutNulls(rest) ?? {}) as Record<string, unknown>
   if (edits !== undefined && edits !== null) {
     if (!Array.isArray(edits)) throw invalid('edits', `expected a list of edits, got ${describe(edits)}`)
-    options.edits = edits.map((e, k) => withoutNulls(plainEdit(e, k)) ?? { type: 'clear_tool_uses' })
+    options.edits = edits.map((e, k) => withoutNulls(plainEdit(e, k), `edits[${k}]`) ?? { type: 'clear_tool_uses' })
   }
   checkJsonValues(options, '')
   let editor: ContextEditor
