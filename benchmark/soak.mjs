@@ -6,7 +6,7 @@
 //   node benchmark/soak.mjs --calls 200000 --workers 2 --max-growth-mb 48
 //   nice -n 19 node benchmark/soak.mjs --json soak.json
 //
-// Histories are prefixes (10 … 400 messages) of seeded agent conversations (benchmark/generate.mjs),
+// Histories are prefixes (4 … 160 messages, up to ~350 KB) of seeded agent conversations (benchmark/generate.mjs),
 // as LangChain instances and as OpenAI chat messages, edited with four option sets (approx, model,
 // estimate, defaults; one-edit and two-edit pipelines, token/message/fraction triggers, keep by
 // messages/tokens/fraction, clearToolInputs, clearAtLeast, excludeTools). Before the run the main
@@ -27,8 +27,8 @@ import { ContextEditor } from '../dist/index.js'
 import { generateConversation } from './generate.mjs'
 
 const CONVERSATIONS = [11, 23, 37] // seeds
-const CONVERSATION_LENGTH = 400
-const PREFIXES = [10, 17, 30, 45, 64, 90, 128, 181, 256, 330, 400]
+const CONVERSATION_LENGTH = 160
+const PREFIXES = [4, 8, 13, 20, 32, 48, 64, 96, 128, 160]
 
 /** Option sets × call contexts: every pipeline shape the soak exercises. */
 const OPTION_SETS = [
