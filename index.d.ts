@@ -54,7 +54,16 @@ export interface AppliedEdit {
   type: string
   triggered: boolean
   clearedToolUses: number
+  /** Tokens this edit freed. */
   clearedInputTokens: number
+  /** Messages it removed (trimming, stripping, summarizing, pair repair). */
+  removedMessages: number
+  /** Assistant messages whose reasoning it removed. */
+  clearedThinkingTurns: number
+  /** Tool results it truncated. */
+  truncatedToolResults: number
+  /** Tool calls removed from assistant messages that keep their text. */
+  removedToolCalls: number
 }
 
 export interface ClearedInput {
@@ -68,6 +77,21 @@ export interface ClearedResult {
   toolCallId: string
   toolName: string
   tokensFreed: number
+}
+
+/**
+ * `clear_thinking` (Anthropic): older assistant messages lose their `thinking` / `redacted_thinking`
+ * blocks and reasoning kept in `additional_kwargs`.
+ */
+export interface ClearThinkingEdit {
+  type: 'clear_thinking'
+  /** When to apply (absent: always). */
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /**
+   * `{ thinkingTurns: N }`: the N newest assistant messages with reasoning keep it; `"all"`: keep all.
+   * @default { thinkingTurns: 1 }
+   */
+  keep?: { thinkingTurns: number } | 'all' | null
 }
 
 /** Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`). */
@@ -153,12 +177,15 @@ export interface EditorOptions {
    */
   tokenCacheSize?: number
   /** A pipeline of edits applied in order (instead of the top-level clearing keys). */
-  edits?: Array<ClearToolUsesOptions>
+  edits?: Array<ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit> | null
 }
 
 /** The decision for one request. */
 export interface EditPlan {
+  /** Operations by input index, sorted; several for one index apply in the order given. */
   ops: Array<PlanOp>
+  /** Present when a `summarize` edit fired. */
+  summary?: SummaryRequest
   report: EditReport
 }
 
@@ -204,6 +231,17 @@ export interface KeepPolicy {
 }
 
 /**
+ * `last_n` (Synaptic `LastN`): keep the leading system messages and the last `n` others, never
+ * leaving a tool result without its call or a call without its result.
+ */
+export interface LastNEdit {
+  type: 'last_n'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /** Non-system messages to keep. */
+  n: number
+}
+
+/**
  * One message in wire form. Send `content` for exact counting, or only `contentLength` (UTF-16
  * code units) when counting approximately.
  */
@@ -217,6 +255,10 @@ export interface Message {
   other?: string
   /** UTF-16 length of `other`, when `other` is omitted. */
   otherLength?: number
+  /** Reasoning: serialized `thinking` / `redacted_thinking` blocks and reasoning in `additional_kwargs`. */
+  thinking?: string
+  /** UTF-16 length of `thinking`, when `thinking` is omitted. */
+  thinkingLength?: number
   /** Number of image blocks. */
   images?: number
   toolCalls?: Array<ToolCall>
@@ -226,6 +268,8 @@ export interface Message {
   name?: string
   /** `response_metadata.context_editing.cleared` is already set. */
   cleared?: boolean
+  /** `response_metadata.context_editing.truncated` is already set. */
+  truncated?: boolean
   /** Ids already in `response_metadata.context_editing.cleared_tool_inputs`. */
   clearedToolInputs?: Array<string>
   /** A token count from the caller's own counter, used instead of counting this message. */
@@ -234,16 +278,23 @@ export interface Message {
 
 /** One operation of a plan, addressed by input index. */
 export interface PlanOp {
-  /** `remove`, `clear_tool_result` or `clear_tool_inputs`. */
-  type: 'remove' | 'clear_tool_result' | 'clear_tool_inputs'
+  /** What to do with the message at `index`. */
+  type: 'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls'
   index: number
   /** `clear_tool_result`: the new content. */
   placeholder?: string
-  /** `clear_tool_result`: `response_metadata.context_editing.strategy`. */
+  /** `clear_tool_result` / `truncate_tool_result`: `response_metadata.context_editing.strategy`. */
   strategy?: string
-  /** `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`. */
+  /** `truncate_tool_result`: UTF-16 code units of the text to keep (never splits a surrogate pair). */
+  keep?: number
+  /** `truncate_tool_result`: text appended after the kept head. */
+  marker?: string
+  /**
+   * `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`;
+   * `remove_tool_calls`: positions in `tool_calls` to remove.
+   */
   callIndices?: Array<number>
-  /** `clear_tool_inputs`: the ids of those calls. */
+  /** `clear_tool_inputs` / `remove_tool_calls`: the ids of those calls. */
   toolCallIds?: Array<string>
   /** `clear_tool_inputs`: the complete new `cleared_tool_inputs` list (sorted, de-duplicated). */
   clearedToolInputs?: Array<string>
@@ -252,6 +303,76 @@ export interface PlanOp {
 export interface RemovedOrphan {
   index: number
   toolCallId: string
+}
+
+/** `strip_and_truncate` (Synaptic `StripAndTruncate`): `strip_tool_calls`, then `last_n`. */
+export interface StripAndTruncateEdit {
+  type: 'strip_and_truncate'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  n: number
+}
+
+/**
+ * `strip_tool_calls` (Synaptic `StripToolCalls`): remove tool results and tool-call-only assistant
+ * messages; assistant messages with text keep the text and lose their calls.
+ */
+export interface StripToolCallsEdit {
+  type: 'strip_tool_calls'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+}
+
+/**
+ * `summarize` (LangChain/DeepAgents `SummarizationMiddleware`, CE Node SUMMARIZING): older messages
+ * are replaced by a model-written summary. Must be the last edit of a pipeline.
+ */
+export interface SummarizeEdit {
+  type: 'summarize'
+  /** @default { fraction: 0.85 } with a known input limit, else { tokens: 170000 } */
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /**
+   * Exactly one of messages, tokens, fraction, turns.
+   * @default { fraction: 0.1 } with a known input limit, else { messages: 6 }
+   */
+  keep?: { messages: number } | { tokens: number } | { fraction: number } | { turns: number } | null
+  /**
+   * Token bound of what is sent to the summarizer (newest messages first); 0 = no bound.
+   * @default 4000
+   */
+  trimTokensToSummarize?: number
+  /** Tool results sent to the summarizer are cut to this many characters. */
+  toolTrimLimit?: number
+  /** The prompt; `{messages}` is replaced by the conversation. @default LangChain's prompt */
+  summaryPrompt?: string
+  /** @default "Here is a summary of the conversation to date:" */
+  summaryPrefix?: string
+  /** @default "user" */
+  summaryRole?: 'user' | 'assistant' | null
+  /** A model for the shim to summarize with instead of the agent's own. */
+  model?: string
+  /** Output bound for the summarizing model. */
+  maxTokens?: number
+}
+
+/**
+ * A summary the caller must write (a `summarize` edit fired): send `prompt` to a model, then put
+ * `prefix + "
+
+" + summary` in a message of `role` at `insertAt`, in place of `replaced`.
+ */
+export interface SummaryRequest {
+  /** Input indices of the messages the summary replaces (each also has a `remove` op). */
+  replaced: Array<number>
+  /** Input index where the summary message goes. */
+  insertAt: number
+  /** Input indices rendered into the prompt (the newest of `replaced` within `trimTokensToSummarize`). */
+  summarized: Array<number>
+  prompt: string
+  prefix: string
+  role: 'user' | 'assistant'
+  model?: string
+  maxTokens?: number
+  /** Tokens of the replaced messages. */
+  tokensReplaced: number
 }
 
 /** Token counts of a request. */
@@ -287,4 +408,28 @@ export interface TriggerCondition {
   fraction?: number
   /** Fire when there are at least this many tool results (Anthropic `tool_uses`). */
   toolUses?: number
+}
+
+/** `trim_turns` (CE Node TRIMMING): keep the last `maxTurns` turns (a user message and what follows). */
+export interface TrimTurnsEdit {
+  type: 'trim_turns'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /** @default 8 */
+  maxTurns?: number
+}
+
+/**
+ * `truncate_tool_results` (CE Node `tool_trim_limit`): cut long tool results to their head plus a
+ * marker saying how much was cut.
+ */
+export interface TruncateToolResultsEdit {
+  type: 'truncate_tool_results'
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /**
+   * Longest kept text in UTF-16 code units (JavaScript `length`), marker included.
+   * @default 600
+   */
+  maxChars?: number
+  /** Tools whose results are never truncated. */
+  excludeTools?: Array<string>
 }

@@ -117,7 +117,7 @@ const OPTION_CASES = [
   { name: 'trigger an empty object', options: () => ({ trigger: {} }), path: 'trigger' },
   { name: 'trigger.fraction above 1', options: () => ({ trigger: { fraction: 1.5 } }), path: 'trigger.fraction' },
   { name: 'trigger[1].messages not an integer', options: () => ({ trigger: [{ tokens: 5 }, { messages: 2.5 }] }), path: 'trigger[1].messages' },
-  { name: 'trigger unknown condition', options: () => ({ trigger: { turns: 3 } }), path: 'trigger.turns' },
+  { name: 'trigger unknown condition', options: () => ({ trigger: { hours: 3 } }), path: 'trigger.hours' },
   { name: 'keep with two measures', options: () => ({ keep: { messages: 1, tokens: 2 } }), path: 'keep' },
   { name: 'keep.messages negative', options: () => ({ keep: { messages: -1 } }), path: 'keep.messages' },
   { name: 'keep.messages NaN', options: () => ({ keep: { messages: NaN } }), path: 'keep.messages' },
@@ -140,9 +140,9 @@ const OPTION_CASES = [
   { name: 'model a number', options: () => ({ model: 4 }), path: 'model' },
   {
     name: 'unknown edit type',
-    options: () => ({ edits: [{ type: 'clear_thinking', keep: 'all' }] }),
+    options: () => ({ edits: [{ type: 'clear_everything', keep: 'all' }] }),
     path: 'edits[0].type',
-    culprit: /edits\[0\]\.type.*clear_thinking/,
+    culprit: /edits\[0\]\.type.*clear_everything/,
     xpert: { path: 'edits' },
   },
   {

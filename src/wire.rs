@@ -97,7 +97,123 @@ pub struct EditorOptions {
   /// @default 200000
   pub token_cache_size: Option<u32>,
   /// A pipeline of edits applied in order (instead of the top-level clearing keys).
-  pub edits: Option<Vec<ClearToolUsesOptions>>,
+  #[napi(
+    ts_type = "Array<ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit> | null"
+  )]
+  pub edits: Option<Vec<serde_json::Value>>,
+}
+
+/// `clear_thinking` (Anthropic): older assistant messages lose their `thinking` / `redacted_thinking`
+/// blocks and reasoning kept in `additional_kwargs`.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct ClearThinkingEdit {
+  #[napi(js_name = "type", ts_type = "'clear_thinking'")]
+  pub edit_type: String,
+  /// When to apply (absent: always).
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// `{ thinkingTurns: N }`: the N newest assistant messages with reasoning keep it; `"all"`: keep all.
+  /// @default { thinkingTurns: 1 }
+  #[napi(ts_type = "{ thinkingTurns: number } | 'all' | null")]
+  pub keep: Option<serde_json::Value>,
+}
+
+/// `last_n` (Synaptic `LastN`): keep the leading system messages and the last `n` others, never
+/// leaving a tool result without its call or a call without its result.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct LastNEdit {
+  #[napi(js_name = "type", ts_type = "'last_n'")]
+  pub edit_type: String,
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// Non-system messages to keep.
+  pub n: u32,
+}
+
+/// `strip_tool_calls` (Synaptic `StripToolCalls`): remove tool results and tool-call-only assistant
+/// messages; assistant messages with text keep the text and lose their calls.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct StripToolCallsEdit {
+  #[napi(js_name = "type", ts_type = "'strip_tool_calls'")]
+  pub edit_type: String,
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+}
+
+/// `strip_and_truncate` (Synaptic `StripAndTruncate`): `strip_tool_calls`, then `last_n`.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct StripAndTruncateEdit {
+  #[napi(js_name = "type", ts_type = "'strip_and_truncate'")]
+  pub edit_type: String,
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  pub n: u32,
+}
+
+/// `trim_turns` (CE Node TRIMMING): keep the last `maxTurns` turns (a user message and what follows).
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct TrimTurnsEdit {
+  #[napi(js_name = "type", ts_type = "'trim_turns'")]
+  pub edit_type: String,
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// @default 8
+  pub max_turns: Option<u32>,
+}
+
+/// `truncate_tool_results` (CE Node `tool_trim_limit`): cut long tool results to their head plus a
+/// marker saying how much was cut.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct TruncateToolResultsEdit {
+  #[napi(js_name = "type", ts_type = "'truncate_tool_results'")]
+  pub edit_type: String,
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// Longest kept text in UTF-16 code units (JavaScript `length`), marker included.
+  /// @default 600
+  pub max_chars: Option<u32>,
+  /// Tools whose results are never truncated.
+  pub exclude_tools: Option<Vec<String>>,
+}
+
+/// `summarize` (LangChain/DeepAgents `SummarizationMiddleware`, CE Node SUMMARIZING): older messages
+/// are replaced by a model-written summary. Must be the last edit of a pipeline.
+#[napi(object)]
+#[allow(dead_code)] // a type for `index.d.ts` only
+pub struct SummarizeEdit {
+  #[napi(js_name = "type", ts_type = "'summarize'")]
+  pub edit_type: String,
+  /// @default { fraction: 0.85 } with a known input limit, else { tokens: 170000 }
+  #[napi(ts_type = "TriggerCondition | TriggerCondition[] | null")]
+  pub trigger: Option<serde_json::Value>,
+  /// Exactly one of messages, tokens, fraction, turns.
+  /// @default { fraction: 0.1 } with a known input limit, else { messages: 6 }
+  #[napi(
+    ts_type = "{ messages: number } | { tokens: number } | { fraction: number } | { turns: number } | null"
+  )]
+  pub keep: Option<serde_json::Value>,
+  /// Token bound of what is sent to the summarizer (newest messages first); 0 = no bound.
+  /// @default 4000
+  pub trim_tokens_to_summarize: Option<u32>,
+  /// Tool results sent to the summarizer are cut to this many characters.
+  pub tool_trim_limit: Option<u32>,
+  /// The prompt; `{messages}` is replaced by the conversation. @default LangChain's prompt
+  pub summary_prompt: Option<String>,
+  /// @default "Here is a summary of the conversation to date:"
+  pub summary_prefix: Option<String>,
+  /// @default "user"
+  #[napi(ts_type = "'user' | 'assistant' | null")]
+  pub summary_role: Option<String>,
+  /// A model for the shim to summarize with instead of the agent's own.
+  pub model: Option<String>,
+  /// Output bound for the summarizing model.
+  pub max_tokens: Option<u32>,
 }
 
 /// One tool call of an assistant message.
@@ -127,6 +243,10 @@ pub struct Message {
   pub other: Option<String>,
   /// UTF-16 length of `other`, when `other` is omitted.
   pub other_length: Option<u32>,
+  /// Reasoning: serialized `thinking` / `redacted_thinking` blocks and reasoning in `additional_kwargs`.
+  pub thinking: Option<String>,
+  /// UTF-16 length of `thinking`, when `thinking` is omitted.
+  pub thinking_length: Option<u32>,
   /// Number of image blocks.
   pub images: Option<u32>,
   pub tool_calls: Option<Vec<ToolCall>>,
@@ -136,6 +256,8 @@ pub struct Message {
   pub name: Option<String>,
   /// `response_metadata.context_editing.cleared` is already set.
   pub cleared: Option<bool>,
+  /// `response_metadata.context_editing.truncated` is already set.
+  pub truncated: Option<bool>,
   /// Ids already in `response_metadata.context_editing.cleared_tool_inputs`.
   pub cleared_tool_inputs: Option<Vec<String>>,
   /// A token count from the caller's own counter, used instead of counting this message.
@@ -159,20 +281,25 @@ pub struct EditContext {
 /// One operation of a plan, addressed by input index.
 #[napi(object)]
 pub struct PlanOp {
-  /// `remove`, `clear_tool_result` or `clear_tool_inputs`.
+  /// What to do with the message at `index`.
   #[napi(
     js_name = "type",
-    ts_type = "'remove' | 'clear_tool_result' | 'clear_tool_inputs'"
+    ts_type = "'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls'"
   )]
   pub op_type: String,
   pub index: u32,
   /// `clear_tool_result`: the new content.
   pub placeholder: Option<String>,
-  /// `clear_tool_result`: `response_metadata.context_editing.strategy`.
+  /// `clear_tool_result` / `truncate_tool_result`: `response_metadata.context_editing.strategy`.
   pub strategy: Option<String>,
-  /// `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`.
+  /// `truncate_tool_result`: UTF-16 code units of the text to keep (never splits a surrogate pair).
+  pub keep: Option<u32>,
+  /// `truncate_tool_result`: text appended after the kept head.
+  pub marker: Option<String>,
+  /// `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`;
+  /// `remove_tool_calls`: positions in `tool_calls` to remove.
   pub call_indices: Option<Vec<u32>>,
-  /// `clear_tool_inputs`: the ids of those calls.
+  /// `clear_tool_inputs` / `remove_tool_calls`: the ids of those calls.
   pub tool_call_ids: Option<Vec<String>>,
   /// `clear_tool_inputs`: the complete new `cleared_tool_inputs` list (sorted, de-duplicated).
   pub cleared_tool_inputs: Option<Vec<String>>,
@@ -206,7 +333,36 @@ pub struct AppliedEdit {
   pub edit_type: String,
   pub triggered: bool,
   pub cleared_tool_uses: u32,
+  /// Tokens this edit freed.
   pub cleared_input_tokens: f64,
+  /// Messages it removed (trimming, stripping, summarizing, pair repair).
+  pub removed_messages: u32,
+  /// Assistant messages whose reasoning it removed.
+  pub cleared_thinking_turns: u32,
+  /// Tool results it truncated.
+  pub truncated_tool_results: u32,
+  /// Tool calls removed from assistant messages that keep their text.
+  pub removed_tool_calls: u32,
+}
+
+/// A summary the caller must write (a `summarize` edit fired): send `prompt` to a model, then put
+/// `prefix + "\n\n" + summary` in a message of `role` at `insertAt`, in place of `replaced`.
+#[napi(object)]
+pub struct SummaryRequest {
+  /// Input indices of the messages the summary replaces (each also has a `remove` op).
+  pub replaced: Vec<u32>,
+  /// Input index where the summary message goes.
+  pub insert_at: u32,
+  /// Input indices rendered into the prompt (the newest of `replaced` within `trimTokensToSummarize`).
+  pub summarized: Vec<u32>,
+  pub prompt: String,
+  pub prefix: String,
+  #[napi(ts_type = "'user' | 'assistant'")]
+  pub role: String,
+  pub model: Option<String>,
+  pub max_tokens: Option<u32>,
+  /// Tokens of the replaced messages.
+  pub tokens_replaced: f64,
 }
 
 /// A recoverable oddity, reported instead of thrown.
@@ -244,7 +400,10 @@ pub struct EditReport {
 /// The decision for one request.
 #[napi(object)]
 pub struct EditPlan {
+  /// Operations by input index, sorted; several for one index apply in the order given.
   pub ops: Vec<PlanOp>,
+  /// Present when a `summarize` edit fired.
+  pub summary: Option<SummaryRequest>,
   pub report: EditReport,
 }
 
@@ -265,6 +424,10 @@ pub struct TokenCountResult {
 
 fn idx(i: usize) -> u32 {
   u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+fn count(n: u64) -> u32 {
+  u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 #[allow(clippy::cast_precision_loss)]
@@ -297,6 +460,8 @@ fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
     content_length: m.content_length.map(u64::from),
     other: m.other,
     other_length: m.other_length.map(u64::from),
+    thinking: m.thinking,
+    thinking_length: m.thinking_length.map(u64::from),
     images: m.images.unwrap_or(0),
     tool_calls: m
       .tool_calls
@@ -313,6 +478,7 @@ fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
     tool_call_id: m.tool_call_id,
     name: m.name,
     cleared: m.cleared.unwrap_or(false),
+    truncated: m.truncated.unwrap_or(false),
     cleared_tool_inputs: m.cleared_tool_inputs.unwrap_or_default(),
     tokens: m.tokens.map(u64::from),
   })
@@ -356,6 +522,17 @@ impl From<core::EditPlan> for EditPlan {
     let r = p.report;
     Self {
       ops: p.ops.into_iter().map(PlanOp::from).collect(),
+      summary: p.summary.map(|q| SummaryRequest {
+        replaced: q.replaced.into_iter().map(idx).collect(),
+        insert_at: idx(q.insert_at),
+        summarized: q.summarized.into_iter().map(idx).collect(),
+        prompt: q.prompt,
+        prefix: q.prefix,
+        role: q.role.as_str().to_owned(),
+        model: q.model,
+        max_tokens: q.max_tokens.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        tokens_replaced: num(q.tokens_replaced),
+      }),
       report: EditReport {
         triggered: r.triggered,
         tokens_before: num(r.tokens_before),
@@ -397,6 +574,10 @@ impl From<core::EditPlan> for EditPlan {
             triggered: a.triggered,
             cleared_tool_uses: u32::try_from(a.cleared_tool_uses).unwrap_or(u32::MAX),
             cleared_input_tokens: num(a.cleared_input_tokens),
+            removed_messages: count(a.removed_messages),
+            cleared_thinking_turns: count(a.cleared_thinking_turns),
+            truncated_tool_results: count(a.truncated_tool_results),
+            removed_tool_calls: count(a.removed_tool_calls),
           })
           .collect(),
         token_count_method: r.token_count_method.to_owned(),
@@ -417,6 +598,8 @@ impl From<core::Op> for PlanOp {
       index: idx(op.index()),
       placeholder: None,
       strategy: None,
+      keep: None,
+      marker: None,
       call_indices: None,
       tool_call_ids: None,
       cleared_tool_inputs: None,
@@ -441,6 +624,27 @@ impl From<core::Op> for PlanOp {
         out.call_indices = Some(call_indices.into_iter().map(idx).collect());
         out.tool_call_ids = Some(tool_call_ids);
         out.cleared_tool_inputs = Some(cleared_tool_inputs);
+      }
+      core::Op::TruncateToolResult {
+        keep,
+        marker,
+        strategy,
+        ..
+      } => {
+        out.op_type = "truncate_tool_result".into();
+        out.keep = Some(u32::try_from(keep).unwrap_or(u32::MAX));
+        out.marker = Some(marker);
+        out.strategy = Some(strategy.to_owned());
+      }
+      core::Op::RemoveThinking { .. } => out.op_type = "remove_thinking".into(),
+      core::Op::RemoveToolCalls {
+        call_indices,
+        tool_call_ids,
+        ..
+      } => {
+        out.op_type = "remove_tool_calls".into();
+        out.call_indices = Some(call_indices.into_iter().map(idx).collect());
+        out.tool_call_ids = Some(tool_call_ids);
       }
       _ => out.op_type = "remove".into(),
     }

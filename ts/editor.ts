@@ -1,6 +1,13 @@
 import { ContextEditorError, fromNative } from './errors.js'
 import { NativeContextEditor } from './native.js'
-import type { EditContext as WireContext, EditorOptions, EditPlan, EditReport, TokenCountResult } from './native.js'
+import type {
+  EditContext as WireContext,
+  EditorOptions,
+  EditPlan,
+  EditReport,
+  SummaryRequest,
+  TokenCountResult,
+} from './native.js'
 import { type AnyMessage, applyPlan, systemPromptText, toWireMessages } from './wire.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
@@ -18,6 +25,13 @@ export interface EditContext {
   model?: string | null
   /** Token counts from your own counter, per message index (like LangChain's `tokenCounter`). */
   messageTokens?: ReadonlyArray<number | null | undefined> | null
+  /**
+   * Writes the summary when a `summarize` edit fires: called with the planned request (its `prompt`
+   * is ready to send to a model), returns the summary text. `edit` needs a synchronous function;
+   * `editAsync` also accepts one returning a Promise. Without it, the messages are kept and the
+   * report warns `summary_skipped`.
+   */
+  summarize?: ((request: SummaryRequest) => string | Promise<string>) | null
 }
 
 /** The result of `edit`: a new array (unchanged messages are the same objects) and the report. */
@@ -48,6 +62,7 @@ export class ContextEditor {
   readonly options: Readonly<EditorOptions>
   readonly #native: NativeContextEditor
   readonly #sendText: boolean
+  readonly #sendToolText: boolean
   readonly #placeholders: ReadonlySet<string>
 
   constructor(options: EditorOptions | null = {}) {
@@ -57,17 +72,26 @@ export class ContextEditor {
       throw fromNative(e)
     }
     this.options = Object.freeze({ ...(options ?? {}) })
-    // Model and estimate modes count the text itself; approx mode only needs lengths.
-    this.#sendText = options?.tokenCountMethod === 'model' || options?.tokenCountMethod === 'estimate'
+    const edits: ReadonlyArray<{ type?: string; placeholder?: string | null }> =
+      (options?.edits as ReadonlyArray<{ type?: string; placeholder?: string | null }> | null | undefined) ?? [
+        { type: 'clear_tool_uses', ...(options ?? {}) },
+      ]
+    // Model and estimate modes count the text itself, and a summary prompt quotes it; approx mode
+    // only needs lengths (truncation needs the text of tool results, to cut between characters).
+    this.#sendText =
+      options?.tokenCountMethod === 'model' ||
+      options?.tokenCountMethod === 'estimate' ||
+      edits.some((e) => e.type === 'summarize')
+    this.#sendToolText = edits.some((e) => e.type === 'truncate_tool_results')
     const placeholders = new Set<string>()
-    const edits: ReadonlyArray<{ placeholder?: string | null }> = options?.edits ?? [options ?? {}]
-    for (const e of edits) placeholders.add(e.placeholder ?? '[cleared]')
+    for (const e of edits) if ((e.type ?? 'clear_tool_uses') === 'clear_tool_uses') placeholders.add(e.placeholder ?? '[cleared]')
     this.#placeholders = placeholders
   }
 
   #wire(messages: unknown, context: EditContext | null | undefined): [ReturnType<typeof toWireMessages>, WireContext] {
     const wire = toWireMessages(messages, {
       sendText: this.#sendText,
+      sendToolText: this.#sendToolText,
       placeholders: this.#placeholders,
       messageTokens: context?.messageTokens ?? undefined,
     })
@@ -105,13 +129,24 @@ export class ContextEditor {
    */
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
     const plan = this.plan(messages, context)
-    return { messages: applyPlan(messages, plan), report: plan.report }
+    let summary: string | undefined
+    if (plan.summary && context?.summarize) {
+      const written = context.summarize(plan.summary)
+      if (typeof (written as Promise<string>)?.then === 'function') {
+        throw new ContextEditorError('INVALID_CONTEXT', 'context.summarize: returned a Promise (use `editAsync` for an asynchronous summarizer)', {
+          path: 'summarize',
+        })
+      }
+      summary = checkSummary(written)
+    }
+    return finish(messages, plan, summary)
   }
 
-  /** `edit` with the counting and planning on the libuv thread pool. */
+  /** `edit` with the counting and planning on the libuv thread pool; `context.summarize` may be async. */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
     const plan = await this.planAsync(messages, context)
-    return { messages: applyPlan(messages, plan), report: plan.report }
+    const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
+    return finish(messages, plan, summary)
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -143,6 +178,26 @@ export class ContextEditor {
   clearCache(): void {
     this.#native.clearCache()
   }
+}
+
+function checkSummary(written: unknown): string {
+  if (typeof written !== 'string') {
+    throw new ContextEditorError('INVALID_CONTEXT', `context.summarize: expected a string summary, got ${typeof written}`, {
+      path: 'summarize',
+    })
+  }
+  return written
+}
+
+function finish<T extends AnyMessage>(messages: readonly T[], plan: EditPlan, summary: string | undefined): EditResult<T> {
+  const report = plan.report
+  if (plan.summary && summary === undefined) {
+    report.warnings.push({
+      code: 'summary_skipped',
+      message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
+    })
+  }
+  return { messages: applyPlan(messages, plan, { summary }), report }
 }
 
 function contextError(field: string, what: string): ContextEditorError {

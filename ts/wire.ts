@@ -5,7 +5,7 @@
 // copies of @langchain/core).
 
 import { invalidMessage } from './errors.js'
-import type { EditPlan, PlanOp, WireMessage, WireToolCall } from './native.js'
+import type { EditPlan, PlanOp, SummaryRequest, WireMessage, WireToolCall } from './native.js'
 
 /** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
 export type AnyMessage = Record<string, any>
@@ -15,8 +15,10 @@ export type MessageShape = 'langchain' | 'stored' | 'openai'
 
 /** What the converter needs to know about the call. */
 export interface WireOptions {
-  /** Send text (exact counting) or only lengths (approx counting). */
+  /** Send text (exact counting, summaries) or only lengths (approx counting). */
   sendText: boolean
+  /** Send the text of tool results even when `sendText` is off (truncation needs surrogate-safe cuts). */
+  sendToolText?: boolean
   /** Placeholders of the clearing edits: an OpenAI tool message whose content equals one is already cleared. */
   placeholders?: ReadonlySet<string>
   /** Token counts supplied by the caller, per message index. */
@@ -104,18 +106,24 @@ function stringify(v: unknown, i: number, field: string): string {
 interface ContentParts {
   text: string
   other: string
+  thinking: string
   images: number
 }
 
+const THINKING_BLOCKS = new Set(['thinking', 'redacted_thinking', 'reasoning'])
+/** `additional_kwargs` keys where providers keep reasoning (DeepSeek/Qwen, OpenAI responses). */
+const REASONING_KWARGS = ['reasoning_content', 'reasoning'] as const
+
 /** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
 function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<string>): ContentParts {
-  if (content === undefined || content === null) return { text: '', other: '', images: 0 }
-  if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', images: 0 }
+  if (content === undefined || content === null) return { text: '', other: '', thinking: '', images: 0 }
+  if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', thinking: '', images: 0 }
   if (!Array.isArray(content)) {
     throw invalidMessage(i, 'content', `expected a string or an array of content blocks, got ${describe(content)}`)
   }
   let text = ''
   const other: unknown[] = []
+  const thinking: unknown[] = []
   let images = 0
   for (let b = 0; b < content.length; b++) {
     const block = content[b]
@@ -134,6 +142,10 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
       images++
       continue
     }
+    if (THINKING_BLOCKS.has(block.type)) {
+      thinking.push(block)
+      continue
+    }
     // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
     if (block.type === 'tool_use' && typeof block.id === 'string' && mirroredToolUse.has(block.id)) continue
     other.push(block)
@@ -142,7 +154,11 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   if (otherText && !otherText.isWellFormed()) {
     throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
   }
-  return { text, other: otherText, images }
+  const thinkingText = thinking.length ? stringify(thinking, i, 'content') : ''
+  if (thinkingText && !thinkingText.isWellFormed()) {
+    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  }
+  return { text, other: otherText, thinking: thinkingText, images }
 }
 
 interface CallView {
@@ -201,15 +217,29 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const p = partsOf(m, i)
   const { calls, raw } = callsOf(p, i)
   const mirrored = new Set(calls.map((c) => c.id))
-  const { text, other, images } = contentParts(p.fields.content, i, mirrored)
+  const parts = contentParts(p.fields.content, i, mirrored)
+  const { text, other, images } = parts
+  let thinking = parts.thinking
+  const ak = p.fields.additional_kwargs
+  if (ak !== null && typeof ak === 'object') {
+    for (const key of REASONING_KWARGS) {
+      const v = ak[key]
+      if (v === undefined || v === null) continue
+      const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
+      if (!s.isWellFormed()) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+      thinking += s
+    }
+  }
   const wire: WireMessage = { role: p.role as WireMessage['role'] }
-  if (opts.sendText) {
+  const sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
+  if (sendText) {
     if (text) wire.content = text
     if (other) wire.other = other
   } else {
     if (text) wire.contentLength = text.length
     if (other) wire.otherLength = other.length
   }
+  if (thinking) wire.thinkingLength = thinking.length
   if (images) wire.images = images
   if (calls.length) {
     wire.toolCalls = calls.map((c): WireToolCall =>
@@ -228,6 +258,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const ce = metadataOf(p)?.context_editing
   if (ce && typeof ce === 'object') {
     if (ce.cleared === true) wire.cleared = true
+    if (ce.truncated === true) wire.truncated = true
     if (Array.isArray(ce.cleared_tool_inputs)) {
       wire.clearedToolInputs = ce.cleared_tool_inputs.filter((x: unknown): x is string => typeof x === 'string')
     }
@@ -344,20 +375,128 @@ function clearedInputs(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
   return copy
 }
 
+/** The text of a message's content: the string, or its text blocks joined. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  let text = ''
+  for (const b of content) {
+    if (typeof b === 'string') text += b
+    else if (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string') text += b.text
+  }
+  return text
+}
+
+function truncatedResult(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  let head = textOf(p.fields.content).slice(0, op.keep ?? 0)
+  // Never end on the first half of a surrogate pair.
+  const last = head.charCodeAt(head.length - 1)
+  if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1)
+  const content = head + (op.marker ?? '')
+  if (p.shape === 'openai') return { ...m, content }
+  const md = metadataOf(p) ?? {}
+  const response_metadata = {
+    ...md,
+    context_editing: { ...(md.context_editing ?? {}), truncated: true, strategy: op.strategy ?? 'truncate_tool_results' },
+  }
+  if (p.shape === 'stored') return { ...m, data: { ...p.fields, content, response_metadata } }
+  const copy = shallowClone(m)
+  patch(copy, { content, response_metadata })
+  return copy
+}
+
+function withoutThinking(m: AnyMessage, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  const fields: Record<string, unknown> = {}
+  if (Array.isArray(p.fields.content)) {
+    fields.content = p.fields.content.filter((b: any) => !(b && typeof b === 'object' && THINKING_BLOCKS.has(b.type)))
+  }
+  const ak = p.fields.additional_kwargs
+  if (ak && typeof ak === 'object' && REASONING_KWARGS.some((k) => k in ak)) {
+    const rest = { ...ak }
+    for (const k of REASONING_KWARGS) delete rest[k]
+    fields.additional_kwargs = rest
+  }
+  if (p.shape === 'openai') return { ...m, ...fields }
+  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
+  const copy = shallowClone(m)
+  patch(copy, fields)
+  return copy
+}
+
+function withoutCalls(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  const positions = new Set(op.callIndices ?? [])
+  const ids = new Set(op.toolCallIds ?? [])
+  const tool_calls = (p.fields.tool_calls as any[]).filter((_, k) => !positions.has(k))
+  if (p.shape === 'openai') {
+    const out: AnyMessage = { ...m, tool_calls }
+    // OpenAI rejects an empty `tool_calls` array.
+    if (tool_calls.length === 0) delete out.tool_calls
+    return out
+  }
+  const fields: Record<string, unknown> = { tool_calls }
+  if (Array.isArray(p.fields.content)) {
+    fields.content = p.fields.content.filter((b: any) => !(b && typeof b === 'object' && b.type === 'tool_use' && ids.has(b.id)))
+  }
+  const ak = p.fields.additional_kwargs
+  if (ak && typeof ak === 'object' && Array.isArray(ak.tool_calls)) {
+    fields.additional_kwargs = { ...ak, tool_calls: ak.tool_calls.filter((c: any) => !(c && ids.has(c.id))) }
+  }
+  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
+  const copy = shallowClone(m)
+  patch(copy, fields)
+  return copy
+}
+
+/** What `applyPlan` should do with a summary the plan asks for. */
+export interface ApplyOptions {
+  /** The summary text from the model; without it, the messages a summary would replace are kept. */
+  summary?: string
+}
+
+/** A summary message in the shape (and, for LangChain instances, the class) of the conversation. */
+function summaryMessage(messages: readonly AnyMessage[], request: SummaryRequest, summary: string): AnyMessage {
+  const content = `${request.prefix}\n\n${summary}`
+  const additional_kwargs = { lc_source: 'summarization' }
+  const lcType = request.role === 'user' ? 'human' : 'ai'
+  const sample = messages[request.insertAt]
+  const p = partsOf(sample, request.insertAt)
+  if (p.shape === 'openai') return { role: request.role, content }
+  if (p.shape === 'stored') return { type: lcType, data: { content, additional_kwargs, response_metadata: {} } }
+  if (isLangChainInstance(sample)) {
+    // Reuse the conversation's own class for the role, so the output stays one @langchain/core copy.
+    const peer = messages.find((m, k) => isLangChainInstance(m) && partsOf(m, k).role === request.role)
+    if (peer) return new (peer.constructor as new (fields: object) => AnyMessage)({ content, additional_kwargs })
+  }
+  return { type: lcType, content, additional_kwargs }
+}
+
 /**
  * Applies a plan to the caller's messages: a new array; unchanged messages are the same objects,
- * changed ones are new objects of the same class with only the edited fields different.
+ * changed ones are new objects of the same class with only the edited fields different. Several
+ * operations for one index apply in the order given.
  */
-export function applyPlan<T extends AnyMessage>(messages: readonly T[], plan: Pick<EditPlan, 'ops'>): T[] {
+export function applyPlan<T extends AnyMessage>(
+  messages: readonly T[],
+  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
+  options: ApplyOptions = {},
+): T[] {
+  const request = plan.summary ?? undefined
+  const summarize = request !== undefined && options.summary !== undefined
   if (plan.ops.length === 0) return messages.slice()
+  const kept = new Set(request && !summarize ? request.replaced : [])
   const byIndex = new Map<number, PlanOp[]>()
   for (const op of plan.ops) {
+    if (op.type === 'remove' && kept.has(op.index)) continue
     const list = byIndex.get(op.index)
     if (list) list.push(op)
     else byIndex.set(op.index, [op])
   }
   const out: T[] = []
   for (let i = 0; i < messages.length; i++) {
+    if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
     const ops = byIndex.get(i)
     if (!ops) {
       out.push(messages[i])
@@ -368,7 +507,10 @@ export function applyPlan<T extends AnyMessage>(messages: readonly T[], plan: Pi
     for (const op of ops) {
       if (op.type === 'remove') removed = true
       else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
+      else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i)
+      else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
       else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
+      else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i)
     }
     if (!removed) out.push(m as T)
   }

@@ -63,8 +63,10 @@ export function makeEditor(options: EditorOptions, where: string): ContextEditor
 
 /** The placeholders of the clearing edits (an OpenAI/Anthropic tool result equal to one is already cleared). */
 export function placeholdersOf(options: EditorOptions): Set<string> {
-  const edits: ReadonlyArray<{ placeholder?: string | null }> = options.edits ?? [options]
-  return new Set(edits.map((e) => e.placeholder ?? '[cleared]'))
+  const edits = (options.edits ?? [options]) as ReadonlyArray<{ type?: string; placeholder?: string | null }>
+  return new Set(
+    edits.filter((e) => (e.type ?? 'clear_tool_uses') === 'clear_tool_uses').map((e) => e.placeholder ?? '[cleared]'),
+  )
 }
 
 /** Token thresholds of the triggers, for marking them on the context map. */

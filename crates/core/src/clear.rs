@@ -13,6 +13,7 @@ pub(crate) struct Facts {
   pub tokens: u64,
   pub messages: usize,
   pub tool_uses: usize,
+  pub turns: usize,
   pub max_input_tokens: Option<u64>,
 }
 
@@ -40,6 +41,9 @@ pub(crate) fn is_triggered(trigger: &[Trigger], f: &Facts) -> bool {
     if t.tool_uses.is_some_and(|n| (f.tool_uses as u64) < n) {
       return false;
     }
+    if t.turns.is_some_and(|n| (f.turns as u64) < n) {
+      return false;
+    }
     if let Some(fraction) = t.fraction {
       let Some(max) = f.max_input_tokens else {
         return false;
@@ -62,23 +66,13 @@ pub(crate) fn clear_tool_uses(
   cleared_inputs: &mut Vec<ClearedInput>,
   warnings: &mut Vec<Warning>,
 ) -> AppliedEdit {
-  let mut applied = AppliedEdit {
-    edit_type: "clear_tool_uses",
-    triggered: false,
-    cleared_tool_uses: 0,
-    cleared_input_tokens: 0,
-  };
+  let mut applied = AppliedEdit::new("clear_tool_uses");
   let pairs = draft.pair();
   let candidates: Vec<usize> = draft
     .alive()
     .filter(|&i| draft.msgs[i].role == crate::Role::Tool)
     .collect();
-  let facts = Facts {
-    tokens: draft.tokens(),
-    messages: draft.alive_count(),
-    tool_uses: candidates.len(),
-    max_input_tokens,
-  };
+  let facts = crate::strategies::facts(draft, max_input_tokens);
   if max_input_tokens.is_none()
     && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_)))
   {
@@ -157,7 +151,9 @@ impl Clearing<'_> {
     let tool_name = tool_name.to_owned();
     let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
     draft.clear_result(i, &self.edit.placeholder, CLEAR_TOOL_USES_STRATEGY);
-    if self.edit.clear_tool_inputs.applies_to(&tool_name) {
+    if self.edit.clear_tool_inputs.applies_to(&tool_name)
+      && !draft.slots[ai].removed_calls.contains(&k)
+    {
       if !draft.slots[ai].cleared_args.contains(&k) {
         self.cleared_inputs.push(ClearedInput {
           index: ai,

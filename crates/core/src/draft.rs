@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::message::{Message, Role};
-use crate::plan::{Op, Warning};
+use crate::plan::{Op, Warning, TRUNCATE_STRATEGY};
 use crate::tokens::{Counter, Measure};
 
 /// One message's state during planning.
@@ -16,6 +16,21 @@ pub(crate) struct Slot {
   pub measure: Measure,
   /// Calls whose arguments this call cleared (positions in `tool_calls`).
   pub cleared_args: BTreeSet<usize>,
+  /// Calls this call removed (positions in `tool_calls`).
+  pub removed_calls: BTreeSet<usize>,
+  /// Current size of the tool-calls part.
+  pub calls_size: u64,
+  /// Whether this call removed the message's reasoning.
+  pub removed_thinking: bool,
+  /// `(keep, marker)` when this call truncated the result.
+  pub truncated: Option<(usize, String)>,
+}
+
+impl Slot {
+  /// Whether the message's content was replaced (cleared or truncated) by this call.
+  pub fn content_replaced(&self) -> bool {
+    self.cleared.is_some() || self.truncated.is_some()
+  }
 }
 
 /// Where a tool result's call is: (assistant message index, position in its `tool_calls`).
@@ -41,8 +56,12 @@ impl<'m, 'c> Draft<'m, 'c> {
           removed: false,
           cleared: None,
           size: measure.total,
+          calls_size: measure.calls_total,
           measure,
           cleared_args: BTreeSet::new(),
+          removed_calls: BTreeSet::new(),
+          removed_thinking: false,
+          truncated: None,
         }
       })
       .collect();
@@ -92,6 +111,9 @@ impl<'m, 'c> Draft<'m, 'c> {
       match m.role {
         Role::Assistant => {
           for (k, call) in m.tool_calls.iter().enumerate() {
+            if self.slots[i].removed_calls.contains(&k) {
+              continue;
+            }
             let entry = open.entry(call.id.as_str()).or_insert(Open {
               ai: i,
               calls: Vec::new(),
@@ -126,7 +148,7 @@ impl<'m, 'c> Draft<'m, 'c> {
     self
       .alive()
       .filter(|&i| self.msgs[i].role == Role::Assistant)
-      .flat_map(|i| (0..self.msgs[i].tool_calls.len()).map(move |k| (i, k)))
+      .flat_map(|i| self.live_calls(i).into_iter().map(move |k| (i, k)))
       .filter(|r| !answered.contains(r))
       .collect()
   }
@@ -140,13 +162,69 @@ impl<'m, 'c> Draft<'m, 'c> {
     slot.cleared = Some((placeholder.to_owned(), strategy));
   }
 
+  /// Positions of the calls of message `i` that are still there.
+  pub fn live_calls(&self, i: usize) -> Vec<usize> {
+    (0..self.msgs[i].tool_calls.len())
+      .filter(|k| !self.slots[i].removed_calls.contains(k))
+      .collect()
+  }
+
+  /// Removes the reasoning of message `i`.
+  pub fn remove_thinking(&mut self, i: usize) {
+    let slot = &mut self.slots[i];
+    if !slot.removed_thinking {
+      slot.removed_thinking = true;
+      let freed = slot.measure.thinking.min(slot.size);
+      slot.size -= freed;
+      self.total -= freed;
+    }
+  }
+
+  /// Removes calls `ks` of assistant message `i`, keeping the message.
+  pub fn remove_calls(&mut self, i: usize, ks: &[usize]) {
+    let approx = self.counter.method == crate::TokenCountMethod::Approx;
+    let slot = &mut self.slots[i];
+    for &k in ks {
+      if !slot.removed_calls.insert(k) {
+        continue;
+      }
+      let mut sub = slot.measure.calls[k];
+      if slot.cleared_args.contains(&k) {
+        sub = sub.saturating_sub(slot.measure.args[k].saturating_sub(slot.measure.empty_args));
+      }
+      let sub = sub.min(slot.calls_size).min(slot.size);
+      slot.calls_size -= sub;
+      slot.size -= sub;
+      self.total -= sub;
+    }
+    // LangChain's approximation counts the tool-calls JSON only while there are calls.
+    if approx && slot.removed_calls.len() == self.msgs[i].tool_calls.len() {
+      let rest = slot.calls_size.min(slot.size);
+      slot.calls_size = 0;
+      slot.size -= rest;
+      self.total -= rest;
+    }
+  }
+
+  /// Truncates tool result `i` to `keep` UTF-16 units (`head`, when the text is known) + `marker`.
+  pub fn truncate(&mut self, i: usize, keep: usize, head: Option<&str>, marker: String) {
+    let size = self
+      .counter
+      .truncated_size(&self.msgs[i], head.unwrap_or(""), keep as u64, &marker);
+    let slot = &mut self.slots[i];
+    self.total = self.total - slot.size + size;
+    slot.size = size;
+    slot.truncated = Some((keep, marker));
+  }
+
   /// Clears the arguments of call `k` of assistant message `i`.
   pub fn clear_args(&mut self, i: usize, k: usize) {
     let slot = &mut self.slots[i];
     if slot.cleared_args.insert(k) {
       let freed = slot.measure.args[k].saturating_sub(slot.measure.empty_args);
-      let freed = freed.min(slot.size);
+      let freed = freed.min(slot.size).min(slot.calls_size);
       slot.size -= freed;
+      slot.calls_size -= freed;
       self.total -= freed;
     }
   }
@@ -165,11 +243,25 @@ impl<'m, 'c> Draft<'m, 'c> {
           placeholder,
           strategy,
         });
+      } else if let Some((keep, marker)) = slot.truncated {
+        ops.push(Op::TruncateToolResult {
+          index: i,
+          keep,
+          marker,
+          strategy: TRUNCATE_STRATEGY,
+        });
       }
-      if !slot.cleared_args.is_empty() {
-        let m = &self.msgs[i];
-        let call_indices: Vec<usize> = slot.cleared_args.into_iter().collect();
-        let tool_call_ids: Vec<String> = call_indices
+      if slot.removed_thinking {
+        ops.push(Op::RemoveThinking { index: i });
+      }
+      let m = &self.msgs[i];
+      let cleared: Vec<usize> = slot
+        .cleared_args
+        .difference(&slot.removed_calls)
+        .copied()
+        .collect();
+      if !cleared.is_empty() {
+        let tool_call_ids: Vec<String> = cleared
           .iter()
           .map(|&k| m.tool_calls[k].id.clone())
           .collect();
@@ -181,9 +273,21 @@ impl<'m, 'c> Draft<'m, 'c> {
           .collect();
         ops.push(Op::ClearToolInputs {
           index: i,
-          call_indices,
+          call_indices: cleared,
           tool_call_ids,
           cleared_tool_inputs: all.into_iter().collect(),
+        });
+      }
+      if !slot.removed_calls.is_empty() {
+        let call_indices: Vec<usize> = slot.removed_calls.iter().copied().collect();
+        let tool_call_ids = call_indices
+          .iter()
+          .map(|&k| m.tool_calls[k].id.clone())
+          .collect();
+        ops.push(Op::RemoveToolCalls {
+          index: i,
+          call_indices,
+          tool_call_ids,
         });
       }
     }

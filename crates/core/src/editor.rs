@@ -4,12 +4,21 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::clear::{clear_tool_uses, is_triggered, Facts};
+use std::collections::BTreeSet;
+
+use crate::clear::{clear_tool_uses, is_triggered};
+use crate::draft::CallRef;
 use crate::draft::{dangling_warnings, Draft};
 use crate::error::{Error, Result};
 use crate::message::{Message, Role};
+use crate::options::Trigger;
 use crate::options::{Edit, Options, TokenCountMethod};
+use crate::plan::AppliedEdit;
 use crate::plan::{EditPlan, RemovedOrphan, Report, Warning};
+use crate::strategies::{
+  clear_thinking, facts, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
+};
+use crate::summarize::{answered, plan_summary};
 use crate::tokens::{Counter, Encoding, TokenCache};
 
 /// What the model sees besides the messages, and what the editor should know about the model.
@@ -179,17 +188,34 @@ impl ContextEditor {
       }
     }
 
+    // Calls that have results now; edits that remove messages must not leave them dangling.
+    let answered = answered(&draft.pair());
+    let mut summary = None;
     for edit in &self.options.edits {
-      let applied = match edit {
-        Edit::ClearToolUses(c) => clear_tool_uses(
-          c,
-          &mut draft,
-          max_input_tokens,
-          &mut report.cleared,
-          &mut report.cleared_tool_inputs,
-          &mut report.warnings,
-        ),
-      };
+      let mut applied = AppliedEdit::new(edit.type_name());
+      let before = draft.tokens();
+      match edit {
+        Edit::ClearToolUses(c) => {
+          applied = clear_tool_uses(
+            c,
+            &mut draft,
+            max_input_tokens,
+            &mut report.cleared,
+            &mut report.cleared_tool_inputs,
+            &mut report.warnings,
+          );
+        }
+        Edit::Summarize(s) => {
+          summary = plan_summary(s, &mut draft, max_input_tokens, &mut applied)?
+        }
+        other => {
+          if gate(edit_trigger(other), &draft, max_input_tokens) {
+            applied.triggered = true;
+            run_structural(other, &mut draft, &answered, &mut applied);
+            applied.cleared_input_tokens = before.saturating_sub(draft.tokens());
+          }
+        }
+      }
       report.triggered |= applied.triggered;
       report.applied_edits.push(applied);
     }
@@ -197,25 +223,18 @@ impl ContextEditor {
     report.warnings.extend(dangling_warnings(&draft));
     report.tokens_after = draft.tokens();
     report.messages_after = draft.alive_count();
-    let tool_uses = draft
-      .alive()
-      .filter(|&i| messages[i].role == Role::Tool)
-      .count();
-    let facts = Facts {
-      tokens: report.tokens_after,
-      messages: report.messages_after,
-      tool_uses,
-      max_input_tokens,
-    };
+    let facts = facts(&draft, max_input_tokens);
     report.still_triggered = report.triggered
-      && self.options.edits.iter().any(|e| match e {
-        Edit::ClearToolUses(c) => is_triggered(&c.trigger, &facts),
-      });
+      && self
+        .options
+        .edits
+        .iter()
+        .any(|e| edit_trigger(e).is_some_and(|t| is_triggered(t, &facts)));
     if report.still_triggered {
       report.warnings.push(Warning {
         code: "still_over_trigger",
         message: format!(
-          "{} tokens after editing still meet the trigger; clearing alone cannot bring this request under budget (add a summarize or trimming edit)",
+          "{} tokens after editing still meet a trigger; these edits cannot bring this request under budget (add a summarize or trimming edit)",
           report.tokens_after
         ),
         index: None,
@@ -235,6 +254,7 @@ impl ContextEditor {
     }
     Ok(EditPlan {
       ops: draft.into_ops(),
+      summary,
       report,
     })
   }
@@ -261,6 +281,43 @@ impl ContextEditor {
       encoding: (counter.method != TokenCountMethod::Approx).then_some(counter.encoding.as_str()),
       warnings,
     })
+  }
+}
+
+/// The trigger that decides an edit, if it has one (`None` = always applies).
+fn edit_trigger(edit: &Edit) -> Option<&[Trigger]> {
+  match edit {
+    Edit::ClearToolUses(c) => Some(&c.trigger),
+    Edit::ClearThinking(c) => c.trigger.as_deref(),
+    Edit::LastN(c) | Edit::StripAndTruncate(c) => c.trigger.as_deref(),
+    Edit::StripToolCalls(c) => c.trigger.as_deref(),
+    Edit::TrimTurns(c) => c.trigger.as_deref(),
+    Edit::TruncateToolResults(c) => c.trigger.as_deref(),
+    Edit::Summarize(c) => c.trigger.as_deref(),
+  }
+}
+
+/// Runs an edit that needs no model and no clearing bookkeeping.
+fn run_structural(
+  edit: &Edit,
+  draft: &mut Draft<'_, '_>,
+  answered: &BTreeSet<CallRef>,
+  applied: &mut AppliedEdit,
+) {
+  match edit {
+    Edit::ClearThinking(c) => clear_thinking(draft, c.keep, applied),
+    Edit::LastN(c) => last_n(draft, c.n, answered, applied),
+    Edit::StripToolCalls(_) => strip_tool_calls(draft, answered, applied),
+    Edit::StripAndTruncate(c) => {
+      strip_tool_calls(draft, answered, applied);
+      last_n(draft, c.n, answered, applied);
+    }
+    Edit::TrimTurns(c) => trim_turns(draft, c.max_turns, answered, applied),
+    Edit::TruncateToolResults(c) => {
+      let pairs = draft.pair();
+      truncate_tool_results(draft, c.max_chars, &c.exclude_tools, &pairs, applied);
+    }
+    Edit::ClearToolUses(_) | Edit::Summarize(_) => {}
   }
 }
 

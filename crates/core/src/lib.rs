@@ -37,6 +37,8 @@ mod estimate;
 mod message;
 mod options;
 mod plan;
+mod strategies;
+mod summarize;
 mod tokens;
 
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
@@ -46,13 +48,19 @@ pub use estimate::{
 };
 pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 pub use options::{
-  ClearInputs, ClearToolUses, Edit, Keep, Options, TokenCountMethod, Trigger,
-  DEFAULT_KEEP_MESSAGES, DEFAULT_PLACEHOLDER, DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TRIGGER_TOKENS,
+  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Summarize,
+  SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
+  TruncateToolResults, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
+  DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS, DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS,
+  DEFAULT_PLACEHOLDER, DEFAULT_SUMMARY_PREFIX, DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS,
+  DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS,
+  DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
 };
 pub use plan::{
-  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, Warning,
-  CLEAR_TOOL_USES_STRATEGY,
+  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,
+  Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
+pub use strategies::truncation_marker;
 pub use tokens::{
   Encoding, TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD,
   REPLY_PRIMING, TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD,

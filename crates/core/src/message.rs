@@ -115,6 +115,13 @@ pub struct Message {
   /// UTF-16 length of `other`, when `other` is omitted.
   #[cfg_attr(feature = "serde", serde(default))]
   pub other_length: Option<u64>,
+  /// Reasoning the model produced: serialized `thinking` / `redacted_thinking` blocks and reasoning
+  /// kept in `additional_kwargs` (removable by the `clear_thinking` edit).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub thinking: Option<String>,
+  /// UTF-16 length of `thinking`, when `thinking` is omitted.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub thinking_length: Option<u64>,
   /// Number of image blocks (each counted as [`IMAGE_TOKENS`](crate::IMAGE_TOKENS)).
   #[cfg_attr(feature = "serde", serde(default))]
   pub images: u32,
@@ -134,6 +141,9 @@ pub struct Message {
   /// Whether `response_metadata.context_editing.cleared` is already set.
   #[cfg_attr(feature = "serde", serde(default))]
   pub cleared: bool,
+  /// Whether `response_metadata.context_editing.truncated` is already set.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub truncated: bool,
   /// Ids already listed in `response_metadata.context_editing.cleared_tool_inputs`.
   #[cfg_attr(feature = "serde", serde(default))]
   pub cleared_tool_inputs: Vec<String>,
@@ -152,12 +162,15 @@ impl Message {
       content_length: None,
       other: None,
       other_length: None,
+      thinking: None,
+      thinking_length: None,
       images: 0,
       tool_calls: Vec::new(),
       tool_calls_length: None,
       tool_call_id: None,
       name: None,
       cleared: false,
+      truncated: false,
       cleared_tool_inputs: Vec::new(),
       tokens: None,
     }
@@ -215,6 +228,22 @@ impl Message {
       (None, Some(n)) => n,
       (None, None) => 0,
     }
+  }
+
+  /// UTF-16 length of the reasoning (`thinking`).
+  #[must_use]
+  pub fn thinking_len(&self) -> u64 {
+    match (&self.thinking, self.thinking_length) {
+      (Some(c), _) => utf16_len(c),
+      (None, Some(n)) => n,
+      (None, None) => 0,
+    }
+  }
+
+  /// Whether the message carries reasoning.
+  #[must_use]
+  pub fn has_thinking(&self) -> bool {
+    self.thinking_len() > 0
   }
 
   /// UTF-16 length of the serialized non-text blocks.

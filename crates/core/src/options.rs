@@ -58,6 +58,8 @@ pub struct Trigger {
   pub fraction: Option<f64>,
   /// Fires when there are at least this many tool results (Anthropic `tool_uses`).
   pub tool_uses: Option<u64>,
+  /// Fires when there are at least this many turns (a user message and what follows it).
+  pub turns: Option<u64>,
 }
 
 /// How many tool results to keep intact: exactly one measure.
@@ -141,6 +143,20 @@ impl Default for ClearToolUses {
 pub enum Edit {
   /// Clear old tool results (LangChain `ClearToolUsesEdit`, Anthropic `clear_tool_uses`).
   ClearToolUses(ClearToolUses),
+  /// Remove reasoning from older assistant messages (Anthropic `clear_thinking`).
+  ClearThinking(ClearThinking),
+  /// Keep leading system messages and the last `n` others (Synaptic `LastN`), pair-safe.
+  LastN(LastN),
+  /// Remove tool results and tool-call-only assistant messages (Synaptic `StripToolCalls`).
+  StripToolCalls(Gate),
+  /// `StripToolCalls`, then `LastN(n)` (Synaptic `StripAndTruncate`).
+  StripAndTruncate(LastN),
+  /// Keep the last `max_turns` turns (CE Node TRIMMING).
+  TrimTurns(TrimTurns),
+  /// Cut long tool results to their first `max_chars` characters (CE Node `tool_trim_limit`).
+  TruncateToolResults(TruncateToolResults),
+  /// Replace older messages with a model-written summary (LangChain/DeepAgents, CE Node SUMMARIZING).
+  Summarize(Summarize),
 }
 
 impl Edit {
@@ -149,6 +165,165 @@ impl Edit {
   pub const fn type_name(&self) -> &'static str {
     match self {
       Self::ClearToolUses(_) => "clear_tool_uses",
+      Self::ClearThinking(_) => "clear_thinking",
+      Self::LastN(_) => "last_n",
+      Self::StripToolCalls(_) => "strip_tool_calls",
+      Self::StripAndTruncate(_) => "strip_and_truncate",
+      Self::TrimTurns(_) => "trim_turns",
+      Self::TruncateToolResults(_) => "truncate_tool_results",
+      Self::Summarize(_) => "summarize",
+    }
+  }
+}
+
+/// Every edit `type` name, for error messages.
+pub const EDIT_TYPES: &[&str] = &[
+  "clear_tool_uses",
+  "clear_thinking",
+  "last_n",
+  "strip_tool_calls",
+  "strip_and_truncate",
+  "trim_turns",
+  "truncate_tool_results",
+  "summarize",
+];
+
+/// An optional trigger shared by the structural edits: absent = the edit always applies.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Gate {
+  /// When to apply (ORed list of ANDed conditions); `None` = always.
+  pub trigger: Option<Vec<Trigger>>,
+}
+
+/// How many assistant messages keep their reasoning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThinkingKeep {
+  /// The most recent N assistant messages that carry reasoning keep it.
+  Turns(u64),
+  /// Keep all reasoning (the edit does nothing; useful to keep a prompt cache warm).
+  All,
+}
+
+/// Default number of assistant turns whose reasoning `clear_thinking` keeps (Anthropic's default).
+pub const DEFAULT_THINKING_TURNS: u64 = 1;
+
+/// The `clear_thinking` edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearThinking {
+  /// When to apply; `None` = always.
+  pub trigger: Option<Vec<Trigger>>,
+  /// What to keep.
+  pub keep: ThinkingKeep,
+}
+
+/// The `last_n` / `strip_and_truncate` edits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LastN {
+  /// When to apply; `None` = always.
+  pub trigger: Option<Vec<Trigger>>,
+  /// Non-system messages to keep.
+  pub n: u64,
+}
+
+/// Default number of turns `trim_turns` keeps (CE Node `max_turns`).
+pub const DEFAULT_MAX_TURNS: u64 = 8;
+
+/// The `trim_turns` edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrimTurns {
+  /// When to apply; `None` = always.
+  pub trigger: Option<Vec<Trigger>>,
+  /// Turns to keep.
+  pub max_turns: u64,
+}
+
+/// Default length tool results are cut to (CE Node `tool_trim_limit`).
+pub const DEFAULT_TOOL_TRIM_LIMIT: u64 = 600;
+
+/// The `truncate_tool_results` edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TruncateToolResults {
+  /// When to apply; `None` = always.
+  pub trigger: Option<Vec<Trigger>>,
+  /// Longest kept text, in UTF-16 code units (JavaScript string length), marker included when possible.
+  pub max_chars: u64,
+  /// Tool names whose results are never truncated.
+  pub exclude_tools: Vec<String>,
+}
+
+/// What `summarize` keeps verbatim after the summary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SummaryKeep {
+  /// The last N messages (moved earlier to keep tool calls with their results).
+  Messages(u64),
+  /// The longest suffix that fits this many tokens.
+  Tokens(f64),
+  /// The longest suffix that fits `floor(maxInputTokens * fraction)` tokens.
+  Fraction(f64),
+  /// The last N turns.
+  Turns(u64),
+}
+
+/// LangChain's default summarization prompt (`DEFAULT_SUMMARY_PROMPT` of langchain 1.5.14
+/// `summarization.ts`); `{messages}` is replaced by the rendered conversation.
+pub const DEFAULT_SUMMARY_PROMPT: &str = include_str!("summary_prompt.txt");
+/// LangChain's summary prefix (`DEFAULT_SUMMARY_PREFIX`).
+pub const DEFAULT_SUMMARY_PREFIX: &str = "Here is a summary of the conversation to date:";
+/// LangChain's bound on what is sent to the summarizer (`DEFAULT_TRIM_TOKEN_LIMIT`).
+pub const DEFAULT_TRIM_TOKENS_TO_SUMMARIZE: u64 = 4000;
+/// DeepAgents' trigger with a known input limit: 85 % of it.
+pub const DEEPAGENTS_TRIGGER_FRACTION: f64 = 0.85;
+/// DeepAgents' keep with a known input limit: 10 % of it.
+pub const DEEPAGENTS_KEEP_FRACTION: f64 = 0.10;
+/// DeepAgents' trigger without a known input limit.
+pub const DEEPAGENTS_TRIGGER_TOKENS: f64 = 170_000.0;
+/// DeepAgents' keep without a known input limit.
+pub const DEEPAGENTS_KEEP_MESSAGES: u64 = 6;
+
+/// Which role the summary message has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryRole {
+  /// A human message with `additional_kwargs.lc_source = "summarization"` (LangChain).
+  User,
+  /// An assistant message after the system messages (CE Node).
+  Assistant,
+}
+
+/// The `summarize` edit: the core plans, the shim calls the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summarize {
+  /// When to summarize; `None` = DeepAgents' default (85 % of a known limit, else 170,000 tokens).
+  pub trigger: Option<Vec<Trigger>>,
+  /// What to keep verbatim; `None` = DeepAgents' default (10 % of a known limit, else 6 messages).
+  pub keep: Option<SummaryKeep>,
+  /// Token bound of what is sent to the summarizer (newest messages kept); 0 = no bound.
+  pub trim_tokens_to_summarize: u64,
+  /// Tool results sent to the summarizer are cut to this many characters (CE Node `tool_trim_limit`).
+  pub tool_trim_limit: Option<u64>,
+  /// The prompt; `{messages}` is replaced by the rendered conversation.
+  pub summary_prompt: String,
+  /// Text before the summary in the summary message.
+  pub summary_prefix: String,
+  /// Role of the summary message.
+  pub summary_role: SummaryRole,
+  /// A model the shim should use instead of the agent's own.
+  pub model: Option<String>,
+  /// Output bound the shim passes to the summarizing model (CE Node `max_tokens`, default 400 there).
+  pub max_tokens: Option<u64>,
+}
+
+impl Default for Summarize {
+  fn default() -> Self {
+    Self {
+      trigger: None,
+      keep: None,
+      trim_tokens_to_summarize: DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
+      tool_trim_limit: None,
+      summary_prompt: DEFAULT_SUMMARY_PROMPT.to_owned(),
+      summary_prefix: DEFAULT_SUMMARY_PREFIX.to_owned(),
+      summary_role: SummaryRole::User,
+      model: None,
+      max_tokens: None,
     }
   }
 }
@@ -290,6 +465,18 @@ impl Options {
         .enumerate()
         .map(|(i, e)| parse_edit(e, &format!("edits[{i}]")))
         .collect::<Result<_>>()?;
+      if let Some(i) = options
+        .edits
+        .iter()
+        .position(|e| matches!(e, Edit::Summarize(_)))
+      {
+        if i + 1 != options.edits.len() {
+          return Err(Error::invalid_option(
+            format!("edits[{i}].type"),
+            "`summarize` must be the last edit (its result is written by the model after planning)",
+          ));
+        }
+      }
     } else {
       options.edits = vec![Edit::ClearToolUses(parse_clear_tool_uses(obj, "")?)];
     }
@@ -318,7 +505,7 @@ fn parse_edit(value: &Value, path: &str) -> Result<Edit> {
     None => {
       return Err(Error::invalid_option(
         format!("{path}.type"),
-        "missing edit type (expected \"clear_tool_uses\")",
+        "missing edit type (expected one of clear_tool_uses, clear_thinking, last_n, strip_tool_calls, strip_and_truncate, trim_turns, truncate_tool_results, summarize)",
       ))
     }
   };
@@ -340,11 +527,262 @@ fn parse_edit(value: &Value, path: &str) -> Result<Edit> {
         &format!("{path}."),
       )?))
     }
-    other => Err(Error::invalid_option(
-      format!("{path}.type"),
-      format!("unknown edit type `{other}` (expected \"clear_tool_uses\")"),
+    other => parse_structural_edit(other, obj, path),
+  }
+}
+
+/// Rejects keys of an edit object that are not `type` or in `allowed`.
+fn only_keys(obj: &Map<String, Value>, allowed: &[&str], kind: &str, path: &str) -> Result<()> {
+  for key in obj.keys() {
+    if key != "type" && !allowed.contains(&key.as_str()) {
+      return Err(Error::invalid_option(
+        format!("{path}.{key}"),
+        format!(
+          "unknown option of `{kind}` (expected one of {})",
+          allowed.join(", ")
+        ),
+      ));
+    }
+  }
+  Ok(())
+}
+
+fn optional_trigger(obj: &Map<String, Value>, path: &str) -> Result<Option<Vec<Trigger>>> {
+  match field(obj, "trigger") {
+    None => Ok(None),
+    Some(Value::Array(list)) => {
+      if list.is_empty() {
+        return Err(Error::invalid_option(
+          format!("{path}.trigger"),
+          "expected at least one condition",
+        ));
+      }
+      list
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_trigger(v, &format!("{path}.trigger[{i}]")))
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+    }
+    Some(other) => Ok(Some(vec![parse_trigger(
+      other,
+      &format!("{path}.trigger"),
+    )?])),
+  }
+}
+
+fn required_n(obj: &Map<String, Value>, kind: &str, path: &str) -> Result<u64> {
+  match field(obj, "n") {
+    Some(v) => non_negative_int(v, &format!("{path}.n")),
+    None => Err(Error::invalid_option(
+      format!("{path}.n"),
+      format!("`{kind}` needs `n`, the number of non-system messages to keep"),
     )),
   }
+}
+
+fn parse_structural_edit(kind: &str, obj: &Map<String, Value>, path: &str) -> Result<Edit> {
+  let trigger = || optional_trigger(obj, path);
+  match kind {
+    "clear_thinking" => {
+      only_keys(obj, &["trigger", "keep"], kind, path)?;
+      let keep = match field(obj, "keep") {
+        None => ThinkingKeep::Turns(DEFAULT_THINKING_TURNS),
+        Some(Value::String(s)) if s == "all" => ThinkingKeep::All,
+        Some(Value::Object(k)) => {
+          only_keys(
+            k,
+            &["thinkingTurns"],
+            "clear_thinking.keep",
+            &format!("{path}.keep"),
+          )?;
+          match field(k, "thinkingTurns") {
+            Some(v) => {
+              ThinkingKeep::Turns(non_negative_int(v, &format!("{path}.keep.thinkingTurns"))?)
+            }
+            None => ThinkingKeep::Turns(DEFAULT_THINKING_TURNS),
+          }
+        }
+        Some(other) => {
+          return Err(Error::invalid_option(
+            format!("{path}.keep"),
+            format!(
+              "expected {{ thinkingTurns: N }} or \"all\", got {}",
+              show(other)
+            ),
+          ))
+        }
+      };
+      Ok(Edit::ClearThinking(ClearThinking {
+        trigger: trigger()?,
+        keep,
+      }))
+    }
+    "last_n" | "strip_and_truncate" => {
+      only_keys(obj, &["trigger", "n"], kind, path)?;
+      let edit = LastN {
+        trigger: trigger()?,
+        n: required_n(obj, kind, path)?,
+      };
+      Ok(if kind == "last_n" {
+        Edit::LastN(edit)
+      } else {
+        Edit::StripAndTruncate(edit)
+      })
+    }
+    "strip_tool_calls" => {
+      only_keys(obj, &["trigger"], kind, path)?;
+      Ok(Edit::StripToolCalls(Gate {
+        trigger: trigger()?,
+      }))
+    }
+    "trim_turns" => {
+      only_keys(obj, &["trigger", "maxTurns"], kind, path)?;
+      let max_turns = match field(obj, "maxTurns") {
+        Some(v) => positive_int(v, &format!("{path}.maxTurns"))?,
+        None => DEFAULT_MAX_TURNS,
+      };
+      Ok(Edit::TrimTurns(TrimTurns {
+        trigger: trigger()?,
+        max_turns,
+      }))
+    }
+    "truncate_tool_results" => {
+      only_keys(obj, &["trigger", "maxChars", "excludeTools"], kind, path)?;
+      let max_chars = match field(obj, "maxChars") {
+        Some(v) => positive_int(v, &format!("{path}.maxChars"))?,
+        None => DEFAULT_TOOL_TRIM_LIMIT,
+      };
+      let exclude_tools = match field(obj, "excludeTools") {
+        Some(v) => string_list(v, &format!("{path}.excludeTools"))?,
+        None => Vec::new(),
+      };
+      Ok(Edit::TruncateToolResults(TruncateToolResults {
+        trigger: trigger()?,
+        max_chars,
+        exclude_tools,
+      }))
+    }
+    "summarize" => parse_summarize(obj, path).map(Edit::Summarize),
+    other => Err(Error::invalid_option(
+      format!("{path}.type"),
+      format!(
+        "unknown edit type `{other}` (expected one of {})",
+        EDIT_TYPES.join(", ")
+      ),
+    )),
+  }
+}
+
+const SUMMARIZE_KEYS: &[&str] = &[
+  "trigger",
+  "keep",
+  "trimTokensToSummarize",
+  "toolTrimLimit",
+  "summaryPrompt",
+  "summaryPrefix",
+  "summaryRole",
+  "model",
+  "maxTokens",
+];
+
+fn parse_summarize(obj: &Map<String, Value>, path: &str) -> Result<Summarize> {
+  only_keys(obj, SUMMARIZE_KEYS, "summarize", path)?;
+  let mut s = Summarize {
+    trigger: optional_trigger(obj, path)?,
+    ..Summarize::default()
+  };
+  if let Some(k) = field(obj, "keep") {
+    let at = format!("{path}.keep");
+    let Value::Object(map) = k else {
+      return Err(Error::invalid_option(
+        at,
+        format!(
+          "expected an object with exactly one of messages, tokens, fraction, turns, got {}",
+          type_name(k)
+        ),
+      ));
+    };
+    let set: Vec<(&String, &Value)> = map.iter().filter(|(_, v)| !v.is_null()).collect();
+    for (key, _) in &set {
+      if !matches!(key.as_str(), "messages" | "tokens" | "fraction" | "turns") {
+        return Err(Error::invalid_option(
+          format!("{at}.{key}"),
+          "unknown keep measure (expected messages, tokens, fraction or turns)",
+        ));
+      }
+    }
+    if set.len() != 1 {
+      let got = if set.is_empty() {
+        "none".to_owned()
+      } else {
+        set
+          .iter()
+          .map(|(k, _)| k.as_str())
+          .collect::<Vec<_>>()
+          .join(", ")
+      };
+      return Err(Error::invalid_option(
+        at,
+        format!("exactly one of messages, tokens, fraction, turns (got {got})"),
+      ));
+    }
+    let (key, v) = set[0];
+    let kat = format!("{at}.{key}");
+    s.keep = Some(match key.as_str() {
+      "messages" => SummaryKeep::Messages(non_negative_int(v, &kat)?),
+      "turns" => SummaryKeep::Turns(non_negative_int(v, &kat)?),
+      "tokens" => {
+        let n = number(v, &kat)?;
+        if n < 0.0 {
+          return Err(Error::invalid_option(
+            kat,
+            format!("expected a number >= 0, got {}", show(v)),
+          ));
+        }
+        SummaryKeep::Tokens(n)
+      }
+      _ => {
+        let f = number(v, &kat)?;
+        if !(0.0..=1.0).contains(&f) {
+          return Err(Error::invalid_option(
+            kat,
+            format!("expected a number in [0, 1], got {}", show(v)),
+          ));
+        }
+        SummaryKeep::Fraction(f)
+      }
+    });
+  }
+  if let Some(v) = field(obj, "trimTokensToSummarize") {
+    s.trim_tokens_to_summarize = non_negative_int(v, &format!("{path}.trimTokensToSummarize"))?;
+  }
+  if let Some(v) = field(obj, "toolTrimLimit") {
+    s.tool_trim_limit = Some(positive_int(v, &format!("{path}.toolTrimLimit"))?);
+  }
+  if let Some(v) = opt_string(obj, "summaryPrompt", &format!("{path}.summaryPrompt"))? {
+    s.summary_prompt = v;
+  }
+  if let Some(v) = opt_string(obj, "summaryPrefix", &format!("{path}.summaryPrefix"))? {
+    s.summary_prefix = v;
+  }
+  if let Some(v) = field(obj, "summaryRole") {
+    s.summary_role = match v.as_str() {
+      Some("user" | "human") => SummaryRole::User,
+      Some("assistant" | "ai") => SummaryRole::Assistant,
+      _ => {
+        return Err(Error::invalid_option(
+          format!("{path}.summaryRole"),
+          format!("expected \"user\" or \"assistant\", got {}", show(v)),
+        ))
+      }
+    };
+  }
+  s.model = opt_string(obj, "model", &format!("{path}.model"))?;
+  if let Some(v) = field(obj, "maxTokens") {
+    s.max_tokens = Some(positive_int(v, &format!("{path}.maxTokens"))?);
+  }
+  Ok(s)
 }
 
 fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<ClearToolUses> {
@@ -421,7 +859,7 @@ fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
     return Err(Error::invalid_option(
       path,
       format!(
-        "expected an object with tokens, messages, fraction or toolUses, got {}",
+        "expected an object with tokens, messages, fraction, toolUses or turns, got {}",
         type_name(value)
       ),
     ));
@@ -436,6 +874,7 @@ fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
       "tokens" => t.tokens = Some(positive_number(v, &at)?),
       "messages" => t.messages = Some(positive_int(v, &at)?),
       "toolUses" => t.tool_uses = Some(positive_int(v, &at)?),
+      "turns" => t.turns = Some(positive_int(v, &at)?),
       "fraction" => {
         let f = number(v, &at)?;
         if !(f > 0.0 && f <= 1.0) {
@@ -449,7 +888,7 @@ fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
       _ => {
         return Err(Error::invalid_option(
           at,
-          "unknown trigger condition (expected tokens, messages, fraction or toolUses)",
+          "unknown trigger condition (expected tokens, messages, fraction, toolUses or turns)",
         ))
       }
     }
@@ -457,7 +896,7 @@ fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
   if t == Trigger::default() {
     return Err(Error::invalid_option(
       path,
-      "expected at least one of tokens, messages, fraction, toolUses",
+      "expected at least one of tokens, messages, fraction, toolUses, turns",
     ));
   }
   Ok(t)
@@ -642,6 +1081,7 @@ mod tests {
   fn clear(v: Value) -> ClearToolUses {
     match Options::from_json(&v).unwrap().edits.remove(0) {
       Edit::ClearToolUses(c) => c,
+      other => panic!("expected clear_tool_uses, got {other:?}"),
     }
   }
 
@@ -718,7 +1158,7 @@ mod tests {
     assert!(err(json!({ "encoding": "gpt9" })).contains("unknown encoding `gpt9`"));
     assert_eq!(
       err(json!({ "trigger": {} })),
-      "trigger: expected at least one of tokens, messages, fraction, toolUses"
+      "trigger: expected at least one of tokens, messages, fraction, toolUses, turns"
     );
     assert_eq!(err(json!([])), "options: expected an object, got an array");
   }
@@ -734,8 +1174,24 @@ mod tests {
       .starts_with("keep: top-level clearing options"));
     assert_eq!(
       err(json!({ "edits": [{ "type": "zap" }] })),
-      "edits[0].type: unknown edit type `zap` (expected \"clear_tool_uses\")"
+      "edits[0].type: unknown edit type `zap` (expected one of clear_tool_uses, clear_thinking, last_n, strip_tool_calls, strip_and_truncate, trim_turns, truncate_tool_results, summarize)"
     );
+    assert_eq!(
+      err(json!({ "edits": [{ "type": "summarize" }, { "type": "last_n", "n": 3 }] })),
+      "edits[0].type: `summarize` must be the last edit (its result is written by the model after planning)"
+    );
+    assert_eq!(
+      err(json!({ "edits": [{ "type": "last_n" }] })),
+      "edits[0].n: `last_n` needs `n`, the number of non-system messages to keep"
+    );
+    assert_eq!(
+      err(json!({ "edits": [{ "type": "clear_thinking", "keep": 2 }] })),
+      "edits[0].keep: expected { thinkingTurns: N } or \"all\", got 2"
+    );
+    assert!(err(
+      json!({ "edits": [{ "type": "summarize", "keep": { "turns": 1, "messages": 2 } }] })
+    )
+    .starts_with("edits[0].keep: exactly one of messages, tokens, fraction, turns"));
     assert!(
       err(json!({ "edits": [{ "type": "clear_tool_uses", "kep": 1 }] }))
         .starts_with("edits[0].kep: unknown option")

@@ -1,9 +1,13 @@
 //! Edit plans: index-based operations on the caller's messages, plus the report of what was done.
 
-use crate::message::{Message, EMPTY_ARGS};
+use crate::message::{utf16_len, Message, EMPTY_ARGS};
+use crate::strategies::utf16_prefix;
+use crate::tokens::call_json_len;
 
 /// Marker strategy written to `response_metadata.context_editing.strategy` of cleared results.
 pub const CLEAR_TOOL_USES_STRATEGY: &str = "clear_tool_uses";
+/// Marker strategy written to `response_metadata.context_editing.strategy` of truncated results.
+pub const TRUNCATE_STRATEGY: &str = "truncate_tool_results";
 
 /// One operation on the input, addressed by the message's index in the input array.
 ///
@@ -23,6 +27,32 @@ pub enum Op {
     index: usize,
     /// The new content.
     placeholder: String,
+    /// The strategy name for the metadata marker.
+    strategy: &'static str,
+  },
+  /// Remove `thinking` / `redacted_thinking` blocks (and reasoning in `additional_kwargs`).
+  RemoveThinking {
+    /// Index in the input.
+    index: usize,
+  },
+  /// Remove some tool calls of an assistant message (their results are gone), keeping its text.
+  RemoveToolCalls {
+    /// Index in the input.
+    index: usize,
+    /// Positions in the message's `tool_calls` to remove.
+    call_indices: Vec<usize>,
+    /// The ids of those calls.
+    tool_call_ids: Vec<String>,
+  },
+  /// Replace a tool result's content with the first `keep` UTF-16 code units of its text followed by
+  /// `marker`, and set `response_metadata.context_editing = { truncated: true, strategy }`.
+  TruncateToolResult {
+    /// Index in the input.
+    index: usize,
+    /// UTF-16 code units of the text to keep (never splits a surrogate pair).
+    keep: usize,
+    /// Appended after the kept text.
+    marker: String,
     /// The strategy name for the metadata marker.
     strategy: &'static str,
   },
@@ -46,6 +76,9 @@ impl Op {
   pub fn index(&self) -> usize {
     match self {
       Self::Remove { index }
+      | Self::RemoveThinking { index }
+      | Self::RemoveToolCalls { index, .. }
+      | Self::TruncateToolResult { index, .. }
       | Self::ClearToolResult { index, .. }
       | Self::ClearToolInputs { index, .. } => *index,
     }
@@ -96,6 +129,56 @@ pub struct AppliedEdit {
   pub cleared_tool_uses: u64,
   /// Tokens it freed.
   pub cleared_input_tokens: u64,
+  /// Messages it removed (trimming, stripping, summarizing, pair repair).
+  pub removed_messages: u64,
+  /// Assistant messages whose reasoning it removed (Anthropic `cleared_thinking_turns`).
+  pub cleared_thinking_turns: u64,
+  /// Tool results it truncated.
+  pub truncated_tool_results: u64,
+  /// Tool calls it removed from assistant messages that keep their text.
+  pub removed_tool_calls: u64,
+}
+
+impl AppliedEdit {
+  /// An entry for an edit of type `edit_type` that did nothing yet.
+  #[must_use]
+  pub fn new(edit_type: &'static str) -> Self {
+    Self {
+      edit_type,
+      triggered: false,
+      cleared_tool_uses: 0,
+      cleared_input_tokens: 0,
+      removed_messages: 0,
+      cleared_thinking_turns: 0,
+      truncated_tool_results: 0,
+      removed_tool_calls: 0,
+    }
+  }
+}
+
+/// What the shim must do to finish a `summarize` edit: ask a model to summarize, then put the
+/// summary where the summarized messages were.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryRequest {
+  /// Input indices of the messages the summary replaces (each also has an `Op::Remove`).
+  pub replaced: Vec<usize>,
+  /// Input index where the summary message goes (the first replaced message).
+  pub insert_at: usize,
+  /// Input indices of the messages rendered into the prompt (the newest of `replaced` that fit
+  /// `trimTokensToSummarize`).
+  pub summarized: Vec<usize>,
+  /// The complete prompt for the summarizing model.
+  pub prompt: String,
+  /// Text before the summary (`prefix + "\n\n" + summary`).
+  pub prefix: String,
+  /// `user` (LangChain: human message with `lc_source: "summarization"`) or `assistant` (CE Node).
+  pub role: crate::Role,
+  /// A model to use instead of the agent's own, if configured.
+  pub model: Option<String>,
+  /// Output bound for the summarizing model, if configured.
+  pub max_tokens: Option<u64>,
+  /// Tokens of the replaced messages.
+  pub tokens_replaced: u64,
 }
 
 /// A recoverable oddity of the input or the setup, reported instead of failing.
@@ -151,6 +234,8 @@ pub struct Report {
 pub struct EditPlan {
   /// Operations sorted by input index.
   pub ops: Vec<Op>,
+  /// The summary to write, when a `summarize` edit fired.
+  pub summary: Option<SummaryRequest>,
   /// What was done and measured.
   pub report: Report,
 }
@@ -202,6 +287,53 @@ impl EditPlan {
             }
             m.tokens = None;
             m.cleared_tool_inputs.clone_from(cleared_tool_inputs);
+          }
+        }
+        Op::RemoveThinking { index } => {
+          if let Some(m) = out[*index].as_mut() {
+            m.thinking = None;
+            m.thinking_length = None;
+            m.tokens = None;
+          }
+        }
+        Op::RemoveToolCalls {
+          index,
+          call_indices,
+          ..
+        } => {
+          if let Some(m) = out[*index].as_mut() {
+            let removed: u64 = call_indices
+              .iter()
+              .map(|&k| call_json_len(&m.tool_calls[k]) + 1)
+              .sum();
+            let mut k = 0;
+            m.tool_calls.retain(|_| {
+              k += 1;
+              !call_indices.contains(&(k - 1))
+            });
+            m.tool_calls_length = m.tool_calls_length.map(|n| n.saturating_sub(removed));
+            m.tokens = None;
+          }
+        }
+        Op::TruncateToolResult {
+          index,
+          keep,
+          marker,
+          ..
+        } => {
+          if let Some(m) = out[*index].as_mut() {
+            match m.content.as_deref() {
+              Some(text) => {
+                let (head, _) = utf16_prefix(text, *keep as u64);
+                m.content = Some(format!("{head}{marker}"));
+              }
+              None => m.content_length = Some(*keep as u64 + utf16_len(marker)),
+            }
+            m.other = None;
+            m.other_length = None;
+            m.images = 0;
+            m.tokens = None;
+            m.truncated = true;
           }
         }
       }

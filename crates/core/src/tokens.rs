@@ -287,6 +287,7 @@ impl Counter<'_> {
       }
       texts.push(m.content.as_deref().unwrap_or(""));
       texts.push(m.other.as_deref().unwrap_or(""));
+      texts.push(m.thinking.as_deref().unwrap_or(""));
       texts.push(m.name.as_deref().unwrap_or(""));
       for c in &m.tool_calls {
         texts.push(&c.name);
@@ -305,34 +306,45 @@ impl Counter<'_> {
             .iter()
             .map(|_| it.next().unwrap_or(0))
             .collect();
+          let calls: Vec<u64> = args.iter().map(|a| TOOL_CALL_OVERHEAD + a).collect();
           return Measure {
             total: t,
+            calls_total: calls.iter().sum(),
+            calls,
             args,
             empty_args,
+            thinking: 0,
           };
         }
         let text = it.next().unwrap_or(0);
         let other = it.next().unwrap_or(0);
+        let thinking = it.next().unwrap_or(0);
         let name = it.next().unwrap_or(0);
         let mut total = MESSAGE_OVERHEAD
           + self.role_tokens(m.role)
           + text
           + other
+          + thinking
           + u64::from(m.images) * IMAGE_TOKENS;
         if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
           total += NAME_OVERHEAD + name;
         }
         let mut args = Vec::with_capacity(m.tool_calls.len());
+        let mut calls = Vec::with_capacity(m.tool_calls.len());
         for _ in &m.tool_calls {
           let call_name = it.next().unwrap_or(0);
           let a = it.next().unwrap_or(0);
           total += TOOL_CALL_OVERHEAD + call_name + a;
           args.push(a);
+          calls.push(TOOL_CALL_OVERHEAD + call_name + a);
         }
         Measure {
           total,
+          calls_total: calls.iter().sum(),
+          calls,
           args,
           empty_args,
+          thinking,
         }
       })
       .collect()
@@ -379,6 +391,23 @@ impl Counter<'_> {
     }
   }
 
+  /// The measure of a tool result whose text became `head` + `marker` (non-text parts dropped).
+  pub fn truncated_size(&self, m: &Message, head: &str, head_len: u64, marker: &str) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        head_len + utf16_len(marker) + m.tool_call_id.as_deref().map_or(0, utf16_len)
+      }
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        let mut total =
+          MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(head) + self.count(marker);
+        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
+        }
+        total
+      }
+    }
+  }
+
   /// The measure of a system prompt and tool definitions sent beside the messages.
   pub fn fixed_size(&self, system_prompt: Option<&str>, tools: &[String]) -> u64 {
     match self.method {
@@ -413,19 +442,29 @@ pub(crate) struct Measure {
   pub args: Vec<u64>,
   /// The size of `{}`, what cleared arguments become.
   pub empty_args: u64,
+  /// The size of the reasoning, what `clear_thinking` frees.
+  pub thinking: u64,
+  /// Per tool call: its whole size (approx: its JSON plus a separator).
+  pub calls: Vec<u64>,
+  /// The size of the tool-calls part of the message.
+  pub calls_total: u64,
 }
 
 fn approx_measure(m: &Message) -> Measure {
+  let thinking = m.thinking_len();
   let mut total =
-    m.text_len() + m.other_len() + u64::from(m.images) * IMAGE_TOKENS * CHARS_PER_TOKEN;
+    m.text_len() + m.other_len() + thinking + u64::from(m.images) * IMAGE_TOKENS * CHARS_PER_TOKEN;
   if m.tokens.is_some() {
     total = 0;
   }
   let args: Vec<u64> = m.tool_calls.iter().map(ToolCall::args_len).collect();
+  let calls: Vec<u64> = m.tool_calls.iter().map(|c| call_json_len(c) + 1).collect();
+  let mut calls_total = 0;
   if m.role == Role::Assistant && !m.tool_calls.is_empty() {
-    total += m
+    calls_total = m
       .tool_calls_length
       .unwrap_or_else(|| default_tool_calls_len(&m.tool_calls));
+    total += calls_total;
   }
   if m.role == Role::Tool {
     total += m.tool_call_id.as_deref().map_or(0, utf16_len);
@@ -438,22 +477,24 @@ fn approx_measure(m: &Message) -> Measure {
     total,
     args,
     empty_args: EMPTY_ARGS.len() as u64,
+    thinking: if m.tokens.is_some() { 0 } else { thinking },
+    calls,
+    calls_total,
   }
 }
 
 /// UTF-16 length of `JSON.stringify` of `[{"id":…,"name":…,"args":…}, …]`, the shape used when the
 /// caller did not send the exact length of its own serialization.
-fn default_tool_calls_len(calls: &[ToolCall]) -> u64 {
-  let json_str_len = |s: &str| utf16_len(&serde_json::Value::String(s.to_owned()).to_string());
-  let per_call: u64 = calls
-    .iter()
-    .map(|c| {
-      // {"id":<id>,"name":<name>,"args":<args>}
-      let fixed = r#"{"id":,"name":,"args":}"#.len() as u64;
-      fixed + json_str_len(&c.id) + json_str_len(&c.name) + c.args_len()
-    })
-    .sum();
+pub(crate) fn default_tool_calls_len(calls: &[ToolCall]) -> u64 {
+  let per_call: u64 = calls.iter().map(call_json_len).sum();
   2 + per_call + (calls.len() as u64).saturating_sub(1)
+}
+
+/// UTF-16 length of `{"id":<id>,"name":<name>,"args":<args>}` for one call.
+pub(crate) fn call_json_len(c: &ToolCall) -> u64 {
+  let json_str_len = |s: &str| utf16_len(&serde_json::Value::String(s.to_owned()).to_string());
+  let fixed = r#"{"id":,"name":,"args":}"#.len() as u64;
+  fixed + json_str_len(&c.id) + json_str_len(&c.name) + c.args_len()
 }
 
 #[cfg(test)]
