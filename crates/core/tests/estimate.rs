@@ -250,3 +250,34 @@ fn estimate_mode_triggers_where_approx_mode_fires_too_late() {
   assert!(estimate.tokens_after < estimate.tokens_before);
   assert!(!run("approx").triggered);
 }
+
+#[test]
+fn arbitrary_text_never_panics_and_stays_in_bounds() {
+  // Deterministic xorshift over characters of every class, including 4-byte ones and controls.
+  let pool: Vec<char> =
+    "aZ09 _-.,;:(){}[]\"'\t\n\r\u{0}\u{7f}\u{a0}é߷中の한テ，。“”🚀\u{fe0f}\u{10ffff}\u{200b}"
+      .chars()
+      .collect();
+  let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+  let mut next = || {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    seed
+  };
+  for _ in 0..20_000 {
+    let len = (next() % 80) as usize;
+    let text: String = (0..len)
+      .map(|_| pool[(next() % pool.len() as u64) as usize])
+      .collect();
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+      let e = estimate_tokens(&text, encoding);
+      if text.is_empty() {
+        assert_eq!(e, 0);
+      } else {
+        // At least one token, and at most two per UTF-8 byte (exact BPE never exceeds one).
+        assert!(e >= 1 && e <= 2 * text.len() as u64, "{text:?}: {e} tokens");
+      }
+    }
+  }
+}
