@@ -44,9 +44,10 @@ export async function runDemo(style: Style, output: string | undefined): Promise
   const pipeline = await setupFor(pipelinePath)
   const conv2 = toConversation(doc, 'auto', 'data/demo-transcript.json', pipeline.placeholders)
   out.push(
-    bold('2. A trimming pipeline (data/demo-pipeline.json): two clear_tool_uses edits in a row'),
-    '   edit 1: at 50% of the window, keep the last 6 results, never clear todo_write, also clear write_file inputs',
-    '   edit 2: if still at 16,000 tokens or more, keep only the newest results that fit in 6,000 tokens',
+    bold('2. A trimming pipeline (data/demo-pipeline.json): truncate, then clear in two steps'),
+    '   edit 1: cut every tool result to its first 6,000 characters (todo_write excepted)',
+    '   edit 2: at 25% of the window, keep the last 6 results, never clear todo_write, also clear write_file inputs',
+    '   edit 3: if still at 16,000 tokens or more, keep only the newest results that fit in 6,000 tokens',
     `   $ context-editor edit data/demo-transcript.json --config data/demo-pipeline.json -o trimmed.json`,
     '',
   )

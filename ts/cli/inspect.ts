@@ -371,8 +371,15 @@ export function renderReport(report: EditReport, style: Style = { color: false, 
   lines.push(what.join(' · '))
   if (report.appliedEdits.length > 1) {
     report.appliedEdits.forEach((e, k) => {
+      const did: string[] = []
+      if (e.clearedToolUses || e.type === 'clear_tool_uses') did.push(`cleared ${e.clearedToolUses} tool uses`)
+      if (e.truncatedToolResults) did.push(`truncated ${e.truncatedToolResults} tool results`)
+      if (e.clearedThinkingTurns) did.push(`cleared thinking of ${e.clearedThinkingTurns} turns`)
+      if (e.removedToolCalls) did.push(`removed ${e.removedToolCalls} tool calls`)
+      if (e.removedMessages) did.push(`removed ${e.removedMessages} messages`)
       lines.push(
-        `  edit ${k + 1} ${e.type}: ${e.triggered ? 'triggered' : 'not triggered'}, cleared ${e.clearedToolUses} tool uses` +
+        `  edit ${k + 1} ${e.type}: ${e.triggered ? 'triggered' : 'not triggered'}` +
+          (did.length ? `, ${did.join(', ')}` : '') +
           (e.clearedInputTokens ? `, freed ${fmtInt(e.clearedInputTokens)} tokens` : ''),
       )
     })

@@ -72,9 +72,11 @@ export function placeholdersOf(options: EditorOptions): Set<string> {
 /** Token thresholds of the triggers, for marking them on the context map. */
 export function triggerThresholds(options: EditorOptions, maxInputTokens: number | undefined): number[] {
   const out = new Set<number>()
-  const edits: ReadonlyArray<{ trigger?: unknown }> = options.edits ?? [options]
+  const edits = (options.edits ?? [options]) as ReadonlyArray<{ type?: string; trigger?: unknown }>
   for (const e of edits) {
-    const trigger = e.trigger === undefined ? { tokens: 100_000 } : e.trigger
+    // Only clear_tool_uses has a default trigger; other edits without one always apply.
+    const clearing = (e.type ?? 'clear_tool_uses') === 'clear_tool_uses'
+    const trigger = e.trigger === undefined || e.trigger === null ? (clearing ? { tokens: 100_000 } : undefined) : e.trigger
     const list = Array.isArray(trigger) ? trigger : trigger ? [trigger] : []
     for (const c of list as Array<Record<string, unknown>>) {
       if (typeof c.tokens === 'number') out.add(c.tokens)
