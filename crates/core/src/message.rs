@@ -299,8 +299,32 @@ impl Message {
           "tool call without an id",
         ));
       }
+      check_supplied(
+        index,
+        || format!("toolCalls[{k}].argsLength"),
+        call.args_length,
+      )?;
     }
+    check_supplied(index, || "contentLength".into(), self.content_length)?;
+    check_supplied(index, || "otherLength".into(), self.other_length)?;
+    check_supplied(index, || "toolCallsLength".into(), self.tool_calls_length)?;
+    check_supplied(index, || "tokens".into(), self.tokens)?;
     Ok(())
+  }
+}
+
+/// Largest size a caller may supply instead of text (`contentLength`, `tokens`, …): what a 32-bit
+/// wire field holds. With it no sum over a conversation can overflow a `u64`.
+pub const MAX_SUPPLIED_SIZE: u64 = u32::MAX as u64;
+
+fn check_supplied(index: usize, field: impl FnOnce() -> String, value: Option<u64>) -> Result<()> {
+  match value {
+    Some(n) if n > MAX_SUPPLIED_SIZE => Err(Error::invalid_message(
+      index,
+      field(),
+      format!("expected at most {MAX_SUPPLIED_SIZE}, got {n}"),
+    )),
+    _ => Ok(()),
   }
 }
 

@@ -281,7 +281,7 @@ impl EditPlan {
               let freed = m.tool_calls[k].args_len();
               m.tool_calls_length = m
                 .tool_calls_length
-                .map(|n| n - freed + EMPTY_ARGS.len() as u64);
+                .map(|n| n.saturating_sub(freed) + EMPTY_ARGS.len() as u64);
               m.tool_calls[k].args = Some(EMPTY_ARGS.to_owned());
               m.tool_calls[k].args_length = None;
             }
