@@ -78,10 +78,10 @@ struct Ctx {
 enum Msg {
   System(Text),
   User(Text),
-  Assistant { text: Text, calls: Vec<Call>, cleared_inputs: Vec<u8> },
+  Assistant { text: Text, calls: Vec<Call>, cleared_inputs: Vec<u8>, tool_calls_length: Option<u32> },
   Tool { id: u8, name: Option<u8>, text: Text, cleared: bool },
   /// Caller-supplied sizes and blocks instead of (or beside) the text.
-  Sized { role: u8, text: Option<Text>, content_length: Option<u32>, other: Option<String>, other_length: Option<u32>, images: u8, tokens: Option<u32>, tool_calls_length: Option<u32> },
+  Sized { role: u8, text: Option<Text>, content_length: Option<u32>, other: Option<String>, other_length: Option<u32>, images: u8, tokens: Option<u32>, tool_calls_length: Option<u32>, huge: Option<u64> },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -221,6 +221,7 @@ impl Input {
       system_prompt: self.context.system_prompt.clone(),
       tools: self.context.tools.iter().take(4).cloned().collect(),
       model: self.context.model.map(|m| pick(MODELS, m).to_owned()),
+      ..Context::default()
     }
   }
 }
@@ -230,7 +231,7 @@ impl Msg {
     match self {
       Self::System(t) => Message::system(t.build()),
       Self::User(t) => Message::user(t.build()),
-      Self::Assistant { text, calls, cleared_inputs } => {
+      Self::Assistant { text, calls, cleared_inputs, tool_calls_length } => {
         let mut m = Message::new(Role::Assistant, text.build());
         m.tool_calls = calls
           .iter()
@@ -243,6 +244,8 @@ impl Msg {
           })
           .collect();
         m.cleared_tool_inputs = cleared_inputs.iter().take(4).map(|&i| pick(IDS, i).to_owned()).collect();
+        // A caller-supplied length, possibly inconsistent with the calls (issue7_apply_short_tool_calls_length).
+        m.tool_calls_length = tool_calls_length.map(u64::from);
         m
       }
       Self::Tool { id, name, text, cleared } => {
@@ -250,7 +253,7 @@ impl Msg {
         m.cleared = *cleared;
         m
       }
-      Self::Sized { role, text, content_length, other, other_length, images, tokens, tool_calls_length } => {
+      Self::Sized { role, text, content_length, other, other_length, images, tokens, tool_calls_length, huge } => {
         let role = [Role::System, Role::User, Role::Assistant, Role::Tool][usize::from(*role % 4)];
         let mut m = Message::new(role, String::new());
         m.content = text.as_ref().map(Text::build);
@@ -262,6 +265,10 @@ impl Msg {
         m.tool_calls_length = tool_calls_length.map(u64::from);
         if role == Role::Tool {
           m.tool_call_id = Some(IDS[0].to_owned());
+        }
+        // Beyond what the binding can send: must be rejected, never overflow (issue7_supplied_lengths_bounded).
+        if let Some(n) = huge {
+          m.content_length = Some(*n);
         }
         m
       }
