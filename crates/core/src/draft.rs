@@ -208,9 +208,17 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Truncates tool result `i` to `keep` UTF-16 units (`head`, when the text is known) + `marker`.
   pub fn truncate(&mut self, i: usize, keep: usize, head: Option<&str>, marker: String) {
-    let size = self
-      .counter
-      .truncated_size(&self.msgs[i], head.unwrap_or(""), keep as u64, &marker);
+    // Counted as the one string the message will hold: BPE merges across the head/marker boundary
+    // (e.g. a head ending in a newline before the marker's newline), so counting the two parts
+    // apart can differ from a recount of the output. Without the text (lengths only), the text
+    // counts as its length (approx) and as nothing (model), like any length-only content.
+    let text = head.map_or_else(String::new, |h| format!("{h}{marker}"));
+    let size = self.counter.truncated_size(
+      &self.msgs[i],
+      &text,
+      keep as u64 + crate::message::utf16_len(&marker),
+      "",
+    );
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;
