@@ -353,7 +353,12 @@ export function renderTable(style: Style, rows: readonly Row[], window: number |
 export function renderReport(report: EditReport, style: Style = { color: false, width: 0 }): string[] {
   const lines: string[] = []
   const freed = report.cleared.reduce((s, c) => s + c.tokensFreed, 0)
-  const method = report.tokenCountMethod === 'model' ? `exact, ${report.encoding ?? 'model'}` : 'approx'
+  const method =
+    report.tokenCountMethod === 'model'
+      ? `exact, ${report.encoding ?? 'model'}`
+      : report.tokenCountMethod === 'estimate'
+        ? `estimate, ${report.encoding ?? 'o200k_base'}`
+        : 'approx'
   lines.push(
     `tokens ${fmtInt(report.tokensBefore)} → ${fmtInt(report.tokensAfter)} (${fmtDelta(report.tokensBefore, report.tokensAfter)}, ${method})` +
       ` · messages ${fmtInt(report.messagesBefore)} → ${fmtInt(report.messagesAfter)}` +

@@ -68,6 +68,13 @@ pub enum Op {
     /// The complete new `cleared_tool_inputs` list: sorted, de-duplicated, including ids already there.
     cleared_tool_inputs: Vec<String>,
   },
+  /// Put an Anthropic prompt-cache breakpoint (`cache_control: { type: "ephemeral" }`) on the last
+  /// content block of the message (`cacheBreakpoints` option). Changes no content; shims leave
+  /// OpenAI-shaped messages alone (OpenAI caches prefixes automatically).
+  CacheBreakpoint {
+    /// Index in the input.
+    index: usize,
+  },
 }
 
 impl Op {
@@ -80,7 +87,8 @@ impl Op {
       | Self::RemoveToolCalls { index, .. }
       | Self::TruncateToolResult { index, .. }
       | Self::ClearToolResult { index, .. }
-      | Self::ClearToolInputs { index, .. } => *index,
+      | Self::ClearToolInputs { index, .. }
+      | Self::CacheBreakpoint { index } => *index,
     }
   }
 }
@@ -214,7 +222,7 @@ pub struct Report {
   pub cleared_tool_inputs: Vec<ClearedInput>,
   /// One entry per edit of the pipeline.
   pub applied_edits: Vec<AppliedEdit>,
-  /// `approx` or `model`.
+  /// `approx`, `model` or `estimate`.
   pub token_count_method: &'static str,
   /// The encoding used, in model mode.
   pub encoding: Option<&'static str>,
@@ -227,6 +235,12 @@ pub struct Report {
   pub over_max_input_tokens: bool,
   /// Recoverable oddities.
   pub warnings: Vec<Warning>,
+  /// Messages at the start of this call's output that are identical to the output the same
+  /// editor produced for this history one step earlier (without the newest assistant message and
+  /// what follows it): the part a provider's prompt cache can still serve.
+  pub stable_prefix_messages: usize,
+  /// Tokens of that prefix, system prompt and tools included (0 when no message is stable).
+  pub stable_prefix_tokens: u64,
 }
 
 /// The decision for one request: operations on the input plus the report.
@@ -257,6 +271,7 @@ impl EditPlan {
     for op in &self.ops {
       match op {
         Op::Remove { index } => out[*index] = None,
+        Op::CacheBreakpoint { .. } => {}
         Op::ClearToolResult {
           index, placeholder, ..
         } => {
