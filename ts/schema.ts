@@ -503,3 +503,283 @@ export function resolveOptions(input: ContextEditingMiddlewareConfig | null | un
     onReport: onReport ?? undefined,
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Summarization (`SummarizationMiddleware`): LangChain's option names, plus ours.
+
+/** The name under which the summarization middleware registers (LangChain `name`, Xpert strategy). */
+export const SUMMARIZATION_MIDDLEWARE_NAME = 'SummarizationMiddleware'
+
+/** One condition of a summarization trigger; every key set must hold (AND). A list is ORed. */
+export interface SummarizationTrigger {
+  /** Fire when the conversation has at least this many tokens. */
+  tokens?: number | null
+  /** Fire when there are at least this many messages. */
+  messages?: number | null
+  /** Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1). */
+  fraction?: number | null
+  /** Fire when there are more than this many turns (CE Node `context_limit`). */
+  turns?: number | null
+}
+
+/** What stays verbatim after a summary: exactly one key. */
+export type SummarizationKeep =
+  | { messages: number }
+  | { tokens: number }
+  | { fraction: number }
+  | { turns: number }
+
+/**
+ * Options of the summarization middleware, with LangChain's `summarizationMiddleware` names
+ * (`trigger`, `keep`, `summaryPrompt`, `summaryPrefix`, `trimTokensToSummarize`) plus ours.
+ * `null` = unset (the Xpert UI sends nulls).
+ */
+export interface SummarizationOptions {
+  /**
+   * When to summarize: one condition or a list of conditions (any one fires).
+   * @default DeepAgents: `{ fraction: 0.85 }` when the model's input limit is known, else `{ tokens: 170000 }`
+   */
+  trigger?: SummarizationTrigger | SummarizationTrigger[] | null
+  /**
+   * What stays verbatim: exactly one of `messages`, `tokens`, `fraction`, `turns`.
+   * @default DeepAgents: `{ fraction: 0.1 }` when the model's input limit is known, else `{ messages: 6 }`
+   */
+  keep?: SummarizationKeep | null
+  /**
+   * The prompt sent to the summarizing model; `{messages}` is replaced by the conversation.
+   * @default LangChain's `DEFAULT_SUMMARY_PROMPT`
+   */
+  summaryPrompt?: string | null
+  /**
+   * Text before the summary in the summary message.
+   * @default "Here is a summary of the conversation to date:"
+   */
+  summaryPrefix?: string | null
+  /**
+   * Token bound of what is sent to the summarizer (the newest messages are kept); 0 = no bound.
+   * @default 4000
+   */
+  trimTokensToSummarize?: number | null
+  /** Tool results sent to the summarizer are cut to this many characters (CE Node `tool_trim_limit`). */
+  toolTrimLimit?: number | null
+  /**
+   * Role of the summary message: `"user"` (LangChain: a HumanMessage with
+   * `additional_kwargs.lc_source = "summarization"`) or `"assistant"` (CE Node).
+   * @default "user"
+   */
+  summaryRole?: 'user' | 'assistant' | null
+  /**
+   * Output bound for the summarizing model (sets `maxTokens` on a copy of a model that has it).
+   */
+  maxTokens?: number | null
+  /**
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts, offline;
+   * `"estimate"`: a fast script-aware estimate of the exact count.
+   * @default "approx"
+   */
+  tokenCountMethod?: 'approx' | 'model' | 'estimate' | null
+  /**
+   * The model's input limit in tokens, for `fraction` options and the DeepAgents defaults. When
+   * unset, the summarizing model's `profile.maxInputTokens` is used.
+   */
+  maxInputTokens?: number | null
+}
+
+const summarizationTriggerProperties = {
+  tokens: triggerProperties.tokens,
+  messages: triggerProperties.messages,
+  fraction: triggerProperties.fraction,
+  turns: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Turns', '轮数'),
+    description: text(
+      'Fire when the conversation has more than this many turns (a turn = a user message and what follows it).',
+      '当对话轮数超过该值时触发（一轮 = 一条用户消息及其后的消息）。',
+    ),
+  },
+} satisfies Record<keyof SummarizationTrigger, JsonSchemaProperty>
+
+const summarizationKeepProperties = {
+  messages: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Messages', '消息数'),
+    description: text('Keep the newest N messages verbatim.', '原样保留最近的 N 条消息。'),
+  },
+  tokens: {
+    type: 'number',
+    minimum: 0,
+    title: text('Tokens', 'Token 数'),
+    description: text('Keep the newest messages that fit in this many tokens.', '原样保留 token 总数不超过该值的最近消息。'),
+  },
+  fraction: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    title: text('Fraction of the input limit', '占输入上限的比例'),
+    description: text(
+      "Keep the newest messages that fit in this share [0–1] of the model's input limit.",
+      '原样保留 token 总数不超过模型输入上限该比例 [0–1] 的最近消息。',
+    ),
+  },
+  turns: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Turns', '轮数'),
+    description: text('Keep the last N turns verbatim (CE Node keep_last_n_turns).', '原样保留最近的 N 轮对话。'),
+  },
+} satisfies Record<'messages' | 'tokens' | 'fraction' | 'turns', JsonSchemaProperty>
+
+const summarizationProperties = {
+  trigger: {
+    type: 'object',
+    title: text('Trigger', '触发条件'),
+    description: text(
+      'When to summarize. Every key set must hold; in JSON you may also give a list of such objects (any one fires). Default (DeepAgents): { "fraction": 0.85 } when the input limit is known, else { "tokens": 170000 }.',
+      '何时进行摘要。所设置的条件需同时满足；在 JSON 中也可以给出多个这样的对象组成的列表（任一满足即触发）。默认（DeepAgents）：已知输入上限时为 { "fraction": 0.85 }，否则为 { "tokens": 170000 }。',
+    ),
+    properties: summarizationTriggerProperties,
+    additionalProperties: false,
+    minProperties: 1,
+  },
+  keep: {
+    type: 'object',
+    title: text('Keep', '保留'),
+    description: text(
+      'What stays verbatim after the summary: exactly one of messages, tokens, fraction or turns. Default (DeepAgents): { "fraction": 0.1 } when the input limit is known, else { "messages": 6 }.',
+      '摘要后原样保留的内容：messages、tokens、fraction、turns 四者选其一。默认（DeepAgents）：已知输入上限时为 { "fraction": 0.1 }，否则为 { "messages": 6 }。',
+    ),
+    properties: summarizationKeepProperties,
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  },
+  summaryPrompt: {
+    type: 'string',
+    title: text('Summary prompt', '摘要提示词'),
+    description: text(
+      "The prompt sent to the model; {messages} is replaced by the conversation to summarize. Default: LangChain's prompt.",
+      '发送给模型的提示词；其中的 {messages} 会被替换为待摘要的对话。默认：LangChain 的提示词。',
+    ),
+    'x-ui': { component: 'textarea', span: 2 },
+  },
+  summaryPrefix: {
+    type: 'string',
+    title: text('Summary prefix', '摘要前缀'),
+    description: text('Text placed before the summary in the summary message.', '摘要消息中位于摘要之前的文本。'),
+    default: 'Here is a summary of the conversation to date:',
+  },
+  trimTokensToSummarize: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Tokens sent to the summarizer', '发送给摘要模型的 token 数'),
+    description: text(
+      'At most this many tokens of the newest messages to summarize are sent to the model (0 = no bound).',
+      '最多将待摘要消息中最新的这么多 token 发送给模型（0 表示不限）。',
+    ),
+    default: 4000,
+  },
+  toolTrimLimit: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT,
+    title: text('Tool result limit (characters)', '工具结果上限（字符）'),
+    description: text(
+      'Tool results sent to the summarizer are cut to this many characters.',
+      '发送给摘要模型的工具结果被截断为该字符数。',
+    ),
+  },
+  summaryRole: {
+    type: 'string',
+    enum: ['user', 'assistant'],
+    title: text('Summary role', '摘要消息角色'),
+    description: text(
+      '"user": a human message marked lc_source = summarization (LangChain). "assistant": an assistant message (CE Node).',
+      '"user"：标记 lc_source = summarization 的用户消息（LangChain）。"assistant"：助手消息（CE Node）。',
+    ),
+    default: 'user',
+    'x-ui': { component: 'select' },
+  },
+  maxTokens: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Summary max tokens', '摘要最大 token 数'),
+    description: text('Output bound for the summarizing model.', '摘要模型的输出上限。'),
+  },
+  tokenCountMethod: properties.tokenCountMethod,
+  maxInputTokens: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT,
+    title: text('Max input tokens', '最大输入 token 数'),
+    description: text(
+      "The model's input limit, for fraction options and the DeepAgents defaults. When empty, the model's profile is used.",
+      '模型的输入上限，用于比例（fraction）选项和 DeepAgents 默认值。留空时使用模型配置。',
+    ),
+  },
+} satisfies Record<keyof SummarizationOptions, JsonSchemaProperty>
+
+/** The summarization options' JSON Schema, with localized titles and descriptions (Xpert `configSchema`). */
+export const summarizationConfigSchema = {
+  type: 'object' as const,
+  properties: summarizationProperties,
+  additionalProperties: false,
+  required: [] as string[],
+}
+
+/** What the summarization hooks need: an editor with one `summarize` edit and the per-call settings. */
+export interface ResolvedSummarizationOptions {
+  editor: ContextEditor
+  maxInputTokens?: number
+  maxTokens?: number
+}
+
+const SUMMARIZE_KEYS = ['trigger', 'keep', 'summaryPrompt', 'summaryPrefix', 'trimTokensToSummarize', 'toolTrimLimit', 'summaryRole', 'maxTokens'] as const
+
+/**
+ * Validates summarization options (`null` = unset) and builds the editor. LangChain's deprecated
+ * `maxTokensBeforeSummary` / `messagesToKeep` are read as `trigger: { tokens }` / `keep: { messages }`.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
+ */
+export function resolveSummarizationOptions(input: Record<string, unknown> | null | undefined, known: readonly string[] = []): ResolvedSummarizationOptions {
+  const fail = (path: string, what: string) =>
+    new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: ${path}: ${what}`, { path })
+  if (input === undefined || input === null) input = {}
+  if (typeof input !== 'object' || Array.isArray(input)) throw fail('options', `expected an object, got ${describe(input)}`)
+  const flat = (withoutNulls(input) ?? {}) as Record<string, unknown>
+  const { maxTokensBeforeSummary, messagesToKeep, ...rest } = flat
+  if (maxTokensBeforeSummary !== undefined && rest.trigger === undefined) rest.trigger = { tokens: maxTokensBeforeSummary }
+  if (messagesToKeep !== undefined && rest.keep === undefined) rest.keep = { messages: messagesToKeep }
+  const allowed = new Set<string>([...Object.keys(summarizationProperties), ...known])
+  for (const key of Object.keys(rest)) {
+    if (!allowed.has(key)) throw fail(key, `unknown option (expected one of ${Object.keys(summarizationProperties).join(', ')})`)
+  }
+  let max: number | undefined
+  if (rest.maxInputTokens !== undefined) {
+    const m = rest.maxInputTokens
+    if (typeof m !== 'number' || !Number.isSafeInteger(m) || m <= 0) throw fail('maxInputTokens', `expected a positive integer, got ${describe(m)}`)
+    max = m
+  }
+  const edit: Record<string, unknown> = { type: 'summarize' }
+  for (const key of SUMMARIZE_KEYS) if (rest[key] !== undefined) edit[key] = rest[key]
+  const options: Record<string, unknown> = { edits: [edit] }
+  if (rest.tokenCountMethod !== undefined) options.tokenCountMethod = rest.tokenCountMethod
+  checkJsonValues(options, '')
+  let editor: ContextEditor
+  try {
+    editor = new ContextEditor(options as EditorOptions)
+  } catch (e) {
+    if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
+      const path = e.path?.replace(/^edits\[0\]\.?/, '') || e.path
+      throw new ContextEditorError(e.code, `${SUMMARIZATION_MIDDLEWARE_NAME}: ${e.message}`, { path, cause: e })
+    }
+    throw e
+  }
+  return { editor, maxInputTokens: max, maxTokens: typeof rest.maxTokens === 'number' ? rest.maxTokens : undefined }
+}

@@ -50,3 +50,6 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
     wrapModelCall: (request, handler) => wrapModelCall(request as any, handler as any) as ReturnType<typeof handler>,
   })
 }
+
+export { summarizationMiddleware, summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME } from './summarization.js'
+export type { SummarizationMiddlewareConfig, SummarizationKeep, SummarizationOptions, SummarizationTrigger } from './summarization.js'
