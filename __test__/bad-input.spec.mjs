@@ -307,6 +307,31 @@ const MESSAGE_CASES = [
     shimPath: 'tool_calls[0].args',
   },
   {
+    name: 'a cycle in another field of a tool call',
+    shim: () => {
+      const call = { id: 'a', name: 'read', args: {} }
+      call.meta = call
+      return [{ type: 'ai', content: '', tool_calls: [call] }]
+    },
+    index: 0,
+    shimPath: 'tool_calls',
+    culprit: /messages\[0\]\.tool_calls.*JSON/,
+  },
+  {
+    name: 'a BigInt in another field of a tool call',
+    shim: () => [{ type: 'ai', content: '', tool_calls: [{ id: 'a', name: 'read', args: {}, seq: 1n }] }],
+    index: 0,
+    shimPath: 'tool_calls',
+    culprit: /messages\[0\]\.tool_calls.*BigInt/,
+  },
+  {
+    name: 'a tool call whose toJSON throws',
+    shim: () => [{ type: 'ai', content: '', tool_calls: [{ id: 'a', name: 'read', args: {}, toJSON() { throw new Error('boom') } }] }],
+    index: 0,
+    shimPath: 'tool_calls',
+    culprit: /messages\[0\]\.tool_calls.*boom/,
+  },
+  {
     name: 'OpenAI arguments that are not JSON',
     shim: () => [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{"path":' } }] }],
     index: 0,

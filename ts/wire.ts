@@ -246,7 +246,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
       opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
     )
     // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
-    wire.toolCallsLength = JSON.stringify(raw).length
+    wire.toolCallsLength = stringify(raw, i, 'tool_calls').length
   }
   if (p.role === 'tool') {
     const id = p.fields.tool_call_id
