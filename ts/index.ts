@@ -45,6 +45,8 @@ export type {
   TriggerCondition as ContextEditingTrigger,
 } from './schema.js'
 export { contextEditingMiddlewareObject } from './middleware.js'
+export { summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME } from './schema.js'
+export type { SummarizationOptions, SummarizationKeep, SummarizationTrigger } from './schema.js'
 
 // The Xpert AI plugin (`PLUGINS=context-editor`). Importing it loads no host library.
 export { plugin as default } from './xpert/plugin.js'

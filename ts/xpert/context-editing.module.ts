@@ -6,12 +6,15 @@
 // Equivalent to:
 //   @Injectable() @AgentMiddlewareStrategy('ContextEditingMiddleware')
 //   class ContextEditingMiddlewareStrategy extends ContextEditingStrategy {}
-//   @XpertServerPlugin({ providers: [ContextEditingMiddlewareStrategy] })
+//   @Injectable() @AgentMiddlewareStrategy('SummarizationMiddleware')
+//   class SummarizationMiddlewareStrategy extends SummarizationStrategy {}
+//   @XpertServerPlugin({ providers: [ContextEditingMiddlewareStrategy, SummarizationMiddlewareStrategy] })
 //   class ContextEditingPluginModule implements IOnPluginBootstrap, IOnPluginDestroy {}
 
 import { createRequire } from 'node:module'
-import { MIDDLEWARE_NAME } from '../schema.js'
+import { MIDDLEWARE_NAME, SUMMARIZATION_MIDDLEWARE_NAME } from '../schema.js'
 import { ContextEditingStrategy } from './context-editing.middleware.js'
+import { SummarizationStrategy } from './summarization.middleware.js'
 
 /** A class (NestJS `Type`). */
 export type Class<T = unknown> = new (...args: any[]) => T
@@ -20,6 +23,8 @@ export type Class<T = unknown> = new (...args: any[]) => T
 export interface ContextEditingNestClasses {
   /** `@Injectable() @AgentMiddlewareStrategy('ContextEditingMiddleware')` strategy. */
   strategy: Class<ContextEditingStrategy>
+  /** `@Injectable() @AgentMiddlewareStrategy('SummarizationMiddleware')` strategy. */
+  summarization: Class<SummarizationStrategy>
   /** `@XpertServerPlugin({ providers: [strategy] })` module. */
   module: Class<{ onPluginBootstrap(): void; onPluginDestroy(): void }>
 }
@@ -53,10 +58,14 @@ export function contextEditingNestClasses(resolveFrom: string | URL = import.met
   common.Injectable()(ContextEditingMiddlewareStrategy)
   sdk.AgentMiddlewareStrategy(MIDDLEWARE_NAME)(ContextEditingMiddlewareStrategy)
 
+  class SummarizationMiddlewareStrategy extends SummarizationStrategy {}
+  common.Injectable()(SummarizationMiddlewareStrategy)
+  sdk.AgentMiddlewareStrategy(SUMMARIZATION_MIDDLEWARE_NAME)(SummarizationMiddlewareStrategy)
+
   const logger = new common.Logger('ContextEditingPlugin')
   class ContextEditingPluginModule {
     onPluginBootstrap(): void {
-      logger.debug?.(`${MIDDLEWARE_NAME} strategy ready`)
+      logger.debug?.(`${MIDDLEWARE_NAME} and ${SUMMARIZATION_MIDDLEWARE_NAME} strategies ready`)
     }
     onPluginDestroy(): void {
       logger.debug?.(`${MIDDLEWARE_NAME} plugin stopped`)
@@ -64,11 +73,11 @@ export function contextEditingNestClasses(resolveFrom: string | URL = import.met
   }
   sdk.XpertServerPlugin({
     imports: [],
-    providers: [ContextEditingMiddlewareStrategy],
-    exports: [ContextEditingMiddlewareStrategy],
+    providers: [ContextEditingMiddlewareStrategy, SummarizationMiddlewareStrategy],
+    exports: [ContextEditingMiddlewareStrategy, SummarizationMiddlewareStrategy],
   })(ContextEditingPluginModule)
 
-  cached = { strategy: ContextEditingMiddlewareStrategy, module: ContextEditingPluginModule }
+  cached = { strategy: ContextEditingMiddlewareStrategy, summarization: SummarizationMiddlewareStrategy, module: ContextEditingPluginModule }
   return cached
 }
 
