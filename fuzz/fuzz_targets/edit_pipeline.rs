@@ -16,9 +16,30 @@ use serde_json::{json, Map, Value};
 
 const IDS: &[&str] = &["call_1", "call_2", "call_3", "toolu_01", "x", "call_1 "];
 const TOOLS: &[&str] = &["search", "read", "write", "memory", "", "__proto__"];
-const MODELS: &[&str] = &["gpt-4o", "gpt-4", "gpt-3.5-turbo", "o1", "claude-3-5-sonnet", "deepseek-chat", ""];
-const ENCODINGS: &[&str] = &["o200k_base", "cl100k_base", "p50k_base", "r50k_base", "o200k_harmony", "p50k_edit"];
-const PLACEHOLDERS: &[&str] = &["[cleared]", "", "✂", "${process.exit()}", "a much longer placeholder than most results it replaces, on purpose"];
+const MODELS: &[&str] = &[
+  "gpt-4o",
+  "gpt-4",
+  "gpt-3.5-turbo",
+  "o1",
+  "claude-3-5-sonnet",
+  "deepseek-chat",
+  "",
+];
+const ENCODINGS: &[&str] = &[
+  "o200k_base",
+  "cl100k_base",
+  "p50k_base",
+  "r50k_base",
+  "o200k_harmony",
+  "p50k_edit",
+];
+const PLACEHOLDERS: &[&str] = &[
+  "[cleared]",
+  "",
+  "✂",
+  "${process.exit()}",
+  "a much longer placeholder than most results it replaces, on purpose",
+];
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -78,10 +99,30 @@ struct Ctx {
 enum Msg {
   System(Text),
   User(Text),
-  Assistant { text: Text, calls: Vec<Call>, cleared_inputs: Vec<u8>, tool_calls_length: Option<u32> },
-  Tool { id: u8, name: Option<u8>, text: Text, cleared: bool },
+  Assistant {
+    text: Text,
+    calls: Vec<Call>,
+    cleared_inputs: Vec<u8>,
+    tool_calls_length: Option<u32>,
+  },
+  Tool {
+    id: u8,
+    name: Option<u8>,
+    text: Text,
+    cleared: bool,
+  },
   /// Caller-supplied sizes and blocks instead of (or beside) the text.
-  Sized { role: u8, text: Option<Text>, content_length: Option<u32>, other: Option<String>, other_length: Option<u32>, images: u8, tokens: Option<u32>, tool_calls_length: Option<u32>, huge: Option<u64> },
+  Sized {
+    role: u8,
+    text: Option<Text>,
+    content_length: Option<u32>,
+    other: Option<String>,
+    other_length: Option<u32>,
+    images: u8,
+    tokens: Option<u32>,
+    tool_calls_length: Option<u32>,
+    huge: Option<u64>,
+  },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -136,14 +177,24 @@ impl EditSpec {
   fn body(&self) -> Map<String, Value> {
     let mut o = Map::new();
     match self {
-      Self::ClearToolUses { trigger, keep, exclude, placeholder, clear_inputs, clear_at_least } => {
+      Self::ClearToolUses {
+        trigger,
+        keep,
+        exclude,
+        placeholder,
+        clear_inputs,
+        clear_at_least,
+      } => {
         match trigger.len() {
           0 => {}
           1 => {
             o.insert("trigger".into(), trigger[0].to_json());
           }
           _ => {
-            o.insert("trigger".into(), Value::Array(trigger.iter().take(4).map(Cond::to_json).collect()));
+            o.insert(
+              "trigger".into(),
+              Value::Array(trigger.iter().take(4).map(Cond::to_json).collect()),
+            );
           }
         }
         if let Some(k) = keep {
@@ -157,7 +208,10 @@ impl EditSpec {
           );
         }
         if !exclude.is_empty() {
-          o.insert("excludeTools".into(), json!(exclude.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>()));
+          o.insert(
+            "excludeTools".into(),
+            json!(exclude.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>()),
+          );
         }
         if let Some(p) = placeholder {
           o.insert("placeholder".into(), json!(pick(PLACEHOLDERS, *p)));
@@ -167,7 +221,9 @@ impl EditSpec {
             "clearToolInputs".into(),
             match c {
               ClearInputsSpec::Flag(b) => json!(b),
-              ClearInputsSpec::Tools(t) => json!(t.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>()),
+              ClearInputsSpec::Tools(t) => {
+                json!(t.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>())
+              }
             },
           );
         }
@@ -195,10 +251,16 @@ impl Input {
       self.edits.first().map(EditSpec::body).unwrap_or_default()
     } else {
       let mut o = Map::new();
-      o.insert("edits".into(), Value::Array(self.edits.iter().take(3).map(EditSpec::to_json).collect()));
+      o.insert(
+        "edits".into(),
+        Value::Array(self.edits.iter().take(3).map(EditSpec::to_json).collect()),
+      );
       o
     };
-    o.insert("tokenCountMethod".into(), json!(pick(&["approx", "model", "estimate"], self.method)));
+    o.insert(
+      "tokenCountMethod".into(),
+      json!(pick(&["approx", "model", "estimate"], self.method)),
+    );
     if let Some(e) = self.encoding {
       o.insert("encoding".into(), json!(pick(ENCODINGS, e)));
     }
@@ -231,7 +293,12 @@ impl Msg {
     match self {
       Self::System(t) => Message::system(t.build()),
       Self::User(t) => Message::user(t.build()),
-      Self::Assistant { text, calls, cleared_inputs, tool_calls_length } => {
+      Self::Assistant {
+        text,
+        calls,
+        cleared_inputs,
+        tool_calls_length,
+      } => {
         let mut m = Message::new(Role::Assistant, text.build());
         m.tool_calls = calls
           .iter()
@@ -243,17 +310,40 @@ impl Msg {
             args_length: c.args_length.map(u64::from),
           })
           .collect();
-        m.cleared_tool_inputs = cleared_inputs.iter().take(4).map(|&i| pick(IDS, i).to_owned()).collect();
+        m.cleared_tool_inputs = cleared_inputs
+          .iter()
+          .take(4)
+          .map(|&i| pick(IDS, i).to_owned())
+          .collect();
         // A caller-supplied length, possibly inconsistent with the calls (issue7_apply_short_tool_calls_length).
         m.tool_calls_length = tool_calls_length.map(u64::from);
         m
       }
-      Self::Tool { id, name, text, cleared } => {
-        let mut m = Message::tool(pick(IDS, *id), name.map_or("", |n| pick(TOOLS, n)), text.build());
+      Self::Tool {
+        id,
+        name,
+        text,
+        cleared,
+      } => {
+        let mut m = Message::tool(
+          pick(IDS, *id),
+          name.map_or("", |n| pick(TOOLS, n)),
+          text.build(),
+        );
         m.cleared = *cleared;
         m
       }
-      Self::Sized { role, text, content_length, other, other_length, images, tokens, tool_calls_length, huge } => {
+      Self::Sized {
+        role,
+        text,
+        content_length,
+        other,
+        other_length,
+        images,
+        tokens,
+        tool_calls_length,
+        huge,
+      } => {
         let role = [Role::System, Role::User, Role::Assistant, Role::Tool][usize::from(*role % 4)];
         let mut m = Message::new(role, String::new());
         m.content = text.as_ref().map(Text::build);
@@ -285,5 +375,10 @@ fuzz_target!(|input: Input| {
   };
   let messages = input.messages();
   let editor = ContextEditor::new(options);
-  check_call(&editor, &messages, &input.context(), self_describing(&messages));
+  check_call(
+    &editor,
+    &messages,
+    &input.context(),
+    self_describing(&messages),
+  );
 });

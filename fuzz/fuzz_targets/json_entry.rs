@@ -47,7 +47,10 @@ fn check_options(value: &Value) -> Option<Options> {
     }
     Err(e) => {
       assert!(
-        matches!(e.kind(), ErrorKind::InvalidOptions | ErrorKind::UnknownEncoding),
+        matches!(
+          e.kind(),
+          ErrorKind::InvalidOptions | ErrorKind::UnknownEncoding
+        ),
         "options rejected with an undocumented kind: {e:?}"
       );
       assert!(e.path().is_some(), "option error without a path: {e}");

@@ -8,9 +8,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use context_editor_core::{
-  Context, ContextEditor, EditPlan, ErrorKind, Message, Op, Role,
-};
+use context_editor_core::{Context, ContextEditor, EditPlan, ErrorKind, Message, Op, Role};
 use serde_json::Value;
 
 /// Builds a [`Context`] from JSON the way the binding does (`maxInputTokens`, `systemPrompt`,
@@ -96,7 +94,10 @@ pub fn check_call(
     Ok(plan) => plan,
     Err(e) => {
       assert!(
-        matches!(e.kind(), ErrorKind::InvalidMessage | ErrorKind::InvalidContext),
+        matches!(
+          e.kind(),
+          ErrorKind::InvalidMessage | ErrorKind::InvalidContext
+        ),
         "plan failed with an undocumented kind: {e:?}"
       );
       if e.kind() == ErrorKind::InvalidMessage {
@@ -123,14 +124,22 @@ pub fn check_call(
   assert_eq!(report.applied_edits.len(), editor.options().edits.len());
   for w in &report.warnings {
     if let Some(i) = w.index {
-      assert!(i < messages.len(), "warning `{}` index {i} out of range", w.code);
+      assert!(
+        i < messages.len(),
+        "warning `{}` index {i} out of range",
+        w.code
+      );
     }
   }
 
   check_ops(&plan, messages);
 
   let out = plan.apply(messages);
-  assert_eq!(out.len(), report.messages_after, "messages_after differs from the applied output");
+  assert_eq!(
+    out.len(),
+    report.messages_after,
+    "messages_after differs from the applied output"
+  );
   check_pairing(&plan, messages, &out);
 
   // Same input, same output: no hidden state (the token cache must not change decisions).
@@ -179,7 +188,11 @@ fn check_ops(plan: &EditPlan, messages: &[Message]) {
         "remove"
       }
       Op::ClearToolResult { .. } => {
-        assert_eq!(m.role, Role::Tool, "clear_tool_result on a non-tool message {i}");
+        assert_eq!(
+          m.role,
+          Role::Tool,
+          "clear_tool_result on a non-tool message {i}"
+        );
         touched.insert(i);
         "clear_tool_result"
       }
@@ -189,7 +202,11 @@ fn check_ops(plan: &EditPlan, messages: &[Message]) {
         cleared_tool_inputs,
         ..
       } => {
-        assert_eq!(m.role, Role::Assistant, "clear_tool_inputs on a non-assistant message {i}");
+        assert_eq!(
+          m.role,
+          Role::Assistant,
+          "clear_tool_inputs on a non-assistant message {i}"
+        );
         assert!(!call_indices.is_empty(), "empty clear_tool_inputs at {i}");
         assert!(
           call_indices.windows(2).all(|w| w[0] < w[1]),
@@ -198,15 +215,24 @@ fn check_ops(plan: &EditPlan, messages: &[Message]) {
         assert_eq!(call_indices.len(), tool_call_ids.len());
         for (&k, id) in call_indices.iter().zip(tool_call_ids) {
           assert!(k < m.tool_calls.len(), "call index {k} out of range at {i}");
-          assert_eq!(&m.tool_calls[k].id, id, "tool_call_ids do not match the calls at {i}");
-          assert!(cleared_tool_inputs.contains(id), "cleared id missing from the new list at {i}");
+          assert_eq!(
+            &m.tool_calls[k].id, id,
+            "tool_call_ids do not match the calls at {i}"
+          );
+          assert!(
+            cleared_tool_inputs.contains(id),
+            "cleared id missing from the new list at {i}"
+          );
         }
         assert!(
           cleared_tool_inputs.windows(2).all(|w| w[0] < w[1]),
           "cleared_tool_inputs not sorted/de-duplicated at {i}"
         );
         for old in &m.cleared_tool_inputs {
-          assert!(cleared_tool_inputs.contains(old), "an already-cleared id was dropped at {i}");
+          assert!(
+            cleared_tool_inputs.contains(old),
+            "an already-cleared id was dropped at {i}"
+          );
         }
         touched.insert(i);
         "clear_tool_inputs"
@@ -222,7 +248,11 @@ fn check_ops(plan: &EditPlan, messages: &[Message]) {
   );
   // Every orphan the report names is removed.
   for o in &plan.report.removed_orphans {
-    assert!(removed.contains(&o.index), "reported orphan {} not removed", o.index);
+    assert!(
+      removed.contains(&o.index),
+      "reported orphan {} not removed",
+      o.index
+    );
   }
 }
 
@@ -236,14 +266,19 @@ fn check_pairing(plan: &EditPlan, messages: &[Message], out: &[Message]) {
     .filter(|op| matches!(op, Op::Remove { .. }))
     .map(Op::index)
     .collect();
-  let origin: Vec<usize> = (0..messages.len()).filter(|i| !removed.contains(i)).collect();
+  let origin: Vec<usize> = (0..messages.len())
+    .filter(|i| !removed.contains(i))
+    .collect();
   assert_eq!(origin.len(), out.len());
 
   let mut called: HashSet<&str> = HashSet::new();
   for m in out {
     if m.role == Role::Tool {
       let id = m.tool_call_id.as_deref().unwrap_or("");
-      assert!(called.contains(id), "output has a tool result `{id}` without an earlier call");
+      assert!(
+        called.contains(id),
+        "output has a tool result `{id}` without an earlier call"
+      );
     }
     for c in &m.tool_calls {
       called.insert(&c.id);
