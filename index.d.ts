@@ -124,10 +124,23 @@ export interface ClearToolUsesOptions {
    */
   clearToolInputs?: boolean | string[] | null
   /**
-   * Keep clearing kept results (newest first) until this many tokens are freed.
+   * Keep clearing kept results (newest first) until this many tokens are freed (not used in stable mode).
    * @default 0
    */
   clearAtLeast?: number
+  /**
+   * Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
+   * consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
+   * by `maxInputTokens`) forces an early step. `true` = `{ stepResults: 25 }`.
+   * @default false
+   */
+  stable?: boolean | { stepResults?: number; maxTokens?: number } | null
+  /**
+   * Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
+   * at the cleared boundary, at most 4 per request counting the ones already there.
+   * @default false
+   */
+  cacheBreakpoints?: boolean | 'anthropic' | null
 }
 
 /** What the model sees besides the messages. */
@@ -140,6 +153,11 @@ export interface EditContext {
   tools?: Array<string>
   /** Model name for this call (picks the encoding in model mode). */
   model?: string
+  /**
+   * Prompt-cache breakpoints the request already has (`cache_control` markers); planned
+   * `cache_breakpoint` ops keep the total at 4 or fewer.
+   */
+  cacheBreakpointsInUse?: number
 }
 
 /** Options of an editor. Top-level clearing keys are a shorthand for `edits: [{ type: 'clear_tool_uses', ... }]`. */
@@ -156,6 +174,10 @@ export interface EditorOptions {
   clearToolInputs?: boolean | string[] | null
   /** @default 0 */
   clearAtLeast?: number
+  /** @default false */
+  stable?: boolean | { stepResults?: number; maxTokens?: number } | null
+  /** @default false */
+  cacheBreakpoints?: boolean | 'anthropic' | null
   /**
    * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
    * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
@@ -207,6 +229,13 @@ export interface EditReport {
   stillTriggered: boolean
   overMaxInputTokens: boolean
   warnings: Array<EditWarning>
+  /**
+   * Messages at the start of the output identical to what this history produced one step earlier
+   * (without the newest assistant message and what follows): what a prompt cache can still serve.
+   */
+  stablePrefixMessages: number
+  /** Tokens of that prefix, system prompt and tools included. */
+  stablePrefixTokens: number
 }
 
 /** A recoverable oddity, reported instead of thrown. */
@@ -279,7 +308,7 @@ export interface Message {
 /** One operation of a plan, addressed by input index. */
 export interface PlanOp {
   /** What to do with the message at `index`. */
-  type: 'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls'
+  type: 'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls' | 'cache_breakpoint'
   index: number
   /** `clear_tool_result`: the new content. */
   placeholder?: string

@@ -287,5 +287,9 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       .get::<Option<String>>("model")
       .map_err(|e| field("model", e))?
       .flatten(),
+    cache_breakpoints_in_use: obj
+      .get::<Option<u32>>("cacheBreakpointsInUse")
+      .map_err(|e| field("cacheBreakpointsInUse", e))?
+      .flatten(),
   }))
 }

@@ -55,9 +55,20 @@ pub struct ClearToolUsesOptions {
   /// @default false
   #[napi(ts_type = "boolean | string[] | null")]
   pub clear_tool_inputs: Option<serde_json::Value>,
-  /// Keep clearing kept results (newest first) until this many tokens are freed.
+  /// Keep clearing kept results (newest first) until this many tokens are freed (not used in stable mode).
   /// @default 0
   pub clear_at_least: Option<f64>,
+  /// Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
+  /// consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
+  /// by `maxInputTokens`) forces an early step. `true` = `{ stepResults: 25 }`.
+  /// @default false
+  #[napi(ts_type = "boolean | { stepResults?: number; maxTokens?: number } | null")]
+  pub stable: Option<serde_json::Value>,
+  /// Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
+  /// at the cleared boundary, at most 4 per request counting the ones already there.
+  /// @default false
+  #[napi(ts_type = "boolean | 'anthropic' | null")]
+  pub cache_breakpoints: Option<serde_json::Value>,
 }
 
 /// Options of an editor. Top-level clearing keys are a shorthand for `edits: [{ type: 'clear_tool_uses', ... }]`.
@@ -78,6 +89,12 @@ pub struct EditorOptions {
   pub clear_tool_inputs: Option<serde_json::Value>,
   /// @default 0
   pub clear_at_least: Option<f64>,
+  /// @default false
+  #[napi(ts_type = "boolean | { stepResults?: number; maxTokens?: number } | null")]
+  pub stable: Option<serde_json::Value>,
+  /// @default false
+  #[napi(ts_type = "boolean | 'anthropic' | null")]
+  pub cache_breakpoints: Option<serde_json::Value>,
   /// `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
   /// `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
   /// few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up
@@ -276,6 +293,9 @@ pub struct EditContext {
   pub tools: Option<Vec<String>>,
   /// Model name for this call (picks the encoding in model mode).
   pub model: Option<String>,
+  /// Prompt-cache breakpoints the request already has (`cache_control` markers); planned
+  /// `cache_breakpoint` ops keep the total at 4 or fewer.
+  pub cache_breakpoints_in_use: Option<u32>,
 }
 
 /// One operation of a plan, addressed by input index.
@@ -284,7 +304,7 @@ pub struct PlanOp {
   /// What to do with the message at `index`.
   #[napi(
     js_name = "type",
-    ts_type = "'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls'"
+    ts_type = "'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls' | 'cache_breakpoint'"
   )]
   pub op_type: String,
   pub index: u32,
@@ -395,6 +415,11 @@ pub struct EditReport {
   pub still_triggered: bool,
   pub over_max_input_tokens: bool,
   pub warnings: Vec<EditWarning>,
+  /// Messages at the start of the output identical to what this history produced one step earlier
+  /// (without the newest assistant message and what follows): what a prompt cache can still serve.
+  pub stable_prefix_messages: u32,
+  /// Tokens of that prefix, system prompt and tools included.
+  pub stable_prefix_tokens: f64,
 }
 
 /// The decision for one request.
@@ -504,6 +529,7 @@ pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
     system_prompt: c.system_prompt,
     tools: c.tools.unwrap_or_default(),
     model: c.model,
+    cache_breakpoints_in_use: c.cache_breakpoints_in_use.unwrap_or(0),
   };
   core::validate_context(&context)?;
   Ok(context)
@@ -586,6 +612,8 @@ impl From<core::EditPlan> for EditPlan {
         still_triggered: r.still_triggered,
         over_max_input_tokens: r.over_max_input_tokens,
         warnings: r.warnings.into_iter().map(warning).collect(),
+        stable_prefix_messages: idx(r.stable_prefix_messages),
+        stable_prefix_tokens: num(r.stable_prefix_tokens),
       },
     }
   }
@@ -637,6 +665,7 @@ impl From<core::Op> for PlanOp {
         out.strategy = Some(strategy.to_owned());
       }
       core::Op::RemoveThinking { .. } => out.op_type = "remove_thinking".into(),
+      core::Op::CacheBreakpoint { .. } => out.op_type = "cache_breakpoint".into(),
       core::Op::RemoveToolCalls {
         call_indices,
         tool_call_ids,

@@ -8,7 +8,7 @@ import type {
   SummaryRequest,
   TokenCountResult,
 } from './native.js'
-import { type AnyMessage, applyPlan, systemPromptText, toWireMessages } from './wire.js'
+import { type AnyMessage, applyPlan, countCacheBreakpoints, systemPromptText, toWireMessages } from './wire.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -64,6 +64,7 @@ export class ContextEditor {
   readonly #sendText: boolean
   readonly #sendToolText: boolean
   readonly #placeholders: ReadonlySet<string>
+  readonly #breakpoints: boolean
 
   constructor(options: EditorOptions | null = {}) {
     try {
@@ -86,6 +87,9 @@ export class ContextEditor {
     const placeholders = new Set<string>()
     for (const e of edits) if ((e.type ?? 'clear_tool_uses') === 'clear_tool_uses') placeholders.add(e.placeholder ?? '[cleared]')
     this.#placeholders = placeholders
+    this.#breakpoints = edits.some(
+      (e) => (e.type ?? 'clear_tool_uses') === 'clear_tool_uses' && Boolean((e as { cacheBreakpoints?: unknown }).cacheBreakpoints),
+    )
   }
 
   #wire(messages: unknown, context: EditContext | null | undefined): [ReturnType<typeof toWireMessages>, WireContext] {
@@ -95,7 +99,9 @@ export class ContextEditor {
       placeholders: this.#placeholders,
       messageTokens: context?.messageTokens ?? undefined,
     })
-    return [wire, toWireContext(context)]
+    const ctx = toWireContext(context)
+    if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(messages, context?.systemPrompt, context?.tools)
+    return [wire, ctx]
   }
 
   /**

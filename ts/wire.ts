@@ -450,6 +450,74 @@ function withoutCalls(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
   return copy
 }
 
+// ---------------------------------------------------------------------------------------------
+// Prompt-cache breakpoints (Anthropic `cache_control`)
+
+const EPHEMERAL = Object.freeze({ type: 'ephemeral' })
+
+function hasCacheControl(x: unknown): boolean {
+  return x !== null && typeof x === 'object' && (x as AnyMessage).cache_control != null
+}
+
+/** `cache_control` markers in a message's content blocks (or on the message itself). */
+function cacheControlsOf(fields: AnyMessage | undefined): number {
+  if (!fields || typeof fields !== 'object') return 0
+  let n = hasCacheControl(fields) ? 1 : 0
+  if (Array.isArray(fields.content)) for (const b of fields.content) if (hasCacheControl(b)) n++
+  return n
+}
+
+/**
+ * Prompt-cache breakpoints a request already carries: `cache_control` on content blocks of the
+ * messages and the system message, and on tool definitions (Anthropic allows 4 per request).
+ */
+export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown, tools?: ReadonlyArray<unknown> | null): number {
+  let n = 0
+  if (Array.isArray(messages)) {
+    for (const m of messages) {
+      if (m === null || typeof m !== 'object') continue
+      const fields = typeof m.type === 'string' && m.data && typeof m.data === 'object' ? m.data : m
+      n += cacheControlsOf(fields)
+    }
+  }
+  if (systemPrompt !== null && typeof systemPrompt === 'object') n += cacheControlsOf(systemPrompt as AnyMessage)
+  if (Array.isArray(tools)) for (const t of tools) if (hasCacheControl(t)) n++
+  return n
+}
+
+/**
+ * Marks the last content block with `cache_control: { type: 'ephemeral' }` (a string content
+ * becomes one text block). OpenAI-shaped messages, empty contents and a last block that is
+ * reasoning (Anthropic rejects breakpoints there) or already marked are left as they are.
+ */
+function withCacheBreakpoint(m: AnyMessage, i: number): AnyMessage {
+  const p = partsOf(m, i)
+  if (p.shape === 'openai') return m
+  const content = p.fields.content
+  let next: unknown[]
+  if (typeof content === 'string') {
+    if (content === '') return m
+    next = [{ type: 'text', text: content, cache_control: EPHEMERAL }]
+  } else if (Array.isArray(content) && content.length > 0) {
+    const last = content[content.length - 1]
+    if (hasCacheControl(last)) return m
+    if (typeof last === 'string') {
+      if (last === '') return m
+      next = [...content.slice(0, -1), { type: 'text', text: last, cache_control: EPHEMERAL }]
+    } else if (last !== null && typeof last === 'object' && !THINKING_BLOCKS.has(last.type)) {
+      next = [...content.slice(0, -1), { ...last, cache_control: EPHEMERAL }]
+    } else {
+      return m
+    }
+  } else {
+    return m
+  }
+  if (p.shape === 'stored') return { ...m, data: { ...p.fields, content: next } }
+  const copy = shallowClone(m)
+  patch(copy, { content: next })
+  return copy
+}
+
 /** What `applyPlan` should do with a summary the plan asks for. */
 export interface ApplyOptions {
   /** The summary text from the model; without it, the messages a summary would replace are kept. */
@@ -511,6 +579,7 @@ export function applyPlan<T extends AnyMessage>(
       else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
       else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
       else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i)
+      else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i)
     }
     if (!removed) out.push(m as T)
   }

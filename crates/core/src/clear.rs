@@ -5,7 +5,7 @@
 
 use crate::draft::{CallRef, Draft};
 use crate::message::Message;
-use crate::options::{ClearToolUses, Keep, Trigger, DEFAULT_KEEP_MESSAGES};
+use crate::options::{ClearToolUses, Keep, Stable, Trigger, DEFAULT_KEEP_MESSAGES};
 use crate::plan::{AppliedEdit, ClearedInput, ClearedResult, Warning, CLEAR_TOOL_USES_STRATEGY};
 
 /// What the trigger is evaluated on.
@@ -57,7 +57,12 @@ pub(crate) fn is_triggered(trigger: &[Trigger], f: &Facts) -> bool {
   })
 }
 
-/// Runs one `clear_tool_uses` edit on the draft; returns its entry of `applied_edits`.
+/// Anthropic's limit of cache breakpoints per request.
+pub const MAX_CACHE_BREAKPOINTS: u32 = 4;
+
+/// Runs one `clear_tool_uses` edit on the draft; returns its entry of `applied_edits`. Pushes the
+/// index of the last cleared message (and, in stable mode, the previous step's) to `boundaries`,
+/// newest first: where cache breakpoints go.
 pub(crate) fn clear_tool_uses(
   edit: &ClearToolUses,
   draft: &mut Draft<'_, '_>,
@@ -65,6 +70,7 @@ pub(crate) fn clear_tool_uses(
   cleared: &mut Vec<ClearedResult>,
   cleared_inputs: &mut Vec<ClearedInput>,
   warnings: &mut Vec<Warning>,
+  boundaries: &mut Vec<usize>,
 ) -> AppliedEdit {
   let mut applied = AppliedEdit::new("clear_tool_uses");
   let pairs = draft.pair();
@@ -102,23 +108,115 @@ pub(crate) fn clear_tool_uses(
     cleared_inputs,
     count: 0,
   };
-  for &i in &candidates[..split] {
-    run.clear(draft, i);
-  }
-  // `clearAtLeast` only adds clearing, newest kept result first; as in LangChain it does nothing when
-  // every result is kept (`keep >= results`) or none is.
-  if edit.clear_at_least > 0 && run.freed < edit.clear_at_least && keep > 0 && (keep as usize) < len
-  {
-    for &i in candidates[split..].iter().rev() {
-      if run.freed >= edit.clear_at_least {
-        break;
-      }
+  if let Some(stable) = edit.stable {
+    let ceiling = stable_ceiling(edit, &stable, max_input_tokens);
+    stable_clear(
+      &stable,
+      ceiling,
+      &mut run,
+      draft,
+      &candidates[..split],
+      boundaries,
+    );
+  } else {
+    for &i in &candidates[..split] {
       run.clear(draft, i);
+    }
+    if let Some(&last) = candidates[..split]
+      .iter()
+      .rev()
+      .find(|&&i| draft.msgs[i].cleared || draft.slots[i].cleared.is_some())
+    {
+      boundaries.push(last);
+    }
+    // `clearAtLeast` only adds clearing, newest kept result first; as in LangChain it does nothing
+    // when every result is kept (`keep >= results`) or none is.
+    if edit.clear_at_least > 0
+      && run.freed < edit.clear_at_least
+      && keep > 0
+      && (keep as usize) < len
+    {
+      for &i in candidates[split..].iter().rev() {
+        if run.freed >= edit.clear_at_least {
+          break;
+        }
+        run.clear(draft, i);
+      }
     }
   }
   applied.cleared_tool_uses = run.count;
   applied.cleared_input_tokens = run.freed;
   applied
+}
+
+/// The hard ceiling of stable mode: `maxTokens`, else the lowest `tokens`/`fraction` trigger
+/// threshold, capped by the model's input limit.
+fn stable_ceiling(
+  edit: &ClearToolUses,
+  stable: &Stable,
+  max_input_tokens: Option<u64>,
+) -> Option<u64> {
+  let from_trigger = || {
+    edit
+      .trigger
+      .iter()
+      .flat_map(|t| {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let tokens = t.tokens.map(|n| n.floor().max(1.0) as u64);
+        let fraction = t
+          .fraction
+          .and_then(|f| max_input_tokens.map(|max| fraction_of(max, f)))
+          .filter(|&n| n > 0);
+        [tokens, fraction]
+      })
+      .flatten()
+      .min()
+  };
+  let ceiling = stable.max_tokens.or_else(from_trigger);
+  match (ceiling, max_input_tokens) {
+    (Some(c), Some(m)) => Some(c.min(m)),
+    (c, m) => c.or(m),
+  }
+}
+
+/// Stable clearing: of the results outside the kept window that may be cleared (excluded tools are
+/// never counted), clear the oldest `floor(n / step) * step`; while the request is over the
+/// ceiling, clear one more step (never past the kept window). Every count is a function of the
+/// history, and for an append-only history it only grows, so the prefix up to the boundary stays
+/// byte-identical between steps.
+fn stable_clear(
+  stable: &Stable,
+  ceiling: Option<u64>,
+  run: &mut Clearing<'_>,
+  draft: &mut Draft<'_, '_>,
+  outside: &[usize],
+  boundaries: &mut Vec<usize>,
+) {
+  let step = usize::try_from(stable.step_results.max(1)).unwrap_or(usize::MAX);
+  let eligible: Vec<usize> = outside
+    .iter()
+    .copied()
+    .filter(|&i| !run.excluded(draft, i))
+    .collect();
+  let n = eligible.len();
+  let mut k = n / step * step;
+  for &i in &eligible[..k] {
+    run.clear(draft, i);
+  }
+  while k < n && ceiling.is_some_and(|c| draft.tokens() > c) {
+    let next = (k + step).min(n);
+    for &i in &eligible[k..next] {
+      run.clear(draft, i);
+    }
+    k = next;
+  }
+  if k > 0 {
+    boundaries.push(eligible[k - 1]);
+    let prev = (k - 1) / step * step;
+    if prev > 0 {
+      boundaries.push(eligible[prev - 1]);
+    }
+  }
 }
 
 struct Clearing<'a> {
@@ -132,6 +230,19 @@ struct Clearing<'a> {
 }
 
 impl Clearing<'_> {
+  /// Whether `i` is a result of an excluded tool (never cleared).
+  fn excluded(&self, draft: &Draft<'_, '_>, i: usize) -> bool {
+    let m = &draft.msgs[i];
+    let Some((ai, k)) = self.pairs[i] else {
+      return true;
+    };
+    let name = match m.name.as_deref() {
+      Some(n) if !n.is_empty() => n,
+      _ => draft.msgs[ai].tool_calls[k].name.as_str(),
+    };
+    self.edit.exclude_tools.iter().any(|t| t == name)
+  }
+
   fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize) {
     let msgs = draft.msgs;
     let m: &Message = &msgs[i];

@@ -45,8 +45,13 @@ pub(crate) struct Draft<'m, 'c> {
 }
 
 impl<'m, 'c> Draft<'m, 'c> {
-  pub fn new(msgs: &'m [Message], counter: &'c Counter<'c>, fixed: u64) -> Self {
-    let measures = counter.measure(msgs);
+  /// A draft from measures already taken (one per message).
+  pub fn with_measures(
+    msgs: &'m [Message],
+    counter: &'c Counter<'c>,
+    fixed: u64,
+    measures: Vec<Measure>,
+  ) -> Self {
     let mut total = fixed;
     let slots = measures
       .into_iter()

@@ -14,7 +14,7 @@ use crate::message::{Message, Role};
 use crate::options::Trigger;
 use crate::options::{Edit, Options, TokenCountMethod};
 use crate::plan::AppliedEdit;
-use crate::plan::{EditPlan, RemovedOrphan, Report, Warning};
+use crate::plan::{EditPlan, Op, RemovedOrphan, Report, Warning};
 use crate::strategies::{
   clear_thinking, facts, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
 };
@@ -33,6 +33,10 @@ pub struct Context {
   pub tools: Vec<String>,
   /// Model name for this call (chooses the encoding in model mode); overrides the option.
   pub model: Option<String>,
+  /// Prompt-cache breakpoints the request already carries (system prompt, tools, messages): the
+  /// `cacheBreakpoints` option adds at most [`MAX_CACHE_BREAKPOINTS`](crate::MAX_CACHE_BREAKPOINTS)
+  /// minus this many.
+  pub cache_breakpoints_in_use: u32,
 }
 
 /// Token counts of a request.
@@ -155,18 +159,49 @@ impl ContextEditor {
   /// field when a message is malformed.
   pub fn plan(&self, messages: &[Message], context: &Context) -> Result<EditPlan> {
     validate(messages)?;
+    let mut warnings = Vec::new();
+    let counter = self.counter(context, &mut warnings);
+    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let measures = counter.measure(messages);
+    // The previous model call saw the history up to the newest assistant message (its reply).
+    let previous = messages.iter().rposition(|m| m.role == Role::Assistant);
+    let previous_measures = previous.map(|p| measures[..p].to_vec());
+    let (mut plan, sizes) =
+      self.plan_measured(messages, context, &counter, fixed, measures, warnings)?;
+    if let (Some(p), Some(m)) = (previous, previous_measures) {
+      if let Ok((before, _)) =
+        self.plan_measured(&messages[..p], context, &counter, fixed, m, Vec::new())
+      {
+        let j = first_difference(&plan, &before, p);
+        let kept = sizes[..j].iter().flatten();
+        plan.report.stable_prefix_messages = kept.clone().count();
+        plan.report.stable_prefix_tokens = counter.tokens_of(fixed + kept.sum::<u64>());
+      }
+    }
+    Ok(plan)
+  }
+
+  /// Plans with measures already taken; also returns each message's final size (`None` = removed).
+  fn plan_measured(
+    &self,
+    messages: &[Message],
+    context: &Context,
+    counter: &Counter<'_>,
+    fixed: u64,
+    measures: Vec<crate::tokens::Measure>,
+    warnings: Vec<Warning>,
+  ) -> Result<(EditPlan, Vec<Option<u64>>)> {
     let mut report = Report {
       token_count_method: self.options.token_count_method.as_str(),
+      warnings,
       ..Report::default()
     };
-    let counter = self.counter(context, &mut report.warnings);
     if counter.method != TokenCountMethod::Approx {
       report.encoding = Some(counter.encoding.as_str());
     }
     let max_input_tokens = self.max_input_tokens(context);
     report.max_input_tokens = max_input_tokens;
-    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
-    let mut draft = Draft::new(messages, &counter, fixed);
+    let mut draft = Draft::with_measures(messages, counter, fixed, measures);
     report.tokens_before = draft.tokens();
     report.messages_before = messages.len();
 
@@ -191,6 +226,8 @@ impl ContextEditor {
     // Calls that have results now; edits that remove messages must not leave them dangling.
     let answered = answered(&draft.pair());
     let mut summary = None;
+    let mut boundaries = Vec::new();
+    let mut breakpoints = false;
     for edit in &self.options.edits {
       let mut applied = AppliedEdit::new(edit.type_name());
       let before = draft.tokens();
@@ -203,7 +240,9 @@ impl ContextEditor {
             &mut report.cleared,
             &mut report.cleared_tool_inputs,
             &mut report.warnings,
+            &mut boundaries,
           );
+          breakpoints |= c.cache_breakpoints;
         }
         Edit::Summarize(s) => {
           summary = plan_summary(s, &mut draft, max_input_tokens, &mut applied)?
@@ -252,11 +291,32 @@ impl ContextEditor {
         index: None,
       });
     }
-    Ok(EditPlan {
-      ops: draft.into_ops(),
-      summary,
-      report,
-    })
+    let sizes: Vec<Option<u64>> = draft
+      .slots
+      .iter()
+      .map(|slot| (!slot.removed).then_some(slot.size))
+      .collect();
+    let marks = if breakpoints {
+      cache_breakpoints(&draft, &boundaries, context.cache_breakpoints_in_use)
+    } else {
+      Vec::new()
+    };
+    let mut ops = draft.into_ops();
+    if !marks.is_empty() {
+      for index in marks {
+        // After the other operations on the same message.
+        let at = ops.partition_point(|op| op.index() <= index);
+        ops.insert(at, Op::CacheBreakpoint { index });
+      }
+    }
+    Ok((
+      EditPlan {
+        ops,
+        summary,
+        report,
+      },
+      sizes,
+    ))
   }
 
   /// Counts the tokens of a request with the editor's method and encoding.
@@ -281,6 +341,49 @@ impl ContextEditor {
       encoding: (counter.method != TokenCountMethod::Approx).then_some(counter.encoding.as_str()),
       warnings,
     })
+  }
+}
+
+/// Where breakpoints go, most useful first: the end of the request (the next call reads it), the
+/// current cleared boundary, the previous one (a step's call reads the prefix cached there); at
+/// most `MAX_CACHE_BREAKPOINTS - in_use`, on messages still there.
+fn cache_breakpoints(draft: &Draft<'_, '_>, boundaries: &[usize], in_use: u32) -> Vec<usize> {
+  let room = crate::clear::MAX_CACHE_BREAKPOINTS.saturating_sub(in_use) as usize;
+  let mut marks: Vec<usize> = Vec::new();
+  let end = draft.alive().last();
+  for i in end.into_iter().chain(boundaries.iter().copied()) {
+    if marks.len() >= room {
+      break;
+    }
+    if !draft.slots[i].removed && !marks.contains(&i) {
+      marks.push(i);
+    }
+  }
+  marks.sort_unstable();
+  marks
+}
+
+/// The first input index below `end` where `plan` and `before` (the plan of `messages[..end]`) do
+/// different things (cache breakpoints aside), or where a summary goes.
+fn first_difference(plan: &EditPlan, before: &EditPlan, end: usize) -> usize {
+  let mut limit = end;
+  for s in [&plan.summary, &before.summary].into_iter().flatten() {
+    limit = limit.min(s.insert_at);
+  }
+  fn content(p: &EditPlan, limit: usize) -> Vec<&Op> {
+    p.ops
+      .iter()
+      .filter(|op| !matches!(op, Op::CacheBreakpoint { .. }) && op.index() < limit)
+      .collect()
+  }
+  let (a, b) = (content(plan, limit), content(before, limit));
+  let n = a.len().min(b.len());
+  match (0..n).find(|&k| a[k] != b[k]) {
+    Some(k) => a[k].index().min(b[k].index()),
+    None => match (a.get(n), b.get(n)) {
+      (Some(op), _) | (None, Some(op)) => op.index(),
+      (None, None) => limit,
+    },
   }
 }
 

@@ -41,6 +41,7 @@ mod strategies;
 mod summarize;
 mod tokens;
 
+pub use clear::MAX_CACHE_BREAKPOINTS;
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
 pub use error::{Error, ErrorKind, Result};
 pub use estimate::{
@@ -48,13 +49,13 @@ pub use estimate::{
 };
 pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 pub use options::{
-  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Summarize,
+  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
   SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
   TruncateToolResults, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
   DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS, DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS,
-  DEFAULT_PLACEHOLDER, DEFAULT_SUMMARY_PREFIX, DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS,
-  DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS,
-  DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
+  DEFAULT_PLACEHOLDER, DEFAULT_STEP_RESULTS, DEFAULT_SUMMARY_PREFIX, DEFAULT_SUMMARY_PROMPT,
+  DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TOOL_TRIM_LIMIT,
+  DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
 };
 pub use plan::{
   AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,

@@ -118,6 +118,33 @@ pub struct ClearToolUses {
   pub clear_tool_inputs: ClearInputs,
   /// Keep clearing kept results (newest first) until at least this many tokens are freed.
   pub clear_at_least: u64,
+  /// Cache-aware clearing: the cleared boundary moves only in steps (`None` = LangChain's behaviour).
+  pub stable: Option<Stable>,
+  /// Mark the stable boundary and the end of the request with prompt-cache breakpoints.
+  pub cache_breakpoints: bool,
+}
+
+/// Default step of stable clearing, in tool results.
+pub const DEFAULT_STEP_RESULTS: u64 = 25;
+
+/// Stable (cache-aware) clearing: the number of cleared results is the normal count rounded down to
+/// a multiple of `step_results`, so consecutive calls send identical prefixes until the next step.
+/// A ceiling forces an early step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stable {
+  /// The boundary moves in multiples of this many tool results.
+  pub step_results: u64,
+  /// Hard ceiling in tokens; `None` = the smallest `tokens` trigger, or `maxInputTokens` if smaller.
+  pub max_tokens: Option<u64>,
+}
+
+impl Default for Stable {
+  fn default() -> Self {
+    Self {
+      step_results: DEFAULT_STEP_RESULTS,
+      max_tokens: None,
+    }
+  }
 }
 
 impl Default for ClearToolUses {
@@ -133,6 +160,8 @@ impl Default for ClearToolUses {
       placeholder: DEFAULT_PLACEHOLDER.to_owned(),
       clear_tool_inputs: ClearInputs::None,
       clear_at_least: 0,
+      stable: None,
+      cache_breakpoints: false,
     }
   }
 }
@@ -366,6 +395,8 @@ const CLEAR_KEYS: &[&str] = &[
   "clearAtLeast",
   "triggerTokens",
   "keepMessages",
+  "stable",
+  "cacheBreakpoints",
 ];
 /// Top-level keys that configure counting and caching.
 const GLOBAL_KEYS: &[&str] = &[
@@ -851,7 +882,57 @@ fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<Clear
   if let Some(v) = field(obj, "clearAtLeast") {
     c.clear_at_least = non_negative_int(v, &p("clearAtLeast"))?;
   }
+  if let Some(v) = field(obj, "stable") {
+    c.stable = parse_stable(v, &p("stable"))?;
+  }
+  if let Some(v) = field(obj, "cacheBreakpoints") {
+    c.cache_breakpoints = match v {
+      Value::Bool(b) => *b,
+      Value::String(s) if s == "anthropic" => true,
+      other => {
+        return Err(Error::invalid_option(
+          p("cacheBreakpoints"),
+          format!("expected a boolean or \"anthropic\", got {}", show(other)),
+        ))
+      }
+    };
+  }
   Ok(c)
+}
+
+/// `stable: true | false | { stepResults?, maxTokens? }`.
+fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
+  match value {
+    Value::Bool(false) => Ok(None),
+    Value::Bool(true) => Ok(Some(Stable::default())),
+    Value::Object(obj) => {
+      let mut s = Stable::default();
+      for (key, v) in obj {
+        if v.is_null() {
+          continue;
+        }
+        let at = format!("{path}.{key}");
+        match key.as_str() {
+          "stepResults" => s.step_results = positive_int(v, &at)?,
+          "maxTokens" => s.max_tokens = Some(positive_int(v, &at)?),
+          _ => {
+            return Err(Error::invalid_option(
+              at,
+              "unknown option of `stable` (expected stepResults or maxTokens)",
+            ))
+          }
+        }
+      }
+      Ok(Some(s))
+    }
+    other => Err(Error::invalid_option(
+      path,
+      format!(
+        "expected a boolean or {{ stepResults?, maxTokens? }}, got {}",
+        show(other)
+      ),
+    )),
+  }
 }
 
 fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {

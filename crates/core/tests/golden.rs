@@ -79,6 +79,7 @@ fn context(v: &Value) -> Context {
       })
       .unwrap_or_default(),
     model: str_field(v, "model"),
+    ..Context::default()
   }
 }
 
