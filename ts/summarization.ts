@@ -6,7 +6,7 @@
 // Which model writes the summary: the one configured (an instance), else the agent's own model.
 // A `beforeModel` hook cannot see the agent's model (neither LangChain's runtime nor Xpert's
 // context carries it), so `wrapModelCall` remembers `request.model`. On the very first model call
-// of a middleware instance no model is known yet: then `wrapModelCall` summarizes with
+// of a middleware instance no model is known yet: then `wrapModelCall` plans and summarizes with
 // `request.model` itself, sends the summarized request, and `afterModel` persists the same summary
 // in state. Either way the summary is generated once.
 //
@@ -177,13 +177,14 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
         report('no summarizing model', e)
         return undefined
       }
-      const plan = await planFor(messages, model)
-      if (!plan) return undefined
       if (!model) {
-        // The agent's model is only visible in `wrapModelCall`: summarize there.
-        deferred.add(messages[messages.length - 1])
+        // The agent's model (and its input limit) is only visible in `wrapModelCall`: plan and summarize there.
+        const last = messages[messages.length - 1]
+        if (last !== null && typeof last === 'object') deferred.add(last)
         return undefined
       }
+      const plan = await planFor(messages, model)
+      if (!plan) return undefined
       const summary = await write(plan, model, runtime)
       if (summary === undefined) return undefined
       return { messages: [host.removeAll(), ...rewrite(messages, plan, summary)] }
