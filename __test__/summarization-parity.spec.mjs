@@ -105,6 +105,29 @@ describe('summarization planning = LangChain.js summarizationMiddleware (langcha
     for (const kind of ['messages', 'tokens', 'fraction']) assert.ok(stats.byKeep[kind] >= 20, JSON.stringify(stats))
   })
 
+  test('a custom tokenCounter (additive: words per message), 100 conversations: same decision, same tail', async () => {
+    const words = (messages) => messages.reduce((n, m) => n + String(m.content).split(/\s+/).filter(Boolean).length + 3, 0)
+    let fired = 0
+    for (let seed = 1001; seed <= 1100; seed++) {
+      const r = rng(seed)
+      const messages = randomConversation(seed, 2 + Math.floor(r() * 50))
+      const total = words(messages)
+      const options = {
+        trigger: { tokens: Math.max(1, Math.floor(total * (0.5 + r()))) },
+        keep: r() < 0.5 ? { tokens: Math.floor(r() * total) } : { messages: Math.floor(r() * 12) },
+        tokenCounter: words,
+      }
+      const { lc, ours } = await both(messages, options)
+      const where = `seed ${seed}: ${messages.length} messages, ${total} words, ${JSON.stringify(options)}`
+      assert.equal(ours === undefined, lc === undefined, where)
+      if (lc) {
+        fired++
+        assert.deepEqual(ours.map((m) => m.id), lc.map((m) => m.id), where)
+      }
+    }
+    assert.ok(fired >= 25, `fired ${fired} times`)
+  })
+
   test('the remove-all marker is LangGraph’s REMOVE_ALL_MESSAGES', () => {
     assert.equal(REMOVE_ALL_MESSAGES, LANGGRAPH_REMOVE_ALL)
     assert.ok(require.resolve('@langchain/langgraph'))

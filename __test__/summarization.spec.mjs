@@ -243,6 +243,30 @@ describe('summarizationMiddleware in createAgent', () => {
     )
   })
 
+  test('maxTokens bounds the summary call (on a copy of the model), the agent model keeps its own setting', async () => {
+    const model = new AgentModel({ turns: 0 })
+    await createAgent({ model, tools: [], middleware: [summarizationMiddleware({ trigger: { messages: 4 }, keep: { messages: 1 }, maxTokens: 400 })] }).invoke({
+      messages: [...longHistory(3, 10), new HumanMessage({ content: 'Q', id: 'q' })],
+    })
+    assert.deepEqual(model.summaryMaxTokens, [400])
+    assert.equal(model.maxTokens, undefined)
+  })
+
+  test('a custom tokenCounter (LangChain option) drives the trigger and the kept budget', async () => {
+    const model = new AgentModel({ turns: 0 })
+    const counted = []
+    const tokenCounter = (messages) => {
+      counted.push(messages.length)
+      return 100 * messages.length
+    }
+    const out = await createAgent({ model, tools: [], middleware: [summarizationMiddleware({ model, trigger: { tokens: 700 }, keep: { tokens: 250 }, tokenCounter })] }).invoke({
+      messages: [...longHistory(3, 1), new HumanMessage({ content: 'Q', id: 'q' })],
+    })
+    assert.equal(model.summaryCalls.length, 1)
+    assert.deepEqual(out.messages.slice(1, 3).map((m) => m.id), ['a2', 'q'])
+    assert.ok(counted.every((n) => n === 1), 'called once per message')
+  })
+
   test('invalid options fail when the middleware is created, naming the field', () => {
     const cases = [
       [{ keep: { messages: 1, tokens: 5 } }, /keep/],
@@ -252,6 +276,7 @@ describe('summarizationMiddleware in createAgent', () => {
       [{ tokenCountMethod: 'exact' }, /tokenCountMethod/],
       [{ keepp: { messages: 1 } }, /keepp: unknown option/],
       [{ maxInputTokens: 0 }, /maxInputTokens/],
+      [{ tokenCounter: 'words' }, /tokenCounter/],
     ]
     for (const [options, message] of cases) {
       assert.throws(

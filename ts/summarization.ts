@@ -18,6 +18,7 @@ import { applyPlan, textOf, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
 import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
+import { ContextEditorError } from './errors.js'
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
 export const REMOVE_ALL_MESSAGES = '__remove_all__'
@@ -43,6 +44,11 @@ export interface SummarizationHost {
 /** The hook options: the JSON options plus a configured model (LangChain: an instance or a name). */
 export interface SummarizationHookConfig extends SummarizationOptions {
   model?: unknown
+  /**
+   * LangChain's `tokenCounter`: counts a list of messages. Called once per message (the core adds
+   * the counts up), so it must be additive, as token counts are.
+   */
+  tokenCounter?: ((messages: AnyMessage[]) => number | Promise<number>) | null
 }
 
 /** A state update that rewrites `messages`: remove all, then the new list. */
@@ -95,7 +101,10 @@ interface Pending {
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
  */
 export function createSummarizationHooks(config: SummarizationHookConfig | null | undefined, host: SummarizationHost): SummarizationHooks {
-  const { model: configured, ...json } = (config ?? {}) as SummarizationHookConfig
+  const { model: configured, tokenCounter, ...json } = (config ?? {}) as SummarizationHookConfig
+  if (tokenCounter !== undefined && tokenCounter !== null && typeof tokenCounter !== 'function') {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a function`, { path: 'tokenCounter' })
+  }
   const resolved = resolveSummarizationOptions(json as Record<string, unknown>)
   const { editor } = resolved
   const warn = host.warn ?? ((message: string, error: unknown) => console.warn(message, error))
@@ -123,17 +132,19 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     return configuredModel
   }
 
-  function contextFor(model: unknown): EditContext {
-    return {
+  async function contextFor(messages: AnyMessage[], model: unknown): Promise<EditContext> {
+    const context: EditContext = {
       maxInputTokens: resolved.maxInputTokens ?? profileMaxInputTokens(model) ?? profileMaxInputTokens(agentModel),
       model: modelNameOf(model) ?? modelNameOf(agentModel),
     }
+    if (tokenCounter) context.messageTokens = await Promise.all(messages.map(async (m) => Math.max(0, Math.ceil(await tokenCounter([m])))))
+    return context
   }
 
   /** Plans on a snapshot; `undefined` when nothing is to be summarized (or the plan failed: logged). */
   async function planFor(messages: AnyMessage[], model: unknown): Promise<EditPlan | undefined> {
     try {
-      const plan = await editor.planAsync(messages, contextFor(model))
+      const plan = await editor.planAsync(messages, await contextFor(messages, model))
       return plan.summary ? plan : undefined
     } catch (e) {
       report('planning failed', e)

@@ -23,6 +23,12 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
    * @default the agent's own model
    */
   model?: ChatModelLike | string | null
+  /**
+   * Counts the tokens of a list of messages (LangChain's `tokenCounter`). It is called once per
+   * message and the counts are added up, so it must be additive.
+   * @default approximate counting (`tokenCountMethod`)
+   */
+  tokenCounter?: ((messages: any[]) => number | Promise<number>) | null
   /** @deprecated LangChain's old name: use `trigger: { tokens }`. */
   maxTokensBeforeSummary?: number | null
   /** @deprecated LangChain's old name: use `keep: { messages }`. */
