@@ -267,6 +267,30 @@ describe('summarizationMiddleware in createAgent', () => {
     assert.ok(counted.every((n) => n === 1), 'called once per message')
   })
 
+  test('the README example runs (imported by package name)', async () => {
+    const { summarizationMiddleware: fromPackage } = await import('context-editor/langchain')
+    const model = new AgentModel({ turns: 45 })
+    const tools = [readFile]
+    // --- README: Summarization (LangChain) ---
+    const agent = createAgent({
+      model, // also writes the summaries, unless `model` is given below
+      tools,
+      middleware: [
+        fromPackage({
+          trigger: { tokens: 4000 }, // or a list: [{ messages: 50 }, { fraction: 0.8 }]
+          keep: { messages: 20 },
+        }),
+      ],
+    })
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'Review the repository.' }] }, { recursionLimit: 500 })
+    // result.messages: [summary (HumanMessage, additional_kwargs.lc_source = 'summarization'), ...the last 20 or so]
+    // ---
+    assert.ok(model.summaryCalls.length >= 1)
+    assert.ok(isSummary(result.messages[0]))
+    assert.equal(result.messages.filter(isSummary).length, 1)
+    assert.ok(countTokensApproximately(result.messages) < 4000 + 300)
+  })
+
   test('invalid options fail when the middleware is created, naming the field', () => {
     const cases = [
       [{ keep: { messages: 1, tokens: 5 } }, /keep/],
