@@ -95,22 +95,34 @@ fn safe_from(v: &[View<'_>], target: usize) -> usize {
     .unwrap_or(0)
 }
 
-/// Whether cutting at `cutoff` separates any call from any of its results (a full scan).
-fn splits_any_pair(v: &[View<'_>], cutoff: usize) -> bool {
-  let before: BTreeSet<&str> = v[..cutoff]
-    .iter()
-    .flat_map(|m| m.calls.iter().copied())
-    .collect();
-  let after: BTreeSet<&str> = v[cutoff..]
-    .iter()
-    .flat_map(|m| m.calls.iter().copied())
-    .collect();
-  v[cutoff..]
-    .iter()
-    .any(|m| m.is_tool() && before.contains(m.tool_call_id()) && !after.contains(m.tool_call_id()))
-    || v[..cutoff].iter().any(|m| {
-      m.is_tool() && after.contains(m.tool_call_id()) && !before.contains(m.tool_call_id())
+/// For every cutoff `0..=len` of the conversation `conv` (input indices), whether cutting there
+/// separates a call from one of its results: a result at position `r` answering a call at `a`
+/// makes every cutoff in `a + 1..=r` unsafe. One pass over the pairs (a difference array), so
+/// walking the cutoff back is linear even when a pair spans the whole conversation.
+fn unsafe_cutoffs(draft: &Draft<'_, '_>, conv: &[usize]) -> Vec<bool> {
+  let len = conv.len();
+  let mut pos = vec![usize::MAX; draft.msgs.len()];
+  for (j, &i) in conv.iter().enumerate() {
+    pos[i] = j;
+  }
+  let pairs = draft.pair();
+  let mut diff = vec![0i64; len + 2];
+  for (r, &i) in conv.iter().enumerate() {
+    if let Some((ai, _)) = pairs[i] {
+      let a = pos[ai];
+      if a < r {
+        diff[a + 1] += 1;
+        diff[r + 1] -= 1;
+      }
+    }
+  }
+  let mut open = 0i64;
+  (0..=len)
+    .map(|c| {
+      open += diff[c];
+      open > 0
     })
+    .collect()
 }
 
 /// Plans one `summarize` edit; `Ok(None)` when it does not fire or has nothing to summarize.
@@ -193,7 +205,8 @@ pub(crate) fn plan_summary(
       (max_input_tokens.unwrap_or(0) as f64 * f).floor(),
     ),
   };
-  while cutoff > 0 && splits_any_pair(&views, cutoff) {
+  let splits = unsafe_cutoffs(draft, &conv);
+  while cutoff > 0 && splits[cutoff.min(len)] {
     cutoff -= 1;
   }
   if cutoff == 0 {

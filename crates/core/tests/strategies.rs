@@ -1180,3 +1180,30 @@ fn each_edit_reports_what_it_did_and_the_tokens_it_freed() {
     .iter()
     .all(|m| m.tool_calls.is_empty() && m.role != Role::Tool));
 }
+
+#[test]
+fn summarize_walks_back_past_a_pair_that_spans_the_conversation() {
+  // A call answered only at the very end (a long-running tool): every cutoff after the call would
+  // separate it from its result, so the cut walks back to the call, and here nothing is left to
+  // summarize before it. 40,000 messages: the walk is linear (it used to rescan the whole
+  // conversation at every step).
+  let mut msgs = vec![
+    Message::user("start"),
+    ai("", &["late"]),
+    Message::user("q"),
+  ];
+  for k in 0..20_000 {
+    msgs.push(ai(&format!("a{k}"), &[]));
+    msgs.push(Message::user(format!("u{k}")));
+  }
+  msgs.push(tool("late", "finally"));
+  let options =
+    one(json!({ "type": "summarize", "trigger": { "messages": 1 }, "keep": { "messages": 6 } }));
+  let (p, out) = run(options.clone(), &msgs);
+  assert_eq!(summary(&p).replaced, vec![0], "only what precedes the call");
+  assert_eq!(out.len(), msgs.len() - 1);
+  // Without the spanning result, the usual tail of 6 is kept.
+  msgs.pop();
+  let (p, _) = run(options, &msgs);
+  assert_eq!(summary(&p).replaced.len(), msgs.len() - 6);
+}
