@@ -129,6 +129,49 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
     assert.ok(!validate({ summaryRole: 'system' }))
   })
 
+  test('the configSchema and the core accept and reject the same option sets', () => {
+    const strategy = host.registry.get('SummarizationMiddleware')
+    const validate = new Ajv({ strict: false, validateSchema: false }).compile(strategy.meta.configSchema)
+    const sets = [
+      {},
+      { trigger: { tokens: 1000 } },
+      { trigger: { messages: 10, tokens: 500 } },
+      { trigger: { fraction: 0.5 } },
+      { trigger: { turns: 5 }, keep: { turns: 2 } },
+      { keep: { messages: 0 } },
+      { keep: { tokens: 0 } },
+      { keep: { fraction: 1 } },
+      { summaryRole: 'assistant', summaryPrefix: '', summaryPrompt: 'Summarize {messages}' },
+      { trimTokensToSummarize: 0, toolTrimLimit: 0 },
+      { maxTokens: 400, tokenCountMethod: 'estimate', maxInputTokens: 128000 },
+      { trigger: {} },
+      { trigger: { tokens: 0 } },
+      { trigger: { messages: 1.5 } },
+      { trigger: { fraction: 1.5 } },
+      { trigger: { toolUses: 3 } },
+      { keep: {} },
+      { keep: { messages: 1, tokens: 1 } },
+      { keep: { messages: -1 } },
+      { keep: { fraction: 2 } },
+      { summaryRole: 'system' },
+      { tokenCountMethod: 'exact' },
+      { trimTokensToSummarize: -1 },
+      { maxTokens: 0 },
+      { unknown: 1 },
+    ]
+    for (const options of sets) {
+      const ui = validate(options)
+      let core = true
+      try {
+        strategy.createMiddleware(options, {})
+      } catch (e) {
+        assert.equal(e.code, 'INVALID_OPTIONS', e.message)
+        core = false
+      }
+      assert.equal(ui, core, `${JSON.stringify(options)}: UI schema ${ui ? 'accepts' : 'rejects'}, core ${core ? 'accepts' : 'rejects'}`)
+    }
+  })
+
   for (const core of cores) {
     describe(core.label, () => {
       test("first step: the agent's own model writes the summary, the model gets the summarized request, afterModel persists it", async () => {

@@ -518,8 +518,10 @@ export interface SummarizationTrigger {
   messages?: number | null
   /** Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1). */
   fraction?: number | null
-  /** Fire when there are more than this many turns (CE Node `context_limit`). */
+  /** Fire when there are at least this many turns (CE Node's `context_limit: N` = `turns: N + 1`). */
   turns?: number | null
+  /** Fire when there are at least this many tool results. */
+  toolUses?: number | null
 }
 
 /** What stays verbatim after a summary: exactly one key. */
@@ -589,14 +591,15 @@ const summarizationTriggerProperties = {
   tokens: triggerProperties.tokens,
   messages: triggerProperties.messages,
   fraction: triggerProperties.fraction,
+  toolUses: triggerProperties.toolUses,
   turns: {
     type: 'integer',
     minimum: 1,
     maximum: MAX_INT,
     title: text('Turns', '轮数'),
     description: text(
-      'Fire when the conversation has more than this many turns (a turn = a user message and what follows it).',
-      '当对话轮数超过该值时触发（一轮 = 一条用户消息及其后的消息）。',
+      'Fire when the conversation has at least this many turns (a turn = a user message and what follows it).',
+      '当对话轮数达到该值时触发（一轮 = 一条用户消息及其后的消息）。',
     ),
   },
 } satisfies Record<keyof SummarizationTrigger, JsonSchemaProperty>
@@ -686,7 +689,7 @@ const summarizationProperties = {
   },
   toolTrimLimit: {
     type: 'integer',
-    minimum: 0,
+    minimum: 1,
     maximum: MAX_INT,
     title: text('Tool result limit (characters)', '工具结果上限（字符）'),
     description: text(
@@ -776,8 +779,10 @@ export function resolveSummarizationOptions(input: Record<string, unknown> | nul
     editor = new ContextEditor(options as EditorOptions)
   } catch (e) {
     if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
+      // The edit is ours, not the user's: name the option, not `edits[0].option`.
       const path = e.path?.replace(/^edits\[0\]\.?/, '') || e.path
-      throw new ContextEditorError(e.code, `${SUMMARIZATION_MIDDLEWARE_NAME}: ${e.message}`, { path, cause: e })
+      const message = e.message.replace(/^edits\[0\]\.?/, '')
+      throw new ContextEditorError(e.code, `${SUMMARIZATION_MIDDLEWARE_NAME}: ${message}`, { path, cause: e })
     }
     throw e
   }
