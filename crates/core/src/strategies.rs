@@ -253,6 +253,11 @@ pub(crate) fn truncate_tool_results(
       None => (None, keep),
     };
     let marker = truncation_marker(len - keep);
+    if keep + utf16_len(&marker) >= len {
+      // Head + marker would be no shorter than the text (a limit below the marker's length on a
+      // short result): cutting would grow it.
+      continue;
+    }
     draft.truncate(i, usize::try_from(keep).unwrap_or(usize::MAX), head, marker);
     applied.truncated_tool_results += 1;
   }

@@ -1241,7 +1241,10 @@ fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseErr
     .iter()
     .map(|a| a.cleared_input_tokens)
     .sum();
-  let grows = kinds.contains(&Kind::ClearToolUses) || kinds.contains(&Kind::Truncate);
+  // A placeholder may be longer than the result it replaces; a truncated result is never longer in
+  // characters, but head + marker may take more BPE tokens than the text it replaces.
+  let grows = kinds.contains(&Kind::ClearToolUses)
+    || (kinds.contains(&Kind::Truncate) && options["tokenCountMethod"] != "approx");
   if !grows {
     prop_assert_eq!(
       freed,

@@ -1207,3 +1207,27 @@ fn summarize_walks_back_past_a_pair_that_spans_the_conversation() {
   let (p, _) = run(options, &msgs);
   assert_eq!(summary(&p).replaced.len(), msgs.len() - 6);
 }
+
+#[test]
+fn truncate_never_makes_a_result_longer() {
+  // A limit below the marker's length: a 20-character result would become a 28-character marker.
+  let msgs = long_result("c1", &"s".repeat(20));
+  let (p, out) = run(
+    one(json!({ "type": "truncate_tool_results", "maxChars": 1 })),
+    &msgs,
+  );
+  assert!(p.ops.is_empty());
+  assert_eq!(out, msgs);
+  // A long one is still cut to the marker alone.
+  let msgs = long_result("c1", &"s".repeat(200));
+  let (p, out) = run(
+    one(json!({ "type": "truncate_tool_results", "maxChars": 1 })),
+    &msgs,
+  );
+  assert_eq!(truncation(&p)[0].1, 0);
+  assert_eq!(
+    out[2].content.as_deref(),
+    Some("\n[… 200 characters truncated]")
+  );
+  assert!(p.report.tokens_after < p.report.tokens_before);
+}
