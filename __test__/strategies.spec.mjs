@@ -103,6 +103,27 @@ describe('clear_thinking', () => {
     assert.equal(all.report.appliedEdits[0].clearedThinkingTurns, 0)
   })
 
+  test('OpenAI-shaped messages with thinking blocks in their content stay plain objects', () => {
+    const history = [
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's1' }, { type: 'text', text: 'a1' }] },
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'text', text: 'a2' }] },
+    ]
+    const before = snapshot(history)
+    const { messages, report } = pipeline({ type: 'clear_thinking' }).edit(history)
+    assert.deepEqual(messages, [
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: [{ type: 'text', text: 'a1' }] },
+      history[2],
+      history[3],
+    ])
+    assert.equal(messages[3], history[3])
+    assert.equal(Object.getPrototypeOf(messages[1]), Object.prototype)
+    assert.deepEqual(history, before)
+    assert.equal(report.appliedEdits[0].clearedThinkingTurns, 1)
+  })
+
   test('editing the output again changes nothing', () => {
     const editor = pipeline({ type: 'clear_thinking' })
     const once = editor.edit(reasoningHistory()).messages
