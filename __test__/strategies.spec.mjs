@@ -688,16 +688,17 @@ const callIds = (m) => (m.tool_calls ?? []).map((c) => c.id)
 const toolUseIds = (m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_use').map((b) => b.id) : [])
 
 describe('random conversations through ContextEditor', () => {
-  test('every edit and two-edit pipeline: valid for the APIs, input unchanged, report matches the output', () => {
+  test('every edit and two-edit pipeline, every counting method: valid for the APIs, input unchanged, report matches the output', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const r = rng(seed)
       const history = randomConversation(r)
       const edits = r() < 0.5 ? [randomEdit(r, true)] : [randomEdit(r, false), randomEdit(r, true)]
-      const editor = new ContextEditor({ edits })
+      const tokenCountMethod = ['approx', 'model', 'estimate'][seed % 3]
+      const editor = new ContextEditor({ edits, tokenCountMethod })
       const before = snapshot(history)
       const summarized = []
       const { messages, report } = editor.edit(history, { summarize: (req) => (summarized.push(req), 'S') })
-      const at = `seed ${seed}, edits ${JSON.stringify(edits)}`
+      const at = `seed ${seed}, ${tokenCountMethod}, edits ${JSON.stringify(edits)}`
       assert.deepEqual(snapshot(history), before, `${at}: input unchanged`)
       // Tool results follow their calls; calls have results; tool_use blocks mirror the calls.
       const called = new Set()
