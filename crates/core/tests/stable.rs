@@ -1,0 +1,386 @@
+//! Cache-aware editing (issue 9): stable clearing that moves the cleared boundary in steps, cache
+//! breakpoints, and the report's stable prefix. Approx counting unless a test says otherwise.
+
+use context_editor_core::{Context, ContextEditor, EditPlan, Message, Op};
+use serde_json::{json, Value};
+
+fn editor(options: Value) -> ContextEditor {
+  ContextEditor::from_json(&options).expect("valid options")
+}
+
+/// A run of `turns` tool calls, each with a result of `size` characters.
+fn run(turns: usize, size: usize) -> Vec<Message> {
+  let mut h = vec![Message::user("fix the bug")];
+  for t in 0..turns {
+    let id = format!("c{t}");
+    h.push(Message::assistant(
+      "",
+      &[(id.as_str(), "read", r#"{"p":1}"#)],
+    ));
+    h.push(Message::tool(&id, "read", &"x".repeat(size)));
+  }
+  h
+}
+
+/// The history a model call sees before the `t`-th assistant message (0-based) of `run`.
+fn before_call(h: &[Message], t: usize) -> &[Message] {
+  &h[..1 + 2 * t]
+}
+
+fn cleared(p: &EditPlan) -> Vec<usize> {
+  p.ops
+    .iter()
+    .filter_map(|op| match op {
+      Op::ClearToolResult { index, .. } => Some(*index),
+      _ => None,
+    })
+    .collect()
+}
+
+fn breakpoints(p: &EditPlan) -> Vec<usize> {
+  p.ops
+    .iter()
+    .filter_map(|op| match op {
+      Op::CacheBreakpoint { index } => Some(*index),
+      _ => None,
+    })
+    .collect()
+}
+
+fn plan(e: &ContextEditor, h: &[Message]) -> EditPlan {
+  plan_in(e, h, &Context::default())
+}
+
+fn plan_in(e: &ContextEditor, h: &[Message], c: &Context) -> EditPlan {
+  let p = e.plan(h, c).expect("plan");
+  let out = p.apply(h);
+  assert_eq!(
+    e.count_tokens(&out, c).unwrap().total,
+    p.report.tokens_after
+  );
+  p
+}
+
+/// Trigger at 2,000 tokens (results are 100 tokens each), keep 3, steps of 5 results.
+fn stable_editor() -> ContextEditor {
+  editor(
+    json!({ "trigger": { "tokens": 2000 }, "keep": { "messages": 3 }, "stable": { "stepResults": 5 } }),
+  )
+}
+
+#[test]
+fn stable_plans_are_deterministic() {
+  let h = run(60, 400);
+  let a = plan(&stable_editor(), &h);
+  let b = plan(&stable_editor(), &h);
+  let e = stable_editor();
+  let c = plan(&e, &h);
+  let d = plan(&e, &h);
+  assert_eq!(a, b);
+  assert_eq!(a, c);
+  assert_eq!(c, d);
+}
+
+#[test]
+fn cleared_count_is_a_multiple_of_the_step() {
+  let e = stable_editor();
+  let h = run(60, 400);
+  for t in 1..=60 {
+    let p = plan(&e, before_call(&h, t));
+    let n = cleared(&p).len();
+    assert_eq!(n % 5, 0, "call {t}: {n} cleared");
+    assert!(
+      n <= t.saturating_sub(3),
+      "call {t}: never into the kept window"
+    );
+  }
+}
+
+#[test]
+fn prefix_is_identical_until_the_next_step() {
+  let e = stable_editor();
+  let h = run(80, 400);
+  let mut previous: Option<(Vec<Message>, usize)> = None;
+  let mut steps = 0;
+  let mut calls_after_trigger = 0;
+  for t in 1..=80 {
+    let seen = before_call(&h, t);
+    let p = plan(&e, seen);
+    let out = p.apply(seen);
+    let n = cleared(&p).len();
+    if let Some((prev_out, prev_n)) = &previous {
+      if *prev_n > 0 {
+        calls_after_trigger += 1;
+      }
+      if n == *prev_n {
+        // Same boundary: the previous request is a prefix of this one, byte for byte.
+        assert_eq!(&out[..prev_out.len()], &prev_out[..], "call {t}");
+        assert_eq!(p.report.stable_prefix_messages, prev_out.len(), "call {t}");
+      } else {
+        steps += 1;
+        assert!(n > *prev_n, "the boundary only moves forward");
+        assert!(p.report.stable_prefix_messages < prev_out.len(), "call {t}");
+      }
+    }
+    previous = Some((out, n));
+  }
+  // LangChain's rule moves the boundary on every call once triggered; steps of 5 move it on ~1 in 5.
+  assert!(calls_after_trigger > 40, "{calls_after_trigger}");
+  assert!(
+    steps * 4 <= calls_after_trigger,
+    "{steps} steps in {calls_after_trigger} calls"
+  );
+}
+
+#[test]
+fn default_mode_moves_the_boundary_every_call() {
+  let e = editor(json!({ "trigger": { "tokens": 2000 }, "keep": { "messages": 3 } }));
+  let h = run(40, 400);
+  let mut prev_len = 0;
+  let mut moved = 0;
+  for t in 25..=40 {
+    let seen = before_call(&h, t);
+    let p = plan(&e, seen);
+    assert!(p.report.triggered);
+    if t > 25 && p.report.stable_prefix_messages < prev_len {
+      moved += 1;
+    }
+    prev_len = p.report.messages_after;
+  }
+  assert_eq!(moved, 15);
+}
+
+#[test]
+fn stable_prefix_tokens_count_the_prefix() {
+  let e = stable_editor();
+  let h = run(30, 400);
+  let seen = before_call(&h, 30);
+  let p = plan(&e, seen);
+  let out = p.apply(seen);
+  let k = p.report.stable_prefix_messages;
+  assert!(k > 0);
+  let prefix = e
+    .count_tokens(&out[..k], &Context::default())
+    .unwrap()
+    .total;
+  assert_eq!(p.report.stable_prefix_tokens, prefix);
+  // No earlier call (no assistant message yet): nothing is stable.
+  let first = plan(&e, &h[..1]);
+  assert_eq!(first.report.stable_prefix_messages, 0);
+  assert_eq!(first.report.stable_prefix_tokens, 0);
+}
+
+#[test]
+fn ceiling_forces_an_early_step() {
+  // Steps of 25 would leave 25 results (2,500+ tokens) over the 1,500-token ceiling.
+  let e = editor(json!({
+    "trigger": { "tokens": 2000 }, "keep": { "messages": 3 },
+    "stable": { "stepResults": 25, "maxTokens": 1500 }
+  }));
+  let h = run(120, 400);
+  let mut prev = 0;
+  for t in 1..=120 {
+    let p = plan(&e, before_call(&h, t));
+    let n = cleared(&p).len();
+    // Over the ceiling only when everything outside the kept window is cleared already.
+    if p.report.triggered && n < t - 3 {
+      assert!(
+        p.report.tokens_after <= 1500,
+        "call {t}: {}",
+        p.report.tokens_after
+      );
+    }
+    if t == 60 {
+      assert!(n % 25 != 0, "an early step: {n} cleared");
+    }
+    assert!(n >= prev, "monotone");
+    prev = n;
+  }
+}
+
+#[test]
+fn ceiling_defaults_to_the_trigger_and_the_input_limit() {
+  // Without maxTokens the trigger (2,000) is the ceiling; steps of 50 would exceed it.
+  let e = editor(
+    json!({ "trigger": { "tokens": 2000 }, "keep": { "messages": 3 }, "stable": { "stepResults": 50 } }),
+  );
+  let h = run(60, 400);
+  for t in 20..=60 {
+    let p = plan(&e, before_call(&h, t));
+    assert!(
+      p.report.tokens_after <= 2000,
+      "call {t}: {}",
+      p.report.tokens_after
+    );
+  }
+  // A smaller input limit wins.
+  let c = Context {
+    max_input_tokens: Some(1200),
+    ..Context::default()
+  };
+  for t in 20..=60 {
+    let p = plan_in(&e, before_call(&h, t), &c);
+    assert!(
+      p.report.tokens_after <= 1200,
+      "call {t}: {}",
+      p.report.tokens_after
+    );
+  }
+}
+
+#[test]
+fn excluded_tools_are_not_counted_in_steps() {
+  let e = editor(json!({
+    "trigger": { "tokens": 1000 }, "keep": { "messages": 0 },
+    "stable": { "stepResults": 2 }, "excludeTools": ["keep_me"]
+  }));
+  let mut h = vec![Message::user("go")];
+  for t in 0..7 {
+    let id = format!("c{t}");
+    let name = if t % 2 == 0 { "keep_me" } else { "read" };
+    h.push(Message::assistant("", &[(id.as_str(), name, "{}")]));
+    h.push(Message::tool(&id, name, &"y".repeat(2000)));
+  }
+  // Clearable: c1, c3, c5 → a step of 2 clears c1 and c3 (indices 4 and 8) unless the ceiling needs c5 too.
+  let p = plan(&e, &h);
+  let c = cleared(&p);
+  assert!(c.iter().all(|i| h[*i].name.as_deref() == Some("read")));
+  assert!(c.len() == 2 || c.len() == 3, "{c:?}");
+}
+
+#[test]
+fn breakpoints_mark_the_end_and_the_boundaries() {
+  let e = editor(json!({
+    "trigger": { "tokens": 2000 }, "keep": { "messages": 3 },
+    "stable": { "stepResults": 5 }, "cacheBreakpoints": true
+  }));
+  let h = run(40, 400);
+  let seen = before_call(&h, 40);
+  let p = plan(&e, seen);
+  let c = cleared(&p);
+  let b = breakpoints(&p);
+  assert_eq!(c.len(), 35);
+  // End, current boundary (35th result), previous step's boundary (30th result).
+  assert_eq!(b, vec![c[29], c[34], seen.len() - 1]);
+  // Breakpoints change no content: the applied output equals the plan without them.
+  let without: Vec<Op> = p
+    .ops
+    .iter()
+    .filter(|op| !matches!(op, Op::CacheBreakpoint { .. }))
+    .cloned()
+    .collect();
+  let bare = EditPlan {
+    ops: without,
+    ..p.clone()
+  };
+  assert_eq!(bare.apply(seen), p.apply(seen));
+  // Sorted by index, after the clear of the same message.
+  let at = p
+    .ops
+    .iter()
+    .position(|op| matches!(op, Op::CacheBreakpoint { index } if *index == c[34]))
+    .unwrap();
+  assert!(matches!(p.ops[at - 1], Op::ClearToolResult { index, .. } if index == c[34]));
+}
+
+#[test]
+fn breakpoints_stay_within_four_counting_those_in_use() {
+  let e = editor(json!({
+    "trigger": { "tokens": 2000 }, "keep": { "messages": 3 },
+    "stable": { "stepResults": 5 }, "cacheBreakpoints": "anthropic"
+  }));
+  let h = run(40, 400);
+  let seen = before_call(&h, 40);
+  for (in_use, want) in [(0, 3), (1, 3), (2, 2), (3, 1), (4, 0), (9, 0)] {
+    let c = Context {
+      cache_breakpoints_in_use: in_use,
+      ..Context::default()
+    };
+    let b = breakpoints(&plan_in(&e, seen, &c));
+    assert_eq!(b.len(), want, "{in_use} in use");
+    if want > 0 {
+      assert!(b.contains(&(seen.len() - 1)), "the end comes first");
+    }
+  }
+  // Off by default; without clearing only the end is marked.
+  assert!(breakpoints(&plan(&stable_editor(), seen)).is_empty());
+  let small = before_call(&h, 3);
+  assert_eq!(breakpoints(&plan(&e, small)), vec![small.len() - 1]);
+}
+
+#[test]
+fn options_are_validated_with_paths() {
+  let err = |v: Value| ContextEditor::from_json(&v).unwrap_err().to_string();
+  assert_eq!(
+    err(json!({ "stable": 5 })),
+    "stable: expected a boolean or { stepResults?, maxTokens? }, got 5"
+  );
+  assert_eq!(
+    err(json!({ "stable": { "stepResults": 0 } })),
+    "stable.stepResults: expected an integer > 0, got 0"
+  );
+  assert_eq!(
+    err(json!({ "stable": { "maxTokens": -3 } })),
+    "stable.maxTokens: expected an integer > 0, got -3"
+  );
+  assert_eq!(
+    err(json!({ "stable": { "step": 5 } })),
+    "stable.step: unknown option of `stable` (expected stepResults or maxTokens)"
+  );
+  assert_eq!(
+    err(json!({ "cacheBreakpoints": "openai" })),
+    "cacheBreakpoints: expected a boolean or \"anthropic\", got \"openai\""
+  );
+  assert_eq!(
+    err(json!({ "edits": [{ "type": "clear_tool_uses", "stable": { "stepResults": 1.5 } }] })),
+    "edits[0].stable.stepResults: expected an integer > 0, got 1.5"
+  );
+  let ok = |v: Value| {
+    let o = context_editor_core::Options::from_json(&v).unwrap();
+    match &o.edits[0] {
+      context_editor_core::Edit::ClearToolUses(c) => (c.stable, c.cache_breakpoints),
+      _ => unreachable!(),
+    }
+  };
+  assert_eq!(ok(json!({})), (None, false));
+  assert_eq!(
+    ok(json!({ "stable": false, "cacheBreakpoints": false })),
+    (None, false)
+  );
+  let (s, b) = ok(json!({ "stable": true, "cacheBreakpoints": true }));
+  assert_eq!(s.unwrap().step_results, 25);
+  assert!(b);
+  let (s, _) = ok(json!({ "stable": { "stepResults": 10, "maxTokens": 50000 } }));
+  assert_eq!(s.unwrap().max_tokens, Some(50000));
+}
+
+#[test]
+fn model_mode_stable_run_stays_under_the_ceiling() {
+  let e = editor(json!({
+    "tokenCountMethod": "model", "trigger": { "tokens": 8000 }, "keep": { "messages": 3 },
+    "stable": { "stepResults": 10 }
+  }));
+  let h = run(120, 1200);
+  let mut prev: Option<Vec<Message>> = None;
+  let mut identical = 0;
+  for t in 1..=120 {
+    let seen = before_call(&h, t);
+    let p = plan(&e, seen);
+    assert!(
+      p.report.tokens_after <= 8000,
+      "call {t}: {}",
+      p.report.tokens_after
+    );
+    let out = p.apply(seen);
+    if let Some(prev) = &prev {
+      if out.len() >= prev.len() && out[..prev.len()] == prev[..] {
+        identical += 1;
+      }
+    }
+    prev = Some(out);
+  }
+  assert!(
+    identical > 90,
+    "{identical} of 119 calls extended the previous request"
+  );
+}
