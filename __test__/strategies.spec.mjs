@@ -507,6 +507,37 @@ describe('pipelines', () => {
   })
 })
 
+describe('stored messages ({ type, data })', () => {
+  test('clear_thinking, truncate and strip keep the stored shape', () => {
+    const history = [
+      { type: 'human', data: { content: 'q', additional_kwargs: {}, response_metadata: {} } },
+      {
+        type: 'ai',
+        data: {
+          content: [{ type: 'thinking', thinking: 'old', signature: 's' }, { type: 'text', text: 'calling' }],
+          tool_calls: [{ id: 'c1', name: 'f', args: {} }],
+          additional_kwargs: {},
+          response_metadata: {},
+        },
+      },
+      { type: 'tool', data: { content: 'z'.repeat(300), tool_call_id: 'c1', name: 'f', additional_kwargs: {}, response_metadata: { a: 1 } } },
+      { type: 'ai', data: { content: [{ type: 'thinking', thinking: 'new', signature: 't' }, { type: 'text', text: 'done' }], additional_kwargs: {}, response_metadata: {} } },
+    ]
+    const before = snapshot(history)
+    const thinned = pipeline({ type: 'clear_thinking' }, { type: 'truncate_tool_results', maxChars: 50 }).edit(history).messages
+    assert.deepEqual(thinned[1].data.content, [{ type: 'text', text: 'calling' }])
+    assert.equal(thinned[1].type, 'ai')
+    assert.equal(thinned[2].data.content.length, 50)
+    assert.deepEqual(thinned[2].data.response_metadata, { a: 1, context_editing: { truncated: true, strategy: 'truncate_tool_results' } })
+    assert.equal(thinned[3], history[3])
+    const stripped = pipeline({ type: 'strip_tool_calls' }).edit(history).messages
+    assert.equal(stripped.length, 3)
+    assert.deepEqual(stripped[1].data.tool_calls, [])
+    assert.equal(stripped[1].type, 'ai')
+    assert.deepEqual(snapshot(history), before)
+  })
+})
+
 // ---------------------------------------------------------------------------------------------
 // wire level
 
