@@ -1,0 +1,194 @@
+// Cache-aware editing (issue 9): stable clearing across calls, cache breakpoints on the messages,
+// OpenAI input left alone, the report's stable prefix, and option errors.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
+import { ContextEditor, ContextEditorError } from '../dist/index.js'
+import { contextEditingMiddlewareObject } from '../dist/index.js'
+
+/** A LangChain run: `turns` tool calls, each result `size` characters. */
+function run(turns, size = 400) {
+  const h = [new HumanMessage({ content: 'fix the bug', id: 'u0' })]
+  for (let t = 0; t < turns; t++) {
+    h.push(new AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'read', args: { p: t } }], id: `a${t}` }))
+    h.push(new ToolMessage({ content: `${t}:`.padEnd(size, 'x'), tool_call_id: `c${t}`, name: 'read', id: `t${t}` }))
+  }
+  return h
+}
+
+/** The same run as OpenAI chat messages. */
+function openaiRun(turns, size = 400) {
+  const h = [{ role: 'user', content: 'fix the bug' }]
+  for (let t = 0; t < turns; t++) {
+    h.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'read', arguments: `{"p":${t}}` } }] })
+    h.push({ role: 'tool', tool_call_id: `c${t}`, content: `${t}:`.padEnd(size, 'x') })
+  }
+  return h
+}
+
+/** What a provider sees of a message (content with cache_control stripped, calls, ids). */
+function sent(m) {
+  const content = Array.isArray(m.content) ? m.content.map((b) => ({ ...b, cache_control: undefined })) : m.content
+  const c = Array.isArray(content) && content.length === 1 && content[0].type === 'text' ? content[0].text : content
+  return JSON.stringify([m._getType?.() ?? m.role, c, m.tool_calls ?? null, m.tool_call_id ?? null])
+}
+
+const marks = (messages) =>
+  messages.flatMap((m, i) => (Array.isArray(m.content) && m.content.some((b) => b?.cache_control) ? [i] : []))
+
+const STABLE = { trigger: { tokens: 2000 }, keep: { messages: 3 }, stable: { stepResults: 5 } }
+
+test('stable mode: consecutive calls send the previous request as an identical prefix until a step', () => {
+  const editor = new ContextEditor(STABLE)
+  const h = run(70)
+  let prev
+  let steps = 0
+  let calls = 0
+  for (let t = 1; t <= 70; t++) {
+    const seen = h.slice(0, 1 + 2 * t)
+    const { messages, report } = editor.edit(seen)
+    assert.equal(report.cleared.length % 5, 0)
+    if (prev) {
+      const same = prev.messages.every((m, i) => sent(m) === sent(messages[i]))
+      if (report.cleared.length === prev.cleared) {
+        assert.ok(same, `call ${t}: same boundary, same prefix`)
+        assert.equal(report.stablePrefixMessages, prev.messages.length)
+      } else {
+        steps++
+        assert.ok(report.cleared.length > prev.cleared)
+        assert.ok(report.stablePrefixMessages < prev.messages.length)
+      }
+      if (prev.cleared > 0) calls++
+    }
+    prev = { messages, cleared: report.cleared.length }
+  }
+  assert.ok(calls > 40 && steps * 4 <= calls, `${steps} steps in ${calls} calls`)
+})
+
+test('stable mode is deterministic across editors and calls (stateless)', () => {
+  const h = run(50)
+  const a = new ContextEditor(STABLE).plan(h)
+  const b = new ContextEditor(STABLE).plan(h)
+  const e = new ContextEditor(STABLE)
+  e.plan(run(20))
+  assert.deepEqual(a, b)
+  assert.deepEqual(e.plan(h), a)
+})
+
+test('the default mode moves the boundary on every call once triggered; the report shows it', () => {
+  const editor = new ContextEditor({ trigger: { tokens: 2000 }, keep: { messages: 3 } })
+  const h = run(40)
+  let prevLength = 0
+  for (let t = 30; t <= 40; t++) {
+    const { messages, report } = editor.edit(h.slice(0, 1 + 2 * t))
+    if (t > 30) assert.ok(report.stablePrefixMessages < prevLength, `call ${t}`)
+    assert.ok(report.stablePrefixTokens > 0)
+    prevLength = messages.length
+  }
+})
+
+test('the ceiling is never exceeded while anything outside the kept window can still be cleared', () => {
+  const editor = new ContextEditor({ ...STABLE, stable: { stepResults: 40 }, tokenCountMethod: 'model' })
+  const h = run(60, 800)
+  for (let t = 1; t <= 60; t++) {
+    const { report } = editor.edit(h.slice(0, 1 + 2 * t))
+    assert.ok(report.tokensAfter <= 2000, `call ${t}: ${report.tokensAfter}`)
+  }
+})
+
+test('breakpoints: end, current and previous boundary as cache_control on LangChain messages', () => {
+  const editor = new ContextEditor({ ...STABLE, cacheBreakpoints: true })
+  const h = run(40)
+  const { messages, report } = editor.edit(h)
+  const at = marks(messages)
+  assert.equal(at.length, 3)
+  assert.equal(at[2], messages.length - 1)
+  const cleared = report.cleared.map((c) => c.index)
+  assert.deepEqual(at.slice(0, 2), [cleared[29], cleared[34]])
+  const last = messages.at(-1)
+  assert.equal(last._getType(), 'tool')
+  assert.equal(last.constructor, ToolMessage)
+  assert.equal(last.tool_call_id, 'c39')
+  assert.equal(last.id, 't39')
+  assert.deepEqual(last.content, [{ type: 'text', text: h.at(-1).content, cache_control: { type: 'ephemeral' } }])
+  assert.deepEqual(messages[at[1]].content, [{ type: 'text', text: '[cleared]', cache_control: { type: 'ephemeral' } }])
+  assert.equal(messages[at[1]].response_metadata.context_editing.cleared, true)
+  // The input is untouched.
+  assert.equal(h.at(-1).content.length, 400)
+  assert.equal(typeof h[cleared[34]].content, 'string')
+  // The plan names them.
+  assert.deepEqual(
+    editor.plan(h).ops.filter((o) => o.type === 'cache_breakpoint').map((o) => o.index),
+    at,
+  )
+})
+
+test('breakpoints count the ones already set (messages, system prompt, tools): at most 4', () => {
+  const editor = new ContextEditor({ ...STABLE, cacheBreakpoints: 'anthropic' })
+  const h = run(40)
+  const marked = h.slice()
+  marked[0] = new HumanMessage({ content: [{ type: 'text', text: 'fix the bug', cache_control: { type: 'ephemeral' } }] })
+  assert.equal(marks(editor.edit(marked).messages).length, 4) // 1 existing + 3
+  const system = new SystemMessage({ content: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }] })
+  const tools = [{ name: 'read', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }]
+  const out = editor.edit(marked, { systemPrompt: system, tools }).messages
+  assert.equal(marks(out).length, 2) // 3 existing + the end
+  assert.equal(marks(out)[1], out.length - 1)
+  const full = [...marked]
+  full[1] = new AIMessage({ content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }], tool_calls: h[1].tool_calls })
+  assert.deepEqual(marks(editor.edit(full, { systemPrompt: system, tools }).messages), [0, 1]) // 4 in use: none added
+})
+
+test('OpenAI-shaped messages are left alone by breakpoints', () => {
+  const editor = new ContextEditor({ ...STABLE, cacheBreakpoints: true })
+  const h = openaiRun(40)
+  const plan = editor.plan(h)
+  assert.ok(plan.ops.some((o) => o.type === 'cache_breakpoint'))
+  const { messages, report } = editor.edit(h)
+  assert.equal(report.cleared.length, 35)
+  assert.equal(messages.at(-1), h.at(-1)) // same object: nothing applied
+  for (const m of messages) assert.ok(!Array.isArray(m.content), 'no content blocks added')
+  assert.ok(!JSON.stringify(messages).includes('cache_control'))
+})
+
+test('StoredMessage dumps get the breakpoint inside data', () => {
+  const editor = new ContextEditor({ ...STABLE, cacheBreakpoints: true })
+  const stored = mapChatMessagesToStoredMessages(run(10))
+  const { messages } = editor.edit(stored)
+  const last = messages.at(-1)
+  assert.equal(last.type, 'tool')
+  assert.equal(last.data.tool_call_id, 'c9')
+  assert.deepEqual(last.data.content[0].cache_control, { type: 'ephemeral' })
+  assert.equal(typeof stored.at(-1).data.content, 'string')
+})
+
+test('the middleware passes stable and cacheBreakpoints through', async () => {
+  const mw = contextEditingMiddlewareObject({ ...STABLE, cacheBreakpoints: true })
+  const h = run(40)
+  let seen
+  await mw.wrapModelCall({ messages: h }, (req) => {
+    seen = req.messages
+    return 'ok'
+  })
+  assert.equal(marks(seen).length, 3)
+  assert.equal(h.filter((m) => Array.isArray(m.content)).length, 0)
+})
+
+test('options are validated with paths', () => {
+  const bad = [
+    [{ stable: 5 }, 'stable'],
+    [{ stable: { stepResults: 0 } }, 'stable.stepResults'],
+    [{ stable: { steps: 2 } }, 'stable.steps'],
+    [{ cacheBreakpoints: 'openai' }, 'cacheBreakpoints'],
+    [{ edits: [{ type: 'clear_tool_uses', stable: { maxTokens: 1.5 } }] }, 'edits[0].stable.maxTokens'],
+  ]
+  for (const [options, path] of bad) {
+    assert.throws(
+      () => new ContextEditor(options),
+      (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && e.path === path,
+      JSON.stringify(options),
+    )
+  }
+  assert.doesNotThrow(() => new ContextEditor({ stable: true, cacheBreakpoints: false }))
+})
