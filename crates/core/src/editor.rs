@@ -269,7 +269,14 @@ impl ContextEditor {
         .edits
         .iter()
         .any(|e| edit_trigger(e).is_some_and(|t| is_triggered(t, &facts)));
-    if report.still_triggered {
+    // Warn only when a size condition still holds: count conditions stay met by design.
+    let over_budget = report.triggered
+      && self
+        .options
+        .edits
+        .iter()
+        .any(|e| edit_trigger(e).is_some_and(|t| is_over_budget(t, &facts)));
+    if over_budget {
       report.warnings.push(Warning {
         code: "still_over_trigger",
         message: format!(
@@ -385,6 +392,16 @@ fn first_difference(plan: &EditPlan, before: &EditPlan, end: usize) -> usize {
       (None, None) => limit,
     },
   }
+}
+
+/// Whether a trigger still holds *by size*: conditions on `tokens` or `fraction` that are met.
+/// Count-only conditions (`messages`, `toolUses`, `turns`) are left out: clearing cannot lower
+/// them, so they would report every call as over budget.
+fn is_over_budget(trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
+  trigger
+    .iter()
+    .filter(|t| t.tokens.is_some() || t.fraction.is_some())
+    .any(|t| is_triggered(std::slice::from_ref(t), facts))
 }
 
 /// The trigger that decides an edit, if it has one (`None` = always applies).

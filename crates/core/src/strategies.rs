@@ -270,22 +270,36 @@ pub(crate) fn clear_thinking(
   applied: &mut AppliedEdit,
 ) {
   let ThinkingKeep::Turns(n) = keep else { return };
-  let with: Vec<usize> = draft
-    .alive()
-    .filter(|&i| {
-      draft.msgs[i].role == Role::Assistant
-        && draft.msgs[i].has_thinking()
-        && !draft.slots[i].removed_thinking
-    })
-    .collect();
+  // An assistant turn is everything the model wrote between two user messages: a whole tool-use
+  // loop is one turn, as in Anthropic's `thinking_turns`, so a loop in progress keeps its reasoning.
+  let mut turn = 0usize;
+  let mut with: Vec<(usize, usize)> = Vec::new();
+  for i in draft.alive() {
+    let m = &draft.msgs[i];
+    match m.role {
+      Role::User => turn += 1,
+      Role::Assistant if m.has_thinking() && !draft.slots[i].removed_thinking => {
+        with.push((turn, i))
+      }
+      _ => {}
+    }
+  }
+  let mut turns: Vec<usize> = with.iter().map(|&(t, _)| t).collect();
+  turns.dedup();
   let n = usize::try_from(n).unwrap_or(usize::MAX);
-  if with.len() <= n {
+  if turns.len() <= n {
     return;
   }
-  for &i in &with[..with.len() - n] {
-    draft.remove_thinking(i);
-    applied.cleared_thinking_turns += 1;
+  let first_kept = turns[turns.len() - n..]
+    .first()
+    .copied()
+    .unwrap_or(usize::MAX);
+  for &(t, i) in &with {
+    if t < first_kept {
+      draft.remove_thinking(i);
+    }
   }
+  applied.cleared_thinking_turns += (turns.len() - n) as u64;
 }
 
 #[cfg(test)]

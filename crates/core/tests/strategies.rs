@@ -182,6 +182,27 @@ fn clear_thinking_counts_only_assistant_messages_that_carry_reasoning() {
 }
 
 #[test]
+fn clear_thinking_keeps_a_whole_tool_loop_as_one_turn() {
+  // Anthropic counts a tool-use loop as one assistant turn: every step of the newest loop keeps its
+  // reasoning, and the counter reports turns, not messages.
+  let mut msgs = thinking_history();
+  msgs.push(Message::user("q3"));
+  let mut step1 = thinking("", "loop step 1 ......");
+  step1.tool_calls = vec![context_editor_core::ToolCall {
+    id: "c1".into(),
+    name: "read".into(),
+    args: Some("{}".into()),
+    args_length: None,
+  }];
+  msgs.push(step1);
+  msgs.push(Message::tool("c1", "read", "out"));
+  msgs.push(thinking("done", "loop step 2 ......"));
+  let (p, _) = run(one(json!({ "type": "clear_thinking" })), &msgs);
+  assert_eq!(removed_thinking(&p), vec![1, 3, 5]);
+  assert_eq!(p.report.applied_edits[0].cleared_thinking_turns, 3);
+}
+
+#[test]
 fn clear_thinking_all_is_a_no_op() {
   let msgs = thinking_history();
   let (p, out) = run(
