@@ -27,7 +27,8 @@ import { writeFileSync } from 'node:fs'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
 import { generateConversation } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
-import { ContextEditor } from '../dist/index.js'
+// CONTEXT_EDITOR_DIST=/path/to/dist/index.js runs against another build (e.g. a release copy).
+const { ContextEditor } = await import(process.env.CONTEXT_EDITOR_DIST ?? '../dist/index.js')
 
 const READ = 0.1
 const WRITE = 1.25

@@ -17,7 +17,7 @@ fn run(turns: usize, size: usize) -> Vec<Message> {
       "",
       &[(id.as_str(), "read", r#"{"p":1}"#)],
     ));
-    h.push(Message::tool(&id, "read", &"x".repeat(size)));
+    h.push(Message::tool(&id, "read", "x".repeat(size)));
   }
   h
 }
@@ -191,7 +191,7 @@ fn ceiling_forces_an_early_step() {
       );
     }
     if t == 60 {
-      assert!(n % 25 != 0, "an early step: {n} cleared");
+      assert!(!n.is_multiple_of(25), "an early step: {n} cleared");
     }
     assert!(n >= prev, "monotone");
     prev = n;
@@ -239,7 +239,7 @@ fn excluded_tools_are_not_counted_in_steps() {
     let id = format!("c{t}");
     let name = if t % 2 == 0 { "keep_me" } else { "read" };
     h.push(Message::assistant("", &[(id.as_str(), name, "{}")]));
-    h.push(Message::tool(&id, name, &"y".repeat(2000)));
+    h.push(Message::tool(&id, name, "y".repeat(2000)));
   }
   // Clearable: c1, c3, c5 → a step of 2 clears c1 and c3 (indices 4 and 8) unless the ceiling needs c5 too.
   let p = plan(&e, &h);
