@@ -145,14 +145,14 @@ export class ContextEditor {
       }
       summary = checkSummary(written)
     }
-    return finish(messages, plan, summary)
+    return finish(this, messages, plan, context, summary)
   }
 
   /** `edit` with the counting and planning on the libuv thread pool; `context.summarize` may be async. */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
     const plan = await this.planAsync(messages, context)
     const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
-    return finish(messages, plan, summary)
+    return finish(this, messages, plan, context, summary)
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -195,15 +195,27 @@ function checkSummary(written: unknown): string {
   return written
 }
 
-function finish<T extends AnyMessage>(messages: readonly T[], plan: EditPlan, summary: string | undefined): EditResult<T> {
+function finish<T extends AnyMessage>(
+  editor: ContextEditor,
+  messages: readonly T[],
+  plan: EditPlan,
+  context: EditContext | null | undefined,
+  summary: string | undefined,
+): EditResult<T> {
   const report = plan.report
-  if (plan.summary && summary === undefined) {
-    report.warnings.push({
-      code: 'summary_skipped',
-      message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
-    })
+  const out = applyPlan(messages, plan, { summary })
+  if (plan.summary) {
+    if (summary === undefined) {
+      report.warnings.push({
+        code: 'summary_skipped',
+        message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
+      })
+    }
+    // The plan could not know the summary: recount what is actually returned (once per summary).
+    report.tokensAfter = editor.countTokens(out, context).total
+    report.messagesAfter = out.length
   }
-  return { messages: applyPlan(messages, plan, { summary }), report }
+  return { messages: out, report }
 }
 
 function contextError(field: string, what: string): ContextEditorError {

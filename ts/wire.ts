@@ -220,6 +220,12 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const parts = contentParts(p.fields.content, i, mirrored)
   const { text, other, images } = parts
   let thinking = parts.thinking
+  // DeepSeek-style OpenAI messages carry `reasoning_content` at the top level.
+  if (p.shape === 'openai' && typeof p.fields.reasoning_content === 'string') {
+    const rc = p.fields.reasoning_content
+    if (!rc.isWellFormed()) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    thinking += rc
+  }
   const ak = p.fields.additional_kwargs
   if (ak !== null && typeof ak === 'object') {
     for (const key of REASONING_KWARGS) {
@@ -418,7 +424,11 @@ function withoutThinking(m: AnyMessage, i: number): AnyMessage {
     for (const k of REASONING_KWARGS) delete rest[k]
     fields.additional_kwargs = rest
   }
-  if (p.shape === 'openai') return { ...m, ...fields }
+  if (p.shape === 'openai') {
+    const out: AnyMessage = { ...m, ...fields }
+    delete out.reasoning_content
+    return out
+  }
   if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
   const copy = shallowClone(m)
   patch(copy, fields)
