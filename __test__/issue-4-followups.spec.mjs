@@ -54,3 +54,37 @@ test('clear_thinking removes top-level reasoning_content of OpenAI messages (Dee
   assert.equal(report.tokensBefore, before)
   assert.ok(report.tokensAfter < before - 100)
 })
+
+test("the README's CE Node pipeline is valid and trims, truncates and summarizes as it says", async () => {
+  const { readFileSync } = await import('node:fs')
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const block = readme.match(/CE Node's behaviour[\s\S]*?```json\n([\s\S]*?)```/)
+  assert.ok(block, 'README has the CE Node example')
+  const options = JSON.parse(block[1])
+  const h = [new SystemMessage('sys')]
+  for (let t = 0; t < 10; t++) {
+    h.push(new HumanMessage(`turn ${t}`))
+    h.push(new AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'run', args: {} }] }))
+    h.push(new ToolMessage({ content: 'y'.repeat(2000), tool_call_id: `c${t}`, name: 'run' }))
+    h.push(new AIMessage(`done ${t}`))
+  }
+  let request
+  const { messages, report } = await new ContextEditor(options).editAsync(h, {
+    summarize: async (r) => {
+      request = r
+      return 'summary'
+    },
+  })
+  const [truncate, trim, summarize] = report.appliedEdits
+  assert.equal(truncate.truncatedToolResults, 10)
+  assert.equal(trim.removedMessages, 8, 'two oldest of ten turns trimmed to eight')
+  assert.ok(summarize.triggered)
+  assert.equal(request.role, 'assistant')
+  assert.equal(request.maxTokens, 400)
+  // system, the summary (assistant, after the system message), then the last two turns verbatim
+  assert.equal(messages[0], h[0])
+  assert.equal(messages[1]._getType(), 'ai')
+  assert.match(messages[1].content, /summary$/)
+  assert.deepEqual(messages.slice(2).map((m) => m.content.slice?.(0, 6) ?? m.content), ['turn 8', '', messages[4].content.slice(0, 6), 'done 8', 'turn 9', '', messages[8].content.slice(0, 6), 'done 9'])
+  assert.ok(messages[4].content.length <= 600)
+})
