@@ -131,10 +131,11 @@ export interface ClearToolUsesOptions {
   /**
    * Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
    * consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
-   * by `maxInputTokens`) forces an early step. `true` = `{ stepResults: 25 }`.
+   * by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
+   * the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepResults: 25 }`.
    * @default false
    */
-  stable?: boolean | { stepResults?: number; maxTokens?: number } | null
+  stable?: boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null
   /**
    * Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
    * at the cleared boundary, at most 4 per request counting the ones already there.
@@ -175,7 +176,7 @@ export interface EditorOptions {
   /** @default 0 */
   clearAtLeast?: number
   /** @default false */
-  stable?: boolean | { stepResults?: number; maxTokens?: number } | null
+  stable?: boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null
   /** @default false */
   cacheBreakpoints?: boolean | 'anthropic' | null
   /**

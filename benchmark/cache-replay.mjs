@@ -253,9 +253,10 @@ function policies(step, { langchain = 'sample', steps = [] } = {}) {
       return port
     },
   }
+  // `--steps 10,t8000`: more stable + breakpoints rows, by result count or (t…) by tokens.
   const extra = steps.map((s) => ({
-    name: `context-editor stable (step ${s}) + breakpoints`,
-    apply: ours({ stable: { stepResults: s }, cacheBreakpoints: true }),
+    name: `context-editor stable (${s.startsWith('t') ? `${s.slice(1)} tokens` : `step ${s}`}) + breakpoints`,
+    apply: ours({ stable: s.startsWith('t') ? { stepTokens: Number(s.slice(1)) } : { stepResults: Number(s) }, cacheBreakpoints: true }),
     breakpoints: true,
   }))
   return [
@@ -335,7 +336,7 @@ const step = Number(flags.step ?? 25)
 const ceiling = 100000 // the default trigger: stable mode's ceiling
 const options = {
   langchain: flags.langchain ?? 'sample', // 'all' | 'sample' | 'port'
-  steps: flags.steps ? String(flags.steps).split(',').map(Number) : [],
+  steps: flags.steps ? String(flags.steps).split(',') : [],
 }
 const all = []
 let ok = true

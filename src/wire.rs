@@ -60,9 +60,10 @@ pub struct ClearToolUsesOptions {
   pub clear_at_least: Option<f64>,
   /// Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
   /// consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
-  /// by `maxInputTokens`) forces an early step. `true` = `{ stepResults: 25 }`.
+  /// by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
+  /// the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepResults: 25 }`.
   /// @default false
-  #[napi(ts_type = "boolean | { stepResults?: number; maxTokens?: number } | null")]
+  #[napi(ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null")]
   pub stable: Option<serde_json::Value>,
   /// Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
   /// at the cleared boundary, at most 4 per request counting the ones already there.
@@ -90,7 +91,7 @@ pub struct EditorOptions {
   /// @default 0
   pub clear_at_least: Option<f64>,
   /// @default false
-  #[napi(ts_type = "boolean | { stepResults?: number; maxTokens?: number } | null")]
+  #[napi(ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null")]
   pub stable: Option<serde_json::Value>,
   /// @default false
   #[napi(ts_type = "boolean | 'anthropic' | null")]

@@ -199,21 +199,44 @@ fn stable_clear(
     .filter(|&i| !run.excluded(draft, i))
     .collect();
   let n = eligible.len();
-  let mut k = n / step * step;
+  // (current, previous) boundary: how many of `eligible` are cleared.
+  let (mut k, mut prev) = match stable.step_tokens {
+    None => {
+      let k = n / step * step;
+      (k, k.saturating_sub(1) / step * step)
+    }
+    Some(budget) => {
+      // Replay the history: whenever the uncleared results outside the kept window exceed the
+      // budget, everything up to there is cleared.
+      let (mut k, mut prev, mut window) = (0, 0, 0u64);
+      for (j, &i) in eligible.iter().enumerate() {
+        window += draft.counter.tokens_of(draft.slots[i].size);
+        if window > budget {
+          prev = k;
+          k = j + 1;
+          window = 0;
+        }
+      }
+      (k, prev)
+    }
+  };
   for &i in &eligible[..k] {
     run.clear(draft, i);
   }
   while k < n && ceiling.is_some_and(|c| draft.tokens() > c) {
-    let next = (k + step).min(n);
+    let next = match stable.step_tokens {
+      None => (k + step).min(n),
+      Some(_) => n,
+    };
     for &i in &eligible[k..next] {
       run.clear(draft, i);
     }
+    prev = k;
     k = next;
   }
   if k > 0 {
     boundaries.push(eligible[k - 1]);
-    let prev = (k - 1) / step * step;
-    if prev > 0 {
+    if prev > 0 && prev < k {
       boundaries.push(eligible[prev - 1]);
     }
   }

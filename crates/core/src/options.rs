@@ -134,6 +134,10 @@ pub const DEFAULT_STEP_RESULTS: u64 = 25;
 pub struct Stable {
   /// The boundary moves in multiples of this many tool results.
   pub step_results: u64,
+  /// Instead of counting results: the boundary moves (to the kept window) once the results outside
+  /// the kept window that are not cleared yet exceed this many tokens. Replayed over the history,
+  /// so it is still a function of the history.
+  pub step_tokens: Option<u64>,
   /// Hard ceiling in tokens; `None` = the smallest `tokens` trigger, or `maxInputTokens` if smaller.
   pub max_tokens: Option<u64>,
 }
@@ -142,6 +146,7 @@ impl Default for Stable {
   fn default() -> Self {
     Self {
       step_results: DEFAULT_STEP_RESULTS,
+      step_tokens: None,
       max_tokens: None,
     }
   }
@@ -900,7 +905,7 @@ fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<Clear
   Ok(c)
 }
 
-/// `stable: true | false | { stepResults?, maxTokens? }`.
+/// `stable: true | false | { stepResults?, stepTokens?, maxTokens? }`.
 fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
   match value {
     Value::Bool(false) => Ok(None),
@@ -914,21 +919,28 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
         let at = format!("{path}.{key}");
         match key.as_str() {
           "stepResults" => s.step_results = positive_int(v, &at)?,
+          "stepTokens" => s.step_tokens = Some(positive_int(v, &at)?),
           "maxTokens" => s.max_tokens = Some(positive_int(v, &at)?),
           _ => {
             return Err(Error::invalid_option(
               at,
-              "unknown option of `stable` (expected stepResults or maxTokens)",
+              "unknown option of `stable` (expected stepResults, stepTokens or maxTokens)",
             ))
           }
         }
+      }
+      if field(obj, "stepResults").is_some() && s.step_tokens.is_some() {
+        return Err(Error::invalid_option(
+          format!("{path}.stepTokens"),
+          "give either stepResults or stepTokens, not both",
+        ));
       }
       Ok(Some(s))
     }
     other => Err(Error::invalid_option(
       path,
       format!(
-        "expected a boolean or {{ stepResults?, maxTokens? }}, got {}",
+        "expected a boolean or {{ stepResults?, stepTokens?, maxTokens? }}, got {}",
         show(other)
       ),
     )),

@@ -313,7 +313,7 @@ fn options_are_validated_with_paths() {
   let err = |v: Value| ContextEditor::from_json(&v).unwrap_err().to_string();
   assert_eq!(
     err(json!({ "stable": 5 })),
-    "stable: expected a boolean or { stepResults?, maxTokens? }, got 5"
+    "stable: expected a boolean or { stepResults?, stepTokens?, maxTokens? }, got 5"
   );
   assert_eq!(
     err(json!({ "stable": { "stepResults": 0 } })),
@@ -325,7 +325,7 @@ fn options_are_validated_with_paths() {
   );
   assert_eq!(
     err(json!({ "stable": { "step": 5 } })),
-    "stable.step: unknown option of `stable` (expected stepResults or maxTokens)"
+    "stable.step: unknown option of `stable` (expected stepResults, stepTokens or maxTokens)"
   );
   assert_eq!(
     err(json!({ "cacheBreakpoints": "openai" })),
@@ -382,5 +382,40 @@ fn model_mode_stable_run_stays_under_the_ceiling() {
   assert!(
     identical > 90,
     "{identical} of 119 calls extended the previous request"
+  );
+}
+
+#[test]
+fn token_steps_move_the_boundary_when_the_window_exceeds_the_budget() {
+  // Results are 100 tokens (approx); a 450-token budget steps every 5 results leaving the window.
+  let e = editor(json!({
+    "trigger": { "tokens": 2000 }, "keep": { "messages": 3 },
+    "stable": { "stepTokens": 450 }, "cacheBreakpoints": true
+  }));
+  let h = run(60, 400);
+  let mut prev: Option<(Vec<Message>, usize)> = None;
+  let mut steps = 0;
+  for t in 25..=60 {
+    let seen = before_call(&h, t);
+    let p = plan(&e, seen);
+    let out = p.apply(seen);
+    let n = cleared(&p).len();
+    assert_eq!(n % 5, 0, "call {t}: {n}");
+    if let Some((po, pn)) = &prev {
+      if n == *pn {
+        assert_eq!(&out[..po.len()], &po[..]);
+      } else {
+        steps += 1;
+      }
+    }
+    prev = Some((out, n));
+  }
+  assert!((6..=8).contains(&steps), "{steps}");
+  let err = ContextEditor::from_json(&json!({ "stable": { "stepResults": 5, "stepTokens": 9 } }))
+    .unwrap_err()
+    .to_string();
+  assert_eq!(
+    err,
+    "stable.stepTokens: give either stepResults or stepTokens, not both"
   );
 }
