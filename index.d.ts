@@ -132,7 +132,7 @@ export interface ClearToolUsesOptions {
    * Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
    * consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
    * by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
-   * the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepResults: 25 }`.
+   * the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepTokens: 8000 }`.
    * @default false
    */
   stable?: boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null

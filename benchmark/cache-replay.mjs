@@ -221,6 +221,8 @@ class Meter {
 }
 
 function policies(step, { langchain = 'sample', steps = [] } = {}) {
+  const stable = step === 'default' ? true : step.startsWith('t') ? { stepTokens: Number(step.slice(1)) } : { stepResults: Number(step) }
+  const stableName = step === 'default' ? 'default: 8,000-token steps' : step.startsWith('t') ? `${step.slice(1)}-token steps` : `steps of ${step} results`
   const model = { tokenCountMethod: 'model' }
   const ours = (options) => {
     const editor = new ContextEditor({ ...model, ...options })
@@ -263,10 +265,10 @@ function policies(step, { langchain = 'sample', steps = [] } = {}) {
     { name: 'no editing', apply: (messages) => messages },
     langChainPolicy,
     { name: 'context-editor default', apply: ours({}) },
-    { name: `context-editor stable (step ${step})`, apply: ours({ stable: { stepResults: step } }) },
+    { name: `context-editor stable (${stableName})`, apply: ours({ stable }) },
     {
       name: `context-editor stable + breakpoints`,
-      apply: ours({ stable: { stepResults: step }, cacheBreakpoints: true }),
+      apply: ours({ stable, cacheBreakpoints: true }),
       breakpoints: true,
     },
     ...extra,
@@ -332,7 +334,7 @@ function table(rows) {
 const flags = parseFlags(process.argv.slice(2))
 const seeds = String(flags.seeds ?? '1,2,3').split(',').map(Number)
 const size = Number(flags.messages ?? 2000)
-const step = Number(flags.step ?? 25)
+const step = String(flags.step ?? 'default') // 'default' | N results | tN tokens
 const ceiling = 100000 // the default trigger: stable mode's ceiling
 const options = {
   langchain: flags.langchain ?? 'sample', // 'all' | 'sample' | 'port'

@@ -124,12 +124,16 @@ pub struct ClearToolUses {
   pub cache_breakpoints: bool,
 }
 
-/// Default step of stable clearing, in tool results.
+/// Step of stable clearing by result count, when `stepResults` is given without a value.
 pub const DEFAULT_STEP_RESULTS: u64 = 25;
+/// Default step of stable clearing, in tokens of uncleared results outside the kept window
+/// (the cheapest of the steps measured by `benchmark/cache-replay.mjs` under both cache models).
+pub const DEFAULT_STEP_TOKENS: u64 = 8000;
 
-/// Stable (cache-aware) clearing: the number of cleared results is the normal count rounded down to
-/// a multiple of `step_results`, so consecutive calls send identical prefixes until the next step.
-/// A ceiling forces an early step.
+/// Stable (cache-aware) clearing: the cleared boundary moves only in steps — by tokens
+/// (`step_tokens`, the default) or by result count (`step_results`: the normal count rounded down to
+/// a multiple) — so consecutive calls send identical prefixes until the next step. A ceiling
+/// forces an early step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stable {
   /// The boundary moves in multiples of this many tool results.
@@ -146,7 +150,7 @@ impl Default for Stable {
   fn default() -> Self {
     Self {
       step_results: DEFAULT_STEP_RESULTS,
-      step_tokens: None,
+      step_tokens: Some(DEFAULT_STEP_TOKENS),
       max_tokens: None,
     }
   }
@@ -918,7 +922,10 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
         }
         let at = format!("{path}.{key}");
         match key.as_str() {
-          "stepResults" => s.step_results = positive_int(v, &at)?,
+          "stepResults" => {
+            s.step_results = positive_int(v, &at)?;
+            s.step_tokens = None;
+          }
           "stepTokens" => s.step_tokens = Some(positive_int(v, &at)?),
           "maxTokens" => s.max_tokens = Some(positive_int(v, &at)?),
           _ => {
@@ -929,7 +936,7 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
           }
         }
       }
-      if field(obj, "stepResults").is_some() && s.step_tokens.is_some() {
+      if field(obj, "stepResults").is_some() && field(obj, "stepTokens").is_some() {
         return Err(Error::invalid_option(
           format!("{path}.stepTokens"),
           "give either stepResults or stepTokens, not both",

@@ -348,8 +348,13 @@ fn options_are_validated_with_paths() {
     (None, false)
   );
   let (s, b) = ok(json!({ "stable": true, "cacheBreakpoints": true }));
-  assert_eq!(s.unwrap().step_results, 25);
+  assert_eq!(s.unwrap().step_tokens, Some(8000));
   assert!(b);
+  let (s, _) = ok(json!({ "stable": { "stepResults": 10 } }));
+  assert_eq!(
+    (s.unwrap().step_results, s.unwrap().step_tokens),
+    (10, None)
+  );
   let (s, _) = ok(json!({ "stable": { "stepResults": 10, "maxTokens": 50000 } }));
   assert_eq!(s.unwrap().max_tokens, Some(50000));
 }
