@@ -257,7 +257,8 @@ export async function runSoak(opts = {}) {
   const at = (frac) => samples.find((s) => s.done >= frac * done) ?? samples.at(-1)
   const rssStart = at(0.1)
   const rssMid = at(0.5)
-  const rssEnd = samples.at(-1)
+  // The end is the last sample before the first worker finished (then RSS drops as heaps go).
+  const rssEnd = samples.filter((s) => s.done <= 0.98 * done).at(-1) ?? samples.at(-1)
   const growth = rssEnd.rss - rssMid.rss
   const growthPer1k = rssEnd.done > rssMid.done ? (growth / (rssEnd.done - rssMid.done)) * 1000 : 0
   const leaking = growth > maxGrowthMb * MB && growth > 0.1 * rssMid.rss
