@@ -61,7 +61,7 @@ enum EditSpec {
     keep: Option<KeepSpec>,
     exclude: Vec<u8>,
     placeholder: Option<u8>,
-    clear_inputs: Option<ClearInputsSpec>,
+    clear_inputs: ClearInputsSpec,
     clear_at_least: Option<u16>,
   },
 }
@@ -83,6 +83,8 @@ enum KeepSpec {
 
 #[derive(Arbitrary, Debug)]
 enum ClearInputsSpec {
+  Absent,
+  All,
   Flag(bool),
   Tools(Vec<u8>),
 }
@@ -103,7 +105,16 @@ enum Msg {
     text: Text,
     calls: Vec<Call>,
     cleared_inputs: Vec<u8>,
-    tool_calls_length: Option<u32>,
+    /// Small on purpose: a supplied length shorter than the calls is the interesting inconsistency.
+    tool_calls_length: Option<u8>,
+  },
+  /// A well-formed exchange: an assistant message with calls, then one result per call (so
+  /// clearing, and clearing inputs, happen often; random messages rarely pair).
+  Exchange {
+    text: Text,
+    calls: Vec<Call>,
+    results: Vec<Text>,
+    tool_calls_length: Option<u8>,
   },
   Tool {
     id: u8,
@@ -216,16 +227,16 @@ impl EditSpec {
         if let Some(p) = placeholder {
           o.insert("placeholder".into(), json!(pick(PLACEHOLDERS, *p)));
         }
-        if let Some(c) = clear_inputs {
-          o.insert(
-            "clearToolInputs".into(),
-            match c {
-              ClearInputsSpec::Flag(b) => json!(b),
-              ClearInputsSpec::Tools(t) => {
-                json!(t.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>())
-              }
-            },
-          );
+        let inputs = match clear_inputs {
+          ClearInputsSpec::Absent => None,
+          ClearInputsSpec::All => Some(json!(true)),
+          ClearInputsSpec::Flag(b) => Some(json!(b)),
+          ClearInputsSpec::Tools(t) => {
+            Some(json!(t.iter().map(|&i| pick(TOOLS, i)).collect::<Vec<_>>()))
+          }
+        };
+        if let Some(v) = inputs {
+          o.insert("clearToolInputs".into(), v);
         }
         if let Some(n) = clear_at_least {
           o.insert("clearAtLeast".into(), json!(n));
@@ -274,7 +285,7 @@ impl Input {
   }
 
   fn messages(&self) -> Vec<Message> {
-    self.messages.iter().take(64).map(Msg::build).collect()
+    self.messages.iter().take(64).flat_map(Msg::build).collect()
   }
 
   fn context(&self) -> Context {
@@ -289,8 +300,30 @@ impl Input {
 }
 
 impl Msg {
-  fn build(&self) -> Message {
-    match self {
+  fn build(&self) -> Vec<Message> {
+    vec![match self {
+      Self::Exchange {
+        text,
+        calls,
+        results,
+        tool_calls_length,
+      } => {
+        let mut ai = Message::new(Role::Assistant, text.build());
+        ai.tool_calls = calls.iter().take(4).map(Call::build).collect();
+        ai.tool_calls_length = tool_calls_length.map(u64::from);
+        let mut out = vec![ai.clone()];
+        for (c, r) in ai
+          .tool_calls
+          .iter()
+          .zip(results.iter().chain(std::iter::repeat(&Text {
+            s: String::new(),
+            repeat: 0,
+          })))
+        {
+          out.push(Message::tool(c.id.clone(), c.name.clone(), r.build()));
+        }
+        return out;
+      }
       Self::System(t) => Message::system(t.build()),
       Self::User(t) => Message::user(t.build()),
       Self::Assistant {
@@ -300,16 +333,7 @@ impl Msg {
         tool_calls_length,
       } => {
         let mut m = Message::new(Role::Assistant, text.build());
-        m.tool_calls = calls
-          .iter()
-          .take(6)
-          .map(|c| ToolCall {
-            id: pick(IDS, c.id).to_owned(),
-            name: pick(TOOLS, c.name).to_owned(),
-            args: c.args.as_ref().map(|a| a.chars().take(300).collect()),
-            args_length: c.args_length.map(u64::from),
-          })
-          .collect();
+        m.tool_calls = calls.iter().take(6).map(Call::build).collect();
         m.cleared_tool_inputs = cleared_inputs
           .iter()
           .take(4)
@@ -362,6 +386,17 @@ impl Msg {
         }
         m
       }
+    }]
+  }
+}
+
+impl Call {
+  fn build(&self) -> ToolCall {
+    ToolCall {
+      id: pick(IDS, self.id).to_owned(),
+      name: pick(TOOLS, self.name).to_owned(),
+      args: self.args.as_ref().map(|a| a.chars().take(300).collect()),
+      args_length: self.args_length.map(u64::from),
     }
   }
 }
