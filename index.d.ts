@@ -33,6 +33,16 @@ export declare class NativeContextEditor {
    * still happens on the calling thread; for short histories `planSync` is faster.
    */
   plan(messages: Array<Message>, context?: EditContext | undefined | null): Promise<EditPlan>
+  /**
+   * `planSync` with the messages as one JSON string (`JSON.stringify` of wire messages) and the
+   * plan returned as JSON text: two string copies instead of one property read per field, which is
+   * what the package's `ContextEditor` uses when only lengths cross the boundary.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` when the JSON is not an array of wire messages.
+   */
+  planJsonSync(messagesJson: string, context?: EditContext | undefined | null): string
+  /** `planJsonSync` on the libuv thread pool: parsing, planning and serializing leave the event loop. */
+  planJson(messagesJson: string, context?: EditContext | undefined | null): Promise<string>
   /** Counts the tokens of `messages` (wire form) with the editor's method and encoding. */
   countTokensSync(messages: Array<Message>, context?: EditContext | undefined | null): TokenCountResult
   /** `countTokensSync` on the libuv thread pool. */

@@ -521,6 +521,8 @@ describe('stored messages ({ type, data })', () => {
         },
       },
       { type: 'tool', data: { content: 'z'.repeat(300), tool_call_id: 'c1', name: 'f', additional_kwargs: {}, response_metadata: { a: 1 } } },
+      // A new user turn: reasoning is kept per assistant turn (a whole tool loop is one turn).
+      { type: 'human', data: { content: 'and now?', additional_kwargs: {}, response_metadata: {} } },
       { type: 'ai', data: { content: [{ type: 'thinking', thinking: 'new', signature: 't' }, { type: 'text', text: 'done' }], additional_kwargs: {}, response_metadata: {} } },
     ]
     const before = snapshot(history)
@@ -531,7 +533,7 @@ describe('stored messages ({ type, data })', () => {
     assert.deepEqual(thinned[2].data.response_metadata, { a: 1, context_editing: { truncated: true, strategy: 'truncate_tool_results' } })
     assert.equal(thinned[3], history[3])
     const stripped = pipeline({ type: 'strip_tool_calls' }).edit(history).messages
-    assert.equal(stripped.length, 3)
+    assert.equal(stripped.length, 4)
     assert.deepEqual(stripped[1].data.tool_calls, [])
     assert.equal(stripped[1].type, 'ai')
     assert.deepEqual(snapshot(history), before)
@@ -554,6 +556,7 @@ describe('NativeContextEditor ops', () => {
       { role: 'user', content: 'q' },
       { role: 'assistant', content: 'a', thinking: 'long reasoning', toolCalls: [{ id: 'c1', name: 'f', args: '{}' }] },
       { role: 'tool', toolCallId: 'c1', content: 'r'.repeat(100) },
+      { role: 'user', content: 'q2' },
       { role: 'assistant', content: 'b', thinkingLength: 50 },
     ])
     assert.deepEqual(plan.ops, [

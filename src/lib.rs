@@ -92,6 +92,37 @@ impl NativeContextEditor {
     }))
   }
 
+  /// `planSync` with the messages as one JSON string (`JSON.stringify` of wire messages) and the
+  /// plan returned as JSON text: two string copies instead of one property read per field, which is
+  /// what the package's `ContextEditor` uses when only lengths cross the boundary.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` when the JSON is not an array of wire messages.
+  #[napi]
+  pub fn plan_json_sync(
+    &self,
+    env: Env,
+    messages_json: String,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<String> {
+    let context = input::context_from_js(&env, context)?;
+    plan_json_impl(&self.inner, &messages_json, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `planJsonSync` on the libuv thread pool: parsing, planning and serializing leave the event loop.
+  #[napi(ts_return_type = "Promise<string>")]
+  pub fn plan_json(
+    &self,
+    env: Env,
+    messages_json: String,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<PlanJsonTask>> {
+    let context = input::context_from_js(&env, context)?;
+    Ok(AsyncTask::new(PlanJsonTask {
+      editor: Arc::clone(&self.inner),
+      input: Some((messages_json, context)),
+    }))
+  }
+
   /// Counts the tokens of `messages` (wire form) with the editor's method and encoding.
   #[napi]
   pub fn count_tokens_sync(
@@ -158,6 +189,42 @@ fn count_impl(
       .count_tokens(&messages, &context)
       .map(TokenCountResult::from)
   })
+}
+
+fn plan_json_impl(
+  editor: &core::ContextEditor,
+  messages_json: &str,
+  context: Option<EditContext>,
+) -> CoreResult<String> {
+  guarded(|| {
+    let messages: Vec<core::Message> = serde_json::from_str(messages_json).map_err(|e| {
+      core::Error::invalid_messages(format!("not a JSON array of wire messages ({e})"))
+    })?;
+    let context = wire::context_from_wire(context)?;
+    let plan = editor.plan(&messages, &context).map(EditPlan::from)?;
+    serde_json::to_string(&plan)
+      .map_err(|e| core::Error::internal(format!("serializing the plan: {e}")))
+  })
+}
+
+/// Async `planJson`.
+pub struct PlanJsonTask {
+  editor: Arc<core::ContextEditor>,
+  input: Option<(String, Option<EditContext>)>,
+}
+
+impl Task for PlanJsonTask {
+  type Output = CoreResult<String>;
+  type JsValue = String;
+
+  fn compute(&mut self) -> Result<Self::Output> {
+    let (messages, context) = self.input.take().unwrap_or_default();
+    Ok(plan_json_impl(&self.editor, &messages, context))
+  }
+
+  fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    output.map_err(|e| to_js_error(&env, &e))
+  }
 }
 
 /// Async `plan`.

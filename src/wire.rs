@@ -63,7 +63,9 @@ pub struct ClearToolUsesOptions {
   /// by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
   /// the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepTokens: 8000 }`.
   /// @default false
-  #[napi(ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null")]
+  #[napi(
+    ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null"
+  )]
   pub stable: Option<serde_json::Value>,
   /// Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
   /// at the cleared boundary, at most 4 per request counting the ones already there.
@@ -91,7 +93,9 @@ pub struct EditorOptions {
   /// @default 0
   pub clear_at_least: Option<f64>,
   /// @default false
-  #[napi(ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null")]
+  #[napi(
+    ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null"
+  )]
   pub stable: Option<serde_json::Value>,
   /// @default false
   #[napi(ts_type = "boolean | 'anthropic' | null")]
@@ -301,38 +305,52 @@ pub struct EditContext {
 
 /// One operation of a plan, addressed by input index.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PlanOp {
   /// What to do with the message at `index`.
   #[napi(
     js_name = "type",
     ts_type = "'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls' | 'cache_breakpoint'"
   )]
+  #[serde(rename = "type")]
   pub op_type: String,
   pub index: u32,
   /// `clear_tool_result`: the new content.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub placeholder: Option<String>,
   /// `clear_tool_result` / `truncate_tool_result`: `response_metadata.context_editing.strategy`.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub strategy: Option<String>,
   /// `truncate_tool_result`: UTF-16 code units of the text to keep (never splits a surrogate pair).
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub keep: Option<u32>,
   /// `truncate_tool_result`: text appended after the kept head.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub marker: Option<String>,
   /// `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`;
   /// `remove_tool_calls`: positions in `tool_calls` to remove.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub call_indices: Option<Vec<u32>>,
   /// `clear_tool_inputs` / `remove_tool_calls`: the ids of those calls.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub tool_call_ids: Option<Vec<String>>,
   /// `clear_tool_inputs`: the complete new `cleared_tool_inputs` list (sorted, de-duplicated).
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub cleared_tool_inputs: Option<Vec<String>>,
 }
 
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RemovedOrphan {
   pub index: u32,
   pub tool_call_id: String,
 }
 
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClearedResult {
   pub index: u32,
   pub tool_call_id: String,
@@ -341,6 +359,8 @@ pub struct ClearedResult {
 }
 
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClearedInput {
   pub index: u32,
   pub call_index: u32,
@@ -349,8 +369,11 @@ pub struct ClearedInput {
 
 /// What one edit of the pipeline did (Anthropic's `applied_edits`, camelCased).
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AppliedEdit {
   #[napi(js_name = "type")]
+  #[serde(rename = "type")]
   pub edit_type: String,
   pub triggered: bool,
   pub cleared_tool_uses: u32,
@@ -369,6 +392,8 @@ pub struct AppliedEdit {
 /// A summary the caller must write (a `summarize` edit fired): send `prompt` to a model, then put
 /// `prefix + "\n\n" + summary` in a message of `role` at `insertAt`, in place of `replaced`.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
   /// Input indices of the messages the summary replaces (each also has a `remove` op).
   pub replaced: Vec<u32>,
@@ -380,7 +405,9 @@ pub struct SummaryRequest {
   pub prefix: String,
   #[napi(ts_type = "'user' | 'assistant'")]
   pub role: String,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub model: Option<String>,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub max_tokens: Option<u32>,
   /// Tokens of the replaced messages.
   pub tokens_replaced: f64,
@@ -388,16 +415,21 @@ pub struct SummaryRequest {
 
 /// A recoverable oddity, reported instead of thrown.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EditWarning {
   /// `orphaned_tool_result`, `dangling_tool_call`, `unknown_model`, `max_input_tokens_unknown`,
   /// `still_over_trigger`, `over_max_input_tokens`.
   pub code: String,
   pub message: String,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub index: Option<u32>,
 }
 
 /// What a call did and measured.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EditReport {
   pub triggered: bool,
   pub tokens_before: f64,
@@ -410,7 +442,9 @@ pub struct EditReport {
   pub applied_edits: Vec<AppliedEdit>,
   #[napi(ts_type = "'approx' | 'model' | 'estimate'")]
   pub token_count_method: String,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub encoding: Option<String>,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub max_input_tokens: Option<f64>,
   /// A trigger still holds after editing: the request is still over budget.
   pub still_triggered: bool,
@@ -425,16 +459,21 @@ pub struct EditReport {
 
 /// The decision for one request.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EditPlan {
   /// Operations by input index, sorted; several for one index apply in the order given.
   pub ops: Vec<PlanOp>,
   /// Present when a `summarize` edit fired.
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub summary: Option<SummaryRequest>,
   pub report: EditReport,
 }
 
 /// Token counts of a request.
 #[napi(object)]
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TokenCountResult {
   /// Messages + system prompt + tools (+ reply priming in model mode).
   pub total: f64,
@@ -444,6 +483,7 @@ pub struct TokenCountResult {
   pub fixed: f64,
   #[napi(ts_type = "'approx' | 'model' | 'estimate'")]
   pub method: String,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub encoding: Option<String>,
   pub warnings: Vec<EditWarning>,
 }

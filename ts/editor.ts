@@ -112,6 +112,9 @@ export class ContextEditor {
   plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {
     const [wire, ctx] = this.#wire(messages, context)
     try {
+      // Lengths only (approx): one JSON string each way beats reading every field through napi.
+      // With text (model, estimate, summaries), napi's string copies beat escaping 4 MB of JSON.
+      if (!this.#sendText) return JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan
       return this.#native.planSync(wire, ctx)
     } catch (e) {
       throw fromNative(e)
@@ -122,6 +125,7 @@ export class ContextEditor {
   async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
     const [wire, ctx] = this.#wire(messages, context)
     try {
+      if (!this.#sendText) return JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan
       return await this.#native.plan(wire, ctx)
     } catch (e) {
       throw fromNative(e)

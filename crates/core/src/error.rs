@@ -73,6 +73,16 @@ impl Error {
     }
   }
 
+  /// Malformed messages as a whole (not one message), e.g. wire JSON that does not parse.
+  pub fn invalid_messages(message: impl Into<String>) -> Self {
+    Self {
+      kind: ErrorKind::InvalidMessage,
+      path: Some("messages".to_owned()),
+      message_index: None,
+      message: message.into(),
+    }
+  }
+
   /// A malformed call context field.
   pub fn invalid_context(field: impl Into<String>, message: impl Into<String>) -> Self {
     Self {
