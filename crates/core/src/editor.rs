@@ -166,22 +166,45 @@ impl ContextEditor {
     // The previous model call saw the history up to the newest assistant message (its reply).
     let previous = messages.iter().rposition(|m| m.role == Role::Assistant);
     let previous_measures = previous.map(|p| measures[..p].to_vec());
-    let (mut plan, sizes) =
-      self.plan_measured(messages, context, &counter, fixed, measures, warnings)?;
-    if let (Some(p), Some(m)) = (previous, previous_measures) {
-      if let Ok((before, _)) =
-        self.plan_measured(&messages[..p], context, &counter, fixed, m, Vec::new())
-      {
-        let j = first_difference(&plan, &before, p);
-        let kept = sizes[..j].iter().flatten();
-        plan.report.stable_prefix_messages = kept.clone().count();
-        plan.report.stable_prefix_tokens = counter.tokens_of(fixed + kept.sum::<u64>());
-      }
+    let before = match (previous, previous_measures) {
+      (Some(p), Some(m)) => self
+        .plan_measured(
+          &messages[..p],
+          context,
+          &counter,
+          fixed,
+          m,
+          Vec::new(),
+          None,
+        )
+        .ok()
+        .map(|(plan, _, boundaries)| (p, plan, boundaries)),
+      _ => None,
+    };
+    // The boundary the previous request marked: at a step, its cache entry is what this call reads.
+    let previous_boundary = before.as_ref().and_then(|(_, _, b)| b.first().copied());
+    let (mut plan, sizes, _) = self.plan_measured(
+      messages,
+      context,
+      &counter,
+      fixed,
+      measures,
+      warnings,
+      previous_boundary,
+    )?;
+    if let Some((p, before, _)) = before {
+      let j = first_difference(&plan, &before, p);
+      let kept = sizes[..j].iter().flatten();
+      plan.report.stable_prefix_messages = kept.clone().count();
+      plan.report.stable_prefix_tokens = counter.tokens_of(fixed + kept.sum::<u64>());
     }
     Ok(plan)
   }
 
-  /// Plans with measures already taken; also returns each message's final size (`None` = removed).
+  /// Plans with measures already taken; also returns each message's final size (`None` = removed)
+  /// and the cleared boundaries (current first). `previous_boundary` is the boundary of the
+  /// previous request, marked too when there is room.
+  #[allow(clippy::too_many_arguments)]
   fn plan_measured(
     &self,
     messages: &[Message],
@@ -190,7 +213,8 @@ impl ContextEditor {
     fixed: u64,
     measures: Vec<crate::tokens::Measure>,
     warnings: Vec<Warning>,
-  ) -> Result<(EditPlan, Vec<Option<u64>>)> {
+    previous_boundary: Option<usize>,
+  ) -> Result<(EditPlan, Vec<Option<u64>>, Vec<usize>)> {
     let mut report = Report {
       token_count_method: self.options.token_count_method.as_str(),
       warnings,
@@ -304,7 +328,11 @@ impl ContextEditor {
       .map(|slot| (!slot.removed).then_some(slot.size))
       .collect();
     let marks = if breakpoints {
-      cache_breakpoints(&draft, &boundaries, context.cache_breakpoints_in_use)
+      let mut wanted = boundaries.clone();
+      if let Some(b) = previous_boundary {
+        wanted.insert(wanted.len().min(1), b);
+      }
+      cache_breakpoints(&draft, &wanted, context.cache_breakpoints_in_use)
     } else {
       Vec::new()
     };
@@ -323,6 +351,7 @@ impl ContextEditor {
         report,
       },
       sizes,
+      boundaries,
     ))
   }
 
@@ -352,8 +381,8 @@ impl ContextEditor {
 }
 
 /// Where breakpoints go, most useful first: the end of the request (the next call reads it), the
-/// current cleared boundary, the previous one (a step's call reads the prefix cached there); at
-/// most `MAX_CACHE_BREAKPOINTS - in_use`, on messages still there.
+/// current cleared boundary, the previous request's (a step's call reads the prefix cached there),
+/// the previous step's; at most `MAX_CACHE_BREAKPOINTS - in_use`, on messages still there.
 fn cache_breakpoints(draft: &Draft<'_, '_>, boundaries: &[usize], in_use: u32) -> Vec<usize> {
   let room = crate::clear::MAX_CACHE_BREAKPOINTS.saturating_sub(in_use) as usize;
   let mut marks: Vec<usize> = Vec::new();
