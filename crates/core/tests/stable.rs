@@ -424,3 +424,46 @@ fn token_steps_move_the_boundary_when_the_window_exceeds_the_budget() {
     "stable.stepTokens: give either stepResults or stepTokens, not both"
   );
 }
+
+#[test]
+fn breakpoints_include_the_previous_requests_boundary() {
+  // Mixed sizes, two calls per assistant message: a call can move the boundary by several steps.
+  let e = editor(json!({
+    "trigger": { "tokens": 1500 }, "keep": { "messages": 2 },
+    "stable": { "stepTokens": 300 }, "cacheBreakpoints": true
+  }));
+  let mut h = vec![Message::user("go")];
+  for t in 0..40 {
+    let (a, b) = (format!("a{t}"), format!("b{t}"));
+    h.push(Message::assistant(
+      "",
+      &[(a.as_str(), "read", "{}"), (b.as_str(), "read", "{}")],
+    ));
+    h.push(Message::tool(
+      &a,
+      "read",
+      "x".repeat(if t % 3 == 0 { 1600 } else { 200 }),
+    ));
+    h.push(Message::tool(
+      &b,
+      "read",
+      "y".repeat(if t % 4 == 0 { 1200 } else { 120 }),
+    ));
+  }
+  let mut checked = 0;
+  for t in 2..=40 {
+    let seen = &h[..1 + 3 * t];
+    // The previous call saw the history before the newest assistant message.
+    let before = &h[..1 + 3 * (t - 1)];
+    let (now, prev) = (plan(&e, seen), plan(&e, before));
+    let marks = breakpoints(&now);
+    assert!(marks.len() <= 4);
+    if let Some(&b) = cleared(&prev).last() {
+      if cleared(&now) != cleared(&prev) {
+        assert!(marks.contains(&b), "call {t}: {b} not in {marks:?}");
+        checked += 1;
+      }
+    }
+  }
+  assert!(checked > 5, "{checked}");
+}
