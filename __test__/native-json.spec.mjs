@@ -35,3 +35,17 @@ test('planJsonSync rejects malformed JSON and unknown fields with INVALID_MESSAG
     (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && /toolCallId/.test(e.message),
   )
 })
+
+test('numeric wire fields reject -1, NaN and 2^40 instead of wrapping, naming index and field', () => {
+  const editor = new NativeContextEditor()
+  for (const bad of [-1, NaN, 2 ** 40, 1.5]) {
+    assert.throws(
+      () => editor.planSync([{ role: 'user', content: 'a' }, { role: 'user', contentLength: bad }]),
+      (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && /contentLength/.test(e.message),
+    )
+    assert.throws(
+      () => editor.planSync([{ role: 'assistant', toolCalls: [{ id: 'a', argsLength: bad }] }]),
+      (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 0 && /toolCalls\[0\]\.argsLength/.test(e.message),
+    )
+  }
+})

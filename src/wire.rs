@@ -247,7 +247,7 @@ pub struct ToolCall {
   /// Arguments as JSON text (`JSON.stringify(args)`); needed for exact counting.
   pub args: Option<String>,
   /// UTF-16 length of the arguments JSON, when `args` is not sent.
-  pub args_length: Option<u32>,
+  pub args_length: Option<f64>,
 }
 
 /// One message in wire form. Send `content` for exact counting, or only `contentLength` (UTF-16
@@ -260,20 +260,20 @@ pub struct Message {
   /// Text content (string content or the concatenated text blocks).
   pub content: Option<String>,
   /// UTF-16 length of the text, when `content` is omitted.
-  pub content_length: Option<u32>,
+  pub content_length: Option<f64>,
   /// Serialized non-text blocks (counted; LangChain counts them as 0).
   pub other: Option<String>,
   /// UTF-16 length of `other`, when `other` is omitted.
-  pub other_length: Option<u32>,
+  pub other_length: Option<f64>,
   /// Reasoning: serialized `thinking` / `redacted_thinking` blocks and reasoning in `additional_kwargs`.
   pub thinking: Option<String>,
   /// UTF-16 length of `thinking`, when `thinking` is omitted.
-  pub thinking_length: Option<u32>,
+  pub thinking_length: Option<f64>,
   /// Number of image blocks.
-  pub images: Option<u32>,
+  pub images: Option<f64>,
   pub tool_calls: Option<Vec<ToolCall>>,
   /// UTF-16 length of `JSON.stringify(tool_calls)` as the caller holds them (exact approx parity).
-  pub tool_calls_length: Option<u32>,
+  pub tool_calls_length: Option<f64>,
   pub tool_call_id: Option<String>,
   pub name: Option<String>,
   /// `response_metadata.context_editing.cleared` is already set.
@@ -283,7 +283,7 @@ pub struct Message {
   /// Ids already in `response_metadata.context_editing.cleared_tool_inputs`.
   pub cleared_tool_inputs: Option<Vec<String>>,
   /// A token count from the caller's own counter, used instead of counting this message.
-  pub tokens: Option<u32>,
+  pub tokens: Option<f64>,
 }
 
 /// What the model sees besides the messages.
@@ -523,31 +523,51 @@ fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
   Ok(core::Message {
     role,
     content: m.content,
-    content_length: m.content_length.map(u64::from),
+    content_length: size(i, "contentLength", m.content_length)?,
     other: m.other,
-    other_length: m.other_length.map(u64::from),
+    other_length: size(i, "otherLength", m.other_length)?,
     thinking: m.thinking,
-    thinking_length: m.thinking_length.map(u64::from),
-    images: m.images.unwrap_or(0),
+    thinking_length: size(i, "thinkingLength", m.thinking_length)?,
+    images: size(i, "images", m.images)?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
     tool_calls: m
       .tool_calls
       .unwrap_or_default()
       .into_iter()
-      .map(|c| core::ToolCall {
-        id: c.id,
-        name: c.name.unwrap_or_default(),
-        args: c.args,
-        args_length: c.args_length.map(u64::from),
+      .enumerate()
+      .map(|(k, c)| {
+        Ok(core::ToolCall {
+          id: c.id,
+          name: c.name.unwrap_or_default(),
+          args: c.args,
+          args_length: size(i, &format!("toolCalls[{k}].argsLength"), c.args_length)?,
+        })
       })
-      .collect(),
-    tool_calls_length: m.tool_calls_length.map(u64::from),
+      .collect::<CoreResult<Vec<_>>>()?,
+    tool_calls_length: size(i, "toolCallsLength", m.tool_calls_length)?,
     tool_call_id: m.tool_call_id,
     name: m.name,
     cleared: m.cleared.unwrap_or(false),
     truncated: m.truncated.unwrap_or(false),
     cleared_tool_inputs: m.cleared_tool_inputs.unwrap_or_default(),
-    tokens: m.tokens.map(u64::from),
+    tokens: size(i, "tokens", m.tokens)?,
   })
+}
+
+/// A length or count sent by the caller: a non-negative integer below 2^32 (JavaScript numbers can be
+/// `-1`, `NaN` or `2^40`, which napi's `u32` conversion would silently wrap or zero).
+fn size(index: usize, field: &str, value: Option<f64>) -> CoreResult<Option<u64>> {
+  match value {
+    None => Ok(None),
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => {
+      Ok(Some(n as u64))
+    }
+    Some(n) => Err(core::Error::invalid_message(
+      index,
+      field,
+      format!("expected a non-negative integer below 2^32, got {n}"),
+    )),
+  }
 }
 
 pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
