@@ -164,7 +164,15 @@ impl ContextEditor {
     let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
     let measures = counter.measure(messages);
     // The previous model call saw the history up to the newest assistant message (its reply).
-    let previous = messages.iter().rposition(|m| m.role == Role::Assistant);
+    // Planning that history too doubles the work, so it is done only for cache-aware clearing.
+    let cache_aware = self.options.edits.iter().any(|e| {
+      matches!(e, Edit::ClearToolUses(c) if c.stable.is_some() || c.cache_breakpoints)
+    });
+    let previous = if cache_aware {
+      messages.iter().rposition(|m| m.role == Role::Assistant)
+    } else {
+      None
+    };
     let previous_measures = previous.map(|p| measures[..p].to_vec());
     let before = match (previous, previous_measures) {
       (Some(p), Some(m)) => self

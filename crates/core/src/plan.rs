@@ -237,7 +237,8 @@ pub struct Report {
   pub warnings: Vec<Warning>,
   /// Messages at the start of this call's output that are identical to the output the same
   /// editor produced for this history one step earlier (without the newest assistant message and
-  /// what follows it): the part a provider's prompt cache can still serve.
+  /// what follows it): the part a provider's prompt cache can still serve. Computed only when a
+  /// `clear_tool_uses` edit has `stable` or `cacheBreakpoints` (it plans the history twice); 0 otherwise.
   pub stable_prefix_messages: usize,
   /// Tokens of that prefix, system prompt and tools included (0 when no message is stable).
   pub stable_prefix_tokens: u64,
