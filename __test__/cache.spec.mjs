@@ -86,7 +86,7 @@ test('the default mode moves the boundary on every call once triggered (and skip
       // The first message that differs from the previous request's output sits before its end:
       // the cleared boundary moved, so a prefix cache breaks there.
       let j = 0
-      while (j < previous.length && messages[j] === previous[j]) j++
+      while (j < previous.length && messages[j].content === previous[j].content) j++
       assert.ok(j < previous.length, `call ${t}`)
     }
     // Without `stable` or `cacheBreakpoints` the history is planned once, and the field stays 0.
