@@ -8,7 +8,7 @@ import type {
   SummaryRequest,
   TokenCountResult,
 } from './native.js'
-import { type AnyMessage, applyPlan, countCacheBreakpoints, systemPromptText, toWireMessages } from './wire.js'
+import { type AnyMessage, applyPlan, countCacheBreakpoints, systemPromptText, toWireMessages, type WireCache } from './wire.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -64,6 +64,8 @@ export class ContextEditor {
   readonly #sendText: boolean
   readonly #sendToolText: boolean
   readonly #placeholders: ReadonlySet<string>
+  /** Conversions of messages seen before: an agent sends the same objects on every model call. */
+  readonly #wireCache: WireCache = new WeakMap()
   readonly #breakpoints: boolean
 
   constructor(options: EditorOptions | null = {}) {
@@ -97,6 +99,7 @@ export class ContextEditor {
       sendText: this.#sendText,
       sendToolText: this.#sendToolText,
       placeholders: this.#placeholders,
+      cache: this.#wireCache,
       messageTokens: context?.messageTokens ?? undefined,
     })
     const ctx = toWireContext(context)
