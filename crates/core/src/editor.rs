@@ -165,9 +165,11 @@ impl ContextEditor {
     let measures = counter.measure(messages);
     // The previous model call saw the history up to the newest assistant message (its reply).
     // Planning that history too doubles the work, so it is done only for cache-aware clearing.
-    let cache_aware = self.options.edits.iter().any(|e| {
-      matches!(e, Edit::ClearToolUses(c) if c.stable.is_some() || c.cache_breakpoints)
-    });
+    let cache_aware = self
+      .options
+      .edits
+      .iter()
+      .any(|e| matches!(e, Edit::ClearToolUses(c) if c.stable.is_some() || c.cache_breakpoints));
     let previous = if cache_aware {
       messages.iter().rposition(|m| m.role == Role::Assistant)
     } else {
