@@ -19,7 +19,7 @@ import { createRequire } from 'node:module'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
 import { SystemMessage } from '@langchain/core/messages'
 import { ContextEditor, NativeContextEditor, applyPlan, toWireContext, toWireMessages } from '../dist/index.js'
-import { generateConversation } from './generate.mjs'
+import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
 
 const require = createRequire(import.meta.url)
@@ -27,19 +27,6 @@ const require = createRequire(import.meta.url)
 // ---------------------------------------------------------------------------------------------
 // Flags and helpers
 
-function parseFlags(argv) {
-  const flags = {}
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (!a.startsWith('--')) continue
-    if (a.includes('=')) {
-      const [k, v] = a.slice(2).split('=', 2)
-      flags[k] = v
-    } else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags[a.slice(2)] = argv[++i]
-    else flags[a.slice(2)] = 'true'
-  }
-  return flags
-}
 
 const flags = parseFlags(process.argv.slice(2))
 const SEED = Number(flags.seed ?? 42)

@@ -30,7 +30,7 @@
 
 import { writeFileSync } from 'node:fs'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
-import { generateConversation } from './generate.mjs'
+import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
 // CONTEXT_EDITOR_DIST=/path/to/dist/index.js runs against another build (e.g. a release copy).
 const { ContextEditor } = await import(process.env.CONTEXT_EDITOR_DIST ?? '../dist/index.js')
@@ -40,16 +40,6 @@ const WRITE = 1.25
 const LOOKBACK_BLOCKS = 20
 const PRICE_PER_MTOK = 3 // $ per million input tokens (Claude Sonnet list price), for readability
 
-function parseFlags(argv) {
-  const flags = {}
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (!a.startsWith('--')) continue
-    const [k, v] = a.includes('=') ? a.slice(2).split('=', 2) : [a.slice(2), argv[i + 1]?.startsWith('--') ? 'true' : argv[++i]]
-    flags[k] = v ?? 'true'
-  }
-  return flags
-}
 
 const typeOf = (m) => (typeof m._getType === 'function' ? m._getType() : m.type)
 

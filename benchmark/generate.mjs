@@ -277,7 +277,8 @@ export function statsOf(messages) {
   return { messages: messages.length, toolResults, bytes, mb: bytes / 1e6, cjkMessages }
 }
 
-function parseFlags(argv) {
+/** `--key value` / `--key=value` / bare `--flag` (= "true") command-line flags, shared by the benchmark scripts. */
+export function parseFlags(argv) {
   const flags = {}
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]

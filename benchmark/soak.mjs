@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url'
 import { writeFileSync } from 'node:fs'
 
 import { ContextEditor } from '../dist/index.js'
-import { generateConversation } from './generate.mjs'
+import { generateConversation, parseFlags } from './generate.mjs'
 
 const CONVERSATIONS = [11, 23, 37] // seeds
 const CONVERSATION_LENGTH = 160
@@ -283,16 +283,6 @@ export async function runSoak(opts = {}) {
   return summary
 }
 
-function parseFlags(argv) {
-  const flags = {}
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (!a.startsWith('--')) continue
-    const [k, v] = a.includes('=') ? a.slice(2).split('=', 2) : [a.slice(2), argv[i + 1]?.startsWith('--') ? 'true' : argv[++i]]
-    flags[k] = v ?? 'true'
-  }
-  return flags
-}
 
 function fmt(l) {
   return `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms, max ${l.max.toFixed(1)} ms (${l.calls} calls)`
