@@ -66,6 +66,51 @@ test('stable mode: consecutive calls send the previous request as an identical p
   assert.ok(calls > 40 && steps * 4 <= calls, `${steps} steps in ${calls} calls`)
 })
 
+/** A LangChain run with mixed result sizes (100 to 2,000 characters), one or two calls per turn. */
+function mixedRun(turns) {
+  const h = [new HumanMessage({ content: 'go', id: 'u' })]
+  for (let t = 0; t < turns; t++) {
+    const ids = Array.from({ length: 1 + (t % 2) }, (_, k) => `c${t}_${k}`)
+    h.push(new AIMessage({ content: '', tool_calls: ids.map((id) => ({ id, name: 'read', args: {} })), id: `a${t}` }))
+    ids.forEach((id, k) => h.push(new ToolMessage({ content: 'z'.repeat(100 + (((t * 7 + k * 13) % 20) * 100)), tool_call_id: id, name: 'read' })))
+    if (t % 5 === 4) h.push(new AIMessage({ content: 'done', id: `d${t}` }), new HumanMessage({ content: 'next', id: `u${t}` }))
+  }
+  return h
+}
+
+test('stable: true steps only when a step frees 3x what it rewrites; the request stays under the ceiling', () => {
+  const options = { trigger: { tokens: 8000 }, keep: { messages: 3 }, stable: true, tokenCountMethod: 'model' }
+  const editor = new ContextEditor(options)
+  const h = mixedRun(100)
+  const ends = h.flatMap((m, i) => (i > 0 && m._getType() === 'ai' ? [i] : [])).concat([h.length])
+  let prev
+  let steps = 0
+  let calls = 0
+  for (const end of ends) {
+    const seen = h.slice(0, end)
+    const { messages, report } = editor.edit(seen)
+    assert.ok(report.tokensAfter <= 8000, `call at ${end}: ${report.tokensAfter}`)
+    if (prev) {
+      const before = new Set(prev.cleared)
+      assert.ok(prev.cleared.every((i) => report.cleared.some((c) => c.index === i)), 'a cleared result stays cleared')
+      if (report.cleared.length === prev.cleared.length) {
+        assert.ok(prev.messages.every((m, i) => sent(m) === sent(messages[i])), `call at ${end}: same boundary, same prefix`)
+      } else {
+        steps++
+        const gain = report.cleared.filter((c) => !before.has(c.index)).reduce((a, c) => a + c.tokensFreed, 0)
+        const rewritten = prev.tokensAfter - report.stablePrefixTokens - gain
+        const forced = report.tokensAfter + gain > 8000
+        assert.ok(forced || gain + 10 >= 3 * rewritten, `call at ${end}: frees ${gain}, rewrites ${rewritten}`)
+      }
+      if (prev.triggered) calls++
+    }
+    prev = { messages, cleared: report.cleared.map((c) => c.index), tokensAfter: report.tokensAfter, triggered: report.triggered }
+  }
+  assert.ok(calls > 80 && steps > 3 && steps * 3 < calls, `${steps} steps in ${calls} calls`)
+  // Stateless: a fresh editor plans the last call the same.
+  assert.deepEqual(new ContextEditor(options).plan(h), editor.plan(h))
+})
+
 test('stable mode is deterministic across editors and calls (stateless)', () => {
   const h = run(50)
   const a = new ContextEditor(STABLE).plan(h)
@@ -187,6 +232,8 @@ test('options are validated with paths', () => {
     [{ stable: 5 }, 'stable'],
     [{ stable: { stepResults: 0 } }, 'stable.stepResults'],
     [{ stable: { steps: 2 } }, 'stable.steps'],
+    [{ stable: { stepRatio: 0 } }, 'stable.stepRatio'],
+    [{ stable: { stepRatio: 2, stepTokens: 900 } }, 'stable.stepTokens'],
     [{ cacheBreakpoints: 'openai' }, 'cacheBreakpoints'],
     [{ edits: [{ type: 'clear_tool_uses', stable: { maxTokens: 1.5 } }] }, 'edits[0].stable.maxTokens'],
   ]
@@ -198,4 +245,5 @@ test('options are validated with paths', () => {
     )
   }
   assert.doesNotThrow(() => new ContextEditor({ stable: true, cacheBreakpoints: false }))
+  assert.doesNotThrow(() => new ContextEditor({ stable: { stepRatio: 1.5, maxTokens: 90000 }, cacheBreakpoints: 'anthropic' }))
 })

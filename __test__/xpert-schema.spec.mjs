@@ -44,11 +44,23 @@ const values = {
   model: ['gpt-4o', 'deepseek-chat', '', 5],
   encoding: ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2', 5],
   tokenCacheSize: [0, 10, -1, 1.5, 'big'],
+  stable: [
+    true, false, {}, { stepRatio: 3 }, { stepRatio: 0.5 }, { stepRatio: 0 }, { stepRatio: -1 }, { stepRatio: '3' },
+    { stepTokens: 8000 }, { stepTokens: 1.5 }, { stepTokens: 0 }, { stepResults: 25 }, { stepResults: 0 }, { stepResults: BIG },
+    { maxTokens: 90000 }, { maxTokens: 0 }, { maxTokens: BIG }, { stepRatio: 2, maxTokens: 90000 }, { stepTokens: 100, maxTokens: 900 },
+    { stepRatio: 2, stepTokens: 100 }, { stepRatio: 2, stepResults: 5 }, { stepTokens: 1, stepResults: 1 },
+    { stepRatio: null, stepTokens: 5 }, { steps: 2 }, 'yes', 1, [],
+  ],
+  cacheBreakpoints: [true, false, 'anthropic', 'openai', 1, {}, []],
 }
 
 test('the UI schema and the core accept and reject the same options', () => {
   assert.deepEqual(Object.keys(values).sort(), [...OPTION_NAMES].sort(), 'every option is covered')
-  const cases = [{}, { foo: 1 }, { trigger: { tokens: 5000 }, keep: { messages: 2 }, excludeTools: ['search'], clearAtLeast: 100 }]
+  const cases = [
+    {}, { foo: 1 }, { trigger: { tokens: 5000 }, keep: { messages: 2 }, excludeTools: ['search'], clearAtLeast: 100 },
+    { trigger: { tokens: 90000 }, stable: true, cacheBreakpoints: true, tokenCountMethod: 'model' },
+    { stable: { stepRatio: 2, maxTokens: 80000 }, cacheBreakpoints: 'anthropic' },
+  ]
   for (const [key, list] of Object.entries(values)) for (const v of list) cases.push({ [key]: v })
   let accepted = 0
   let rejected = 0
@@ -76,7 +88,7 @@ test("the schema's defaults are the core's defaults", () => {
   const defaults = Object.fromEntries(Object.entries(configSchema.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]))
   assert.deepEqual(defaults, {
     trigger: { tokens: 100000 }, keep: { messages: 3 }, excludeTools: [], placeholder: '[cleared]', clearToolInputs: false,
-    clearAtLeast: 0, tokenCountMethod: 'approx', tokenCacheSize: 200000,
+    clearAtLeast: 0, stable: false, cacheBreakpoints: false, tokenCountMethod: 'approx', tokenCacheSize: 200000,
   })
   // Same decisions with the defaults spelled out as with no options at all, below and above 100k tokens.
   for (const turns of [5, 30]) {

@@ -21,8 +21,8 @@
 //   node benchmark/cache-replay.mjs                      # seeds 1,2,3 × 2,000 messages (~3 min a seed)
 //   node benchmark/cache-replay.mjs --seeds 7 --messages 600 --step 25 --json out.json
 //
-// Flags: --step default|N|tN (the stable policy: `stable: true`, N-result steps, N-token steps);
-// --steps 10,t4000 (extra stable + breakpoints rows); --langchain sample|all|port (LangChain's real
+// Flags: --step default|N|tN|rX (the stable policy: `stable: true`, N-result steps, N-token steps,
+// steps that free X× what they evict); --steps 25,t8000,r2 (extra stable + breakpoints rows); --langchain sample|all|port (LangChain's real
 // edit on every 10th call checked against the single-pass port / on every call / never);
 // --check (exit 1 when a target of issue 9 is missed); --json FILE.
 //
@@ -215,9 +215,23 @@ class Meter {
   }
 }
 
+/** `default` → `true`; `N` → N-result steps; `tN` → N-token steps; `rX` → steps worth X× what they evict. */
+function stableOption(step) {
+  if (step === 'default') return true
+  if (step.startsWith('t')) return { stepTokens: Number(step.slice(1)) }
+  if (step.startsWith('r')) return { stepRatio: Number(step.slice(1)) }
+  return { stepResults: Number(step) }
+}
+
+function stableName(step) {
+  if (step === 'default') return 'stable: true'
+  if (step.startsWith('t')) return `stepTokens ${Number(step.slice(1)).toLocaleString('en-US')}`
+  if (step.startsWith('r')) return `stepRatio ${step.slice(1)}`
+  return `stepResults ${step}`
+}
+
 function policies(step, { langchain = 'sample', steps = [] } = {}) {
-  const stable = step === 'default' ? true : step.startsWith('t') ? { stepTokens: Number(step.slice(1)) } : { stepResults: Number(step) }
-  const stableName = step === 'default' ? 'default: 8,000-token steps' : step.startsWith('t') ? `${step.slice(1)}-token steps` : `steps of ${step} results`
+  const stable = stableOption(step)
   const model = { tokenCountMethod: 'model' }
   const ours = (options) => {
     const editor = new ContextEditor({ ...model, ...options })
@@ -250,19 +264,19 @@ function policies(step, { langchain = 'sample', steps = [] } = {}) {
       return port
     },
   }
-  // `--steps 10,t8000`: more stable + breakpoints rows, by result count or (t…) by tokens.
+  // `--steps 25,t8000,r2`: more stable + breakpoints rows (result count, tokens, ratio).
   const extra = steps.map((s) => ({
-    name: `context-editor stable (${s.startsWith('t') ? `${s.slice(1)} tokens` : `step ${s}`}) + breakpoints`,
-    apply: ours({ stable: s.startsWith('t') ? { stepTokens: Number(s.slice(1)) } : { stepResults: Number(s) }, cacheBreakpoints: true }),
+    name: `context-editor ${stableName(s)} + breakpoints`,
+    apply: ours({ stable: stableOption(s), cacheBreakpoints: true }),
     breakpoints: true,
   }))
   return [
     { name: 'no editing', apply: (messages) => messages },
     langChainPolicy,
     { name: 'context-editor default', apply: ours({}) },
-    { name: `context-editor stable (${stableName})`, apply: ours({ stable }) },
+    { name: `context-editor ${stableName(step)}`, apply: ours({ stable }) },
     {
-      name: `context-editor stable + breakpoints`,
+      name: `context-editor ${stableName(step)} + breakpoints`,
       apply: ours({ stable, cacheBreakpoints: true }),
       breakpoints: true,
     },
@@ -329,7 +343,7 @@ function table(rows) {
 const flags = parseFlags(process.argv.slice(2))
 const seeds = String(flags.seeds ?? '1,2,3').split(',').map(Number)
 const size = Number(flags.messages ?? 2000)
-const step = String(flags.step ?? 'default') // 'default' | N results | tN tokens
+const step = String(flags.step ?? 'default') // 'default' | N results | tN tokens | rX ratio
 const ceiling = 100000 // the default trigger: stable mode's ceiling
 const options = {
   langchain: flags.langchain ?? 'sample', // 'all' | 'sample' | 'port'
@@ -356,6 +370,20 @@ for (const seed of seeds) {
   )
   ok &&= r2 <= 0.2 && r1 <= 1.0 && under
 }
+// Paste-ready summary over the seeds.
+const cols = all.map(({ seed }) => `seed ${seed}`)
+const row = (label, f) => `| ${label} | ${all.map(({ rows }) => f(rows)).join(' | ')} |`
+console.log(
+  [
+    '',
+    `| ${stableName(step)} + breakpoints vs LangChain's defaults | ${cols.join(' | ')} |`,
+    `|---|${cols.map(() => '--:').join('|')}|`,
+    row('Anthropic model', (r) => `${(r[4].anthropic / r[1].anthropic).toFixed(3)}×`),
+    row('ideal cache', (r) => `${(r[4].ideal / r[1].ideal).toFixed(3)}×`),
+    row(`max input (ceiling ${ceiling.toLocaleString('en-US')})`, (r) => Math.max(r[3].maxInputTokens, r[4].maxInputTokens).toLocaleString('en-US')),
+    row('results seen (LangChain)', (r) => `${r[4].avgVisibleResults.toFixed(1)} (${r[1].avgVisibleResults.toFixed(1)})`),
+  ].join('\n'),
+)
 console.log(`\nLangChain's real ClearToolUsesEdit checked against the port on ${langChainChecked} calls: identical`)
 console.log(`\nall targets met over seeds ${seeds.join(', ')}: ${ok}`)
 if (flags.json) writeFileSync(flags.json, JSON.stringify(all, null, 2))

@@ -37,6 +37,18 @@ export interface TriggerCondition {
   toolUses?: number | null
 }
 
+/** Step rule of stable clearing: at most one of `stepRatio`, `stepTokens`, `stepResults`. */
+export interface StableOptions {
+  /** Step when the tokens a step frees are at least this many times the cached tokens it rewrites (default 3). */
+  stepRatio?: number | null
+  /** Step when the uncleared tool results outside the kept window exceed this many tokens. */
+  stepTokens?: number | null
+  /** Clear a multiple of this many tool results (LangChain's count rounded down). */
+  stepResults?: number | null
+  /** Hard ceiling of the request in tokens (default: the lowest `tokens` trigger, capped by the input limit). */
+  maxTokens?: number | null
+}
+
 /** How many of the newest tool results stay intact: exactly one key. */
 export type KeepPolicy =
   | { messages: number; tokens?: never; fraction?: never }
@@ -82,6 +94,22 @@ export interface ContextEditingOptions {
    */
   clearAtLeast?: number | null
   /**
+   * Cache-aware clearing: the cleared boundary moves only in steps, as a function of the history
+   * alone, so consecutive calls send identical prefixes until the next step; the ceiling
+   * (`maxTokens`, default the `tokens` trigger capped by the model's input limit) forces an early step.
+   * `true` = `{ stepRatio: 3 }`: step when the tokens a step frees are at least 3× the tokens of the
+   * previous request it rewrites. See README, *Cache-aware editing*.
+   * @default false
+   */
+  stable?: boolean | StableOptions | null
+  /**
+   * Mark the end of the request and the cleared boundaries with Anthropic `cache_control`
+   * (`{ type: 'ephemeral' }`), at most 4 breakpoints counting those already set; OpenAI-shaped
+   * messages are left alone. `"anthropic"` = `true`.
+   * @default false
+   */
+  cacheBreakpoints?: boolean | 'anthropic' | null
+  /**
    * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts, offline;
    * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables).
    * @default "approx"
@@ -115,6 +143,8 @@ export interface ClearToolUsesEditOptions {
   placeholder?: string | null
   clearToolInputs?: boolean | string[] | null
   clearAtLeast?: number | null
+  stable?: boolean | StableOptions | null
+  cacheBreakpoints?: boolean | 'anthropic' | null
 }
 
 /** What a LangChain `new ClearToolUsesEdit({...})` looks like (read, never called). */
@@ -154,6 +184,7 @@ interface JsonSchemaProperty {
   minimum?: number
   maximum?: number
   exclusiveMinimum?: number
+  anyOf?: readonly Record<string, unknown>[]
   items?: Record<string, unknown>
   properties?: Record<string, JsonSchemaProperty>
   additionalProperties?: boolean
@@ -291,6 +322,44 @@ const properties = {
       '触发清理时至少释放该数量的 token，必要时从最新的保留结果开始继续清理（0 表示关闭）。',
     ),
     default: 0,
+  },
+  stable: {
+    title: text('Stable clearing (prompt cache)', '稳定清理（提示词缓存）'),
+    description: text(
+      'Cache-aware clearing: the cleared boundary moves only in steps, so consecutive model calls send identical prefixes and the provider\'s prompt cache keeps hitting. true = { "stepRatio": 3 }: step when a step frees at least 3× the tokens it takes out of the cache. Or { "stepTokens": N } (step when the uncleared results outside the kept window exceed N tokens), { "stepResults": N } (clear a multiple of N results); "maxTokens" is the hard ceiling (default: the tokens trigger, capped by the model\'s input limit). Stateless: replicas agree.',
+      '缓存友好的清理：被清理的边界只按步移动，连续的模型调用发送相同的前缀，服务商的提示词缓存得以持续命中。true = { "stepRatio": 3 }：当一步释放的 token 至少为其移出缓存的 token 的 3 倍时才移动。也可用 { "stepTokens": N }（保留窗口之外未清理的结果超过 N 个 token 时移动）、{ "stepResults": N }（清理 N 条结果的整数倍）；"maxTokens" 为硬上限（默认：tokens 触发值，且不超过模型输入上限）。无状态：多个副本结果一致。',
+    ),
+    default: false,
+    anyOf: [
+      { type: 'boolean' },
+      {
+        type: 'object',
+        properties: {
+          stepRatio: { type: 'number', exclusiveMinimum: 0 },
+          stepTokens: { type: 'integer', minimum: 1, maximum: MAX_INT },
+          stepResults: { type: 'integer', minimum: 1, maximum: MAX_INT },
+          maxTokens: { type: 'integer', minimum: 1, maximum: MAX_INT },
+        },
+        additionalProperties: false,
+        not: {
+          anyOf: [
+            { required: ['stepRatio', 'stepTokens'] },
+            { required: ['stepRatio', 'stepResults'] },
+            { required: ['stepTokens', 'stepResults'] },
+          ],
+        },
+      },
+    ],
+  },
+  cacheBreakpoints: {
+    title: text('Cache breakpoints (Anthropic)', '缓存断点（Anthropic）'),
+    description: text(
+      'Mark the end of the request and the cleared boundaries with Anthropic cache_control, at most 4 breakpoints counting those already set. OpenAI-shaped messages are left alone (OpenAI caches prefixes automatically). "anthropic" is the same as true.',
+      '用 Anthropic 的 cache_control 标记请求末尾和被清理的边界，连同已有的断点最多 4 个。OpenAI 格式的消息不做改动（OpenAI 自动缓存前缀）。"anthropic" 等同于 true。',
+    ),
+    default: false,
+    anyOf: [{ type: 'boolean' }, { const: 'anthropic' }],
+    'x-ui': { component: 'switch' },
   },
   tokenCountMethod: {
     type: 'string',

@@ -113,9 +113,10 @@ pub(crate) fn clear_tool_uses(
     stable_clear(
       &stable,
       ceiling,
+      max_input_tokens,
       &mut run,
       draft,
-      &candidates[..split],
+      &candidates,
       boundaries,
     );
   } else {
@@ -179,54 +180,149 @@ fn stable_ceiling(
   }
 }
 
-/// Stable clearing: of the results outside the kept window that may be cleared (excluded tools are
-/// never counted), clear the oldest `floor(n / step) * step`; while the request is over the
-/// ceiling, clear one more step (never past the kept window). Every count is a function of the
-/// history, and for an append-only history it only grows, so the prefix up to the boundary stays
-/// byte-identical between steps.
+/// Stable clearing. The results that may be cleared (outside the kept window, excluded tools left
+/// out) are cleared oldest first, and only the first `k` of them, where `k` comes from replaying
+/// the history model call by model call: every live assistant message marks an earlier call that
+/// saw the messages before it, and the current call sees them all. At each call where the trigger
+/// holds, `k` stays, or steps (to the kept window, or by `step_results`) when the step rule says
+/// so or when the request would be over the ceiling. A call's `k` depends only on the messages
+/// before it, so for an append-only history consecutive calls agree and `k` only grows: the prefix
+/// up to the boundary stays byte-identical between steps. The current call then checks the
+/// ceiling on the exact count and clears further if it must.
 fn stable_clear(
   stable: &Stable,
   ceiling: Option<u64>,
+  max_input_tokens: Option<u64>,
   run: &mut Clearing<'_>,
   draft: &mut Draft<'_, '_>,
-  outside: &[usize],
+  candidates: &[usize],
   boundaries: &mut Vec<usize>,
 ) {
-  let step = usize::try_from(stable.step_results.max(1)).unwrap_or(usize::MAX);
-  let eligible: Vec<usize> = outside
+  let len = draft.msgs.len();
+  // Sizes (in the counter's units) of the messages before each index, and the fixed parts.
+  let mut before = Vec::with_capacity(len + 1);
+  let (mut alive, mut users) = (Vec::with_capacity(len + 1), Vec::with_capacity(len + 1));
+  let (mut size, mut a, mut u) = (0u64, 0usize, 0usize);
+  for i in 0..len {
+    before.push(size);
+    alive.push(a);
+    users.push(u);
+    if !draft.slots[i].removed {
+      size += draft.slots[i].size;
+      a += 1;
+      u += usize::from(draft.msgs[i].role == crate::Role::User);
+    }
+  }
+  before.push(size);
+  alive.push(a);
+  users.push(u);
+  let fixed = draft.total.saturating_sub(size);
+  // The results that may be cleared, with prefix sums of what clearing frees and of their tokens.
+  let clearable: Vec<bool> = candidates
     .iter()
-    .copied()
-    .filter(|&i| !run.excluded(draft, i))
+    .map(|&i| !run.excluded(draft, i))
     .collect();
-  let n = eligible.len();
+  let eligible: Vec<usize> = candidates
+    .iter()
+    .zip(&clearable)
+    .filter_map(|(&i, &c)| c.then_some(i))
+    .collect();
+  // `eligible_in[c]`: how many of `candidates[..c]` may be cleared.
+  let mut eligible_in = vec![0usize];
+  for &c in &clearable {
+    eligible_in.push(eligible_in.last().copied().unwrap_or(0) + usize::from(c));
+  }
+  let (mut freed, mut window) = (vec![0u64], vec![0u64]);
+  for &i in &eligible {
+    let slot = &draft.slots[i];
+    let saves = if draft.msgs[i].cleared || slot.cleared.is_some() {
+      0
+    } else {
+      slot.size.saturating_sub(
+        draft
+          .counter
+          .cleared_size(&draft.msgs[i], &run.edit.placeholder),
+      )
+    };
+    freed.push(freed.last().copied().unwrap_or(0) + saves);
+    window.push(window.last().copied().unwrap_or(0) + draft.counter.tokens_of(slot.size));
+  }
+  let step = usize::try_from(stable.step_results.max(1)).unwrap_or(usize::MAX);
+  // The request at the call before `end`, with the first `k` eligible results cleared.
+  let tokens_at = |end: usize, k: usize| draft.counter.total_tokens(fixed + before[end] - freed[k]);
+  let over = |end: usize, k: usize| ceiling.is_some_and(|c| tokens_at(end, k) > c);
   // (current, previous) boundary: how many of `eligible` are cleared.
-  let (mut k, mut prev) = match stable.step_tokens {
-    None => {
-      let k = n / step * step;
-      (k, k.saturating_sub(1) / step * step)
+  let (mut k, mut prev) = (0usize, 0usize);
+  let mut last_call = 0usize;
+  // How many results the current call may clear (outside its kept window).
+  let mut outside = 0usize;
+  let calls = (0..len)
+    .filter(|&i| !draft.slots[i].removed && draft.msgs[i].role == crate::Role::Assistant)
+    .chain([len]);
+  for end in calls {
+    let previous_call = std::mem::replace(&mut last_call, end);
+    let results = candidates.partition_point(|&i| i < end);
+    let facts = Facts {
+      tokens: tokens_at(end, 0),
+      messages: alive[end],
+      tool_uses: results,
+      turns: users[end],
+      max_input_tokens,
+    };
+    if end < len && !is_triggered(&run.edit.trigger, &facts) {
+      continue;
     }
-    Some(budget) => {
-      // Replay the history: whenever the uncleared results outside the kept window exceed the
-      // budget, everything up to there is cleared.
-      let (mut k, mut prev, mut window) = (0, 0, 0u64);
-      for (j, &i) in eligible.iter().enumerate() {
-        window += draft.counter.tokens_of(draft.slots[i].size);
-        if window > budget {
-          prev = k;
-          k = j + 1;
-          window = 0;
-        }
+    let keep = keep_count(
+      run.edit.keep,
+      &candidates[..results],
+      draft,
+      max_input_tokens,
+    );
+    let n = eligible_in[results.saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX))];
+    outside = n;
+    if n <= k {
+      continue;
+    }
+    let next = if let Some(ratio) = stable.step_ratio {
+      // What the step frees, against what it rewrites of the request the previous call sent.
+      let gain = freed[n] - freed[k];
+      let cached_end = previous_call.max(eligible[k]);
+      let still = eligible.partition_point(|&i| i < cached_end).min(n);
+      let evicted = (before[cached_end] - before[eligible[k]]) - (freed[still] - freed[k]);
+      #[allow(clippy::cast_precision_loss)]
+      let worth = gain as f64 >= ratio * evicted as f64 && gain > 0;
+      if worth || over(end, k) {
+        n
+      } else {
+        k
       }
-      (k, prev)
+    } else if let Some(budget) = stable.step_tokens {
+      if window[n] - window[k] > budget || over(end, k) {
+        n
+      } else {
+        k
+      }
+    } else {
+      let mut next = k.max(n / step * step);
+      while next < n && over(end, next) {
+        next = (next + step).min(n);
+      }
+      next
+    };
+    if next > k {
+      prev = k;
+      k = next;
     }
-  };
+  }
   for &i in &eligible[..k] {
     run.clear(draft, i);
   }
-  while k < n && ceiling.is_some_and(|c| draft.tokens() > c) {
-    let next = match stable.step_tokens {
-      None => (k + step).min(n),
-      Some(_) => n,
+  // The exact count of this call: clear further while over the ceiling.
+  while k < outside && ceiling.is_some_and(|c| draft.tokens() > c) {
+    let next = if stable.step_ratio.is_none() && stable.step_tokens.is_none() {
+      (k + step).min(outside)
+    } else {
+      outside
     };
     for &i in &eligible[k..next] {
       run.clear(draft, i);

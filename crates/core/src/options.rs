@@ -126,22 +126,31 @@ pub struct ClearToolUses {
 
 /// Step of stable clearing by result count, when `stepResults` is given without a value.
 pub const DEFAULT_STEP_RESULTS: u64 = 25;
-/// Default step of stable clearing, in tokens of uncleared results outside the kept window
-/// (the cheapest of the steps measured by `benchmark/cache-replay.mjs` under both cache models).
+/// A token step for `stepTokens` (the default of `stable: true` before `stepRatio`).
 pub const DEFAULT_STEP_TOKENS: u64 = 8000;
+/// Default of stable clearing (`stable: true`): a step must free at least 3× the tokens it evicts
+/// from the prompt cache (the cheapest ratio measured by `benchmark/cache-replay.mjs`, flat between
+/// 2.5 and 3.5, within 1 % of the best possible offline schedule).
+pub const DEFAULT_STEP_RATIO: f64 = 3.0;
 
-/// Stable (cache-aware) clearing: the cleared boundary moves only in steps — by tokens
-/// (`step_tokens`, the default) or by result count (`step_results`: the normal count rounded down to
-/// a multiple) — so consecutive calls send identical prefixes until the next step. A ceiling
-/// forces an early step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Stable (cache-aware) clearing: the cleared boundary moves only in steps, so consecutive calls
+/// send identical prefixes until the next step. The history is replayed call by call (every
+/// assistant message marks an earlier model call), so the boundary is a function of the history
+/// alone; a ceiling forces an early step. One of three step rules:
+/// - `step_ratio` (the default): step (to the kept window) when the tokens a step frees reach this
+///   many times the tokens it evicts from the cache (what the previous call sent after the boundary);
+/// - `step_tokens`: step when the uncleared results outside the kept window exceed this many tokens;
+/// - `step_results`: the normal count of cleared results, rounded down to a multiple of this.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stable {
-  /// The boundary moves in multiples of this many tool results.
+  /// The boundary moves in multiples of this many tool results (when neither rule below is set).
   pub step_results: u64,
-  /// Instead of counting results: the boundary moves (to the kept window) once the results outside
-  /// the kept window that are not cleared yet exceed this many tokens. Replayed over the history,
-  /// so it is still a function of the history.
+  /// The boundary moves to the kept window once the results outside it that are not cleared yet
+  /// exceed this many tokens.
   pub step_tokens: Option<u64>,
+  /// The boundary moves to the kept window once the tokens that frees are at least this many
+  /// times the tokens of the previous request it rewrites. Wins over `step_tokens`.
+  pub step_ratio: Option<f64>,
   /// Hard ceiling in tokens; `None` = the smallest `tokens` trigger, or `maxInputTokens` if smaller.
   pub max_tokens: Option<u64>,
 }
@@ -150,7 +159,8 @@ impl Default for Stable {
   fn default() -> Self {
     Self {
       step_results: DEFAULT_STEP_RESULTS,
-      step_tokens: Some(DEFAULT_STEP_TOKENS),
+      step_tokens: None,
+      step_ratio: Some(DEFAULT_STEP_RATIO),
       max_tokens: None,
     }
   }
@@ -909,13 +919,26 @@ fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<Clear
   Ok(c)
 }
 
-/// `stable: true | false | { stepResults?, stepTokens?, maxTokens? }`.
+/// `stable: true | false | { stepRatio?, stepTokens?, stepResults?, maxTokens? }`.
 fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
   match value {
     Value::Bool(false) => Ok(None),
     Value::Bool(true) => Ok(Some(Stable::default())),
     Value::Object(obj) => {
       let mut s = Stable::default();
+      let rules: Vec<&str> = ["stepRatio", "stepTokens", "stepResults"]
+        .into_iter()
+        .filter(|k| field(obj, k).is_some())
+        .collect();
+      if rules.len() > 1 {
+        return Err(Error::invalid_option(
+          format!("{path}.{}", rules[1]),
+          format!(
+            "give one of stepRatio, stepTokens or stepResults, not {}",
+            rules.join(" and ")
+          ),
+        ));
+      }
       for (key, v) in obj {
         if v.is_null() {
           continue;
@@ -924,30 +947,26 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
         match key.as_str() {
           "stepResults" => {
             s.step_results = positive_int(v, &at)?;
-            s.step_tokens = None;
+            s.step_ratio = None;
           }
-          "stepTokens" => s.step_tokens = Some(positive_int(v, &at)?),
+          "stepTokens" => {
+            s.step_tokens = Some(positive_int(v, &at)?);
+            s.step_ratio = None;
+          }
+          "stepRatio" => s.step_ratio = Some(positive_number(v, &at)?),
           "maxTokens" => s.max_tokens = Some(positive_int(v, &at)?),
-          _ => {
-            return Err(Error::invalid_option(
-              at,
-              "unknown option of `stable` (expected stepResults, stepTokens or maxTokens)",
-            ))
-          }
+          _ => return Err(Error::invalid_option(
+            at,
+            "unknown option of `stable` (expected stepRatio, stepTokens, stepResults or maxTokens)",
+          )),
         }
-      }
-      if field(obj, "stepResults").is_some() && field(obj, "stepTokens").is_some() {
-        return Err(Error::invalid_option(
-          format!("{path}.stepTokens"),
-          "give either stepResults or stepTokens, not both",
-        ));
       }
       Ok(Some(s))
     }
     other => Err(Error::invalid_option(
       path,
       format!(
-        "expected a boolean or {{ stepResults?, stepTokens?, maxTokens? }}, got {}",
+        "expected a boolean or {{ stepRatio?, stepTokens?, stepResults?, maxTokens? }}, got {}",
         show(other)
       ),
     )),

@@ -313,7 +313,7 @@ fn options_are_validated_with_paths() {
   let err = |v: Value| ContextEditor::from_json(&v).unwrap_err().to_string();
   assert_eq!(
     err(json!({ "stable": 5 })),
-    "stable: expected a boolean or { stepResults?, stepTokens?, maxTokens? }, got 5"
+    "stable: expected a boolean or { stepRatio?, stepTokens?, stepResults?, maxTokens? }, got 5"
   );
   assert_eq!(
     err(json!({ "stable": { "stepResults": 0 } })),
@@ -325,7 +325,7 @@ fn options_are_validated_with_paths() {
   );
   assert_eq!(
     err(json!({ "stable": { "step": 5 } })),
-    "stable.step: unknown option of `stable` (expected stepResults, stepTokens or maxTokens)"
+    "stable.step: unknown option of `stable` (expected stepRatio, stepTokens, stepResults or maxTokens)"
   );
   assert_eq!(
     err(json!({ "cacheBreakpoints": "openai" })),
@@ -347,13 +347,39 @@ fn options_are_validated_with_paths() {
     ok(json!({ "stable": false, "cacheBreakpoints": false })),
     (None, false)
   );
+  // `true` = steps that free at least 3× the tokens they evict from the cache.
   let (s, b) = ok(json!({ "stable": true, "cacheBreakpoints": true }));
-  assert_eq!(s.unwrap().step_tokens, Some(8000));
+  assert_eq!(
+    (s.unwrap().step_ratio, s.unwrap().step_tokens),
+    (Some(3.0), None)
+  );
   assert!(b);
   let (s, _) = ok(json!({ "stable": { "stepResults": 10 } }));
   assert_eq!(
-    (s.unwrap().step_results, s.unwrap().step_tokens),
-    (10, None)
+    (
+      s.unwrap().step_results,
+      s.unwrap().step_tokens,
+      s.unwrap().step_ratio
+    ),
+    (10, None, None)
+  );
+  let (s, _) = ok(json!({ "stable": { "stepTokens": 8000 } }));
+  assert_eq!(
+    (s.unwrap().step_tokens, s.unwrap().step_ratio),
+    (Some(8000), None)
+  );
+  let (s, _) = ok(json!({ "stable": { "stepRatio": 1.5, "maxTokens": 9000 } }));
+  assert_eq!(
+    (s.unwrap().step_ratio, s.unwrap().max_tokens),
+    (Some(1.5), Some(9000))
+  );
+  assert_eq!(
+    err(json!({ "stable": { "stepRatio": 0 } })),
+    "stable.stepRatio: expected a number > 0, got 0"
+  );
+  assert_eq!(
+    err(json!({ "stable": { "stepRatio": 2, "stepTokens": 900 } })),
+    "stable.stepTokens: give one of stepRatio, stepTokens or stepResults, not stepRatio and stepTokens"
   );
   let (s, _) = ok(json!({ "stable": { "stepResults": 10, "maxTokens": 50000 } }));
   assert_eq!(s.unwrap().max_tokens, Some(50000));
@@ -421,7 +447,7 @@ fn token_steps_move_the_boundary_when_the_window_exceeds_the_budget() {
     .to_string();
   assert_eq!(
     err,
-    "stable.stepTokens: give either stepResults or stepTokens, not both"
+    "stable.stepResults: give one of stepRatio, stepTokens or stepResults, not stepTokens and stepResults"
   );
 }
 
@@ -466,4 +492,129 @@ fn breakpoints_include_the_previous_requests_boundary() {
     }
   }
   assert!(checked > 5, "{checked}");
+}
+
+/// Mixed sizes (100 to 2,000 characters), one or two calls per assistant message.
+fn mixed_run(turns: usize) -> Vec<Message> {
+  let mut h = vec![Message::user("go")];
+  for t in 0..turns {
+    let ids: Vec<String> = (0..1 + t % 2).map(|k| format!("c{t}_{k}")).collect();
+    let calls: Vec<(&str, &str, &str)> = ids.iter().map(|id| (id.as_str(), "read", "{}")).collect();
+    h.push(Message::assistant("", &calls));
+    for (k, id) in ids.iter().enumerate() {
+      let size = 100 + (t * 7 + k * 13) % 20 * 100;
+      h.push(Message::tool(id, "read", "z".repeat(size)));
+    }
+    if t % 5 == 4 {
+      h.push(Message::assistant("done", &[]));
+      h.push(Message::user("next"));
+    }
+  }
+  h
+}
+
+/// The histories the model calls of `h` saw: everything before each assistant message, and `h`.
+fn calls_of(h: &[Message]) -> Vec<&[Message]> {
+  let mut out: Vec<&[Message]> = (1..h.len())
+    .filter(|&i| h[i].role == context_editor_core::Role::Assistant)
+    .map(|i| &h[..i])
+    .collect();
+  out.push(h);
+  out
+}
+
+#[test]
+fn default_stable_steps_only_when_they_free_three_times_what_they_evict() {
+  let options = json!({
+    "tokenCountMethod": "model", "trigger": { "tokens": 8000 }, "keep": { "messages": 3 },
+    "stable": true
+  });
+  let e = editor(options.clone());
+  let h = mixed_run(120);
+  let mut prev: Option<(Vec<Message>, EditPlan)> = None;
+  let (mut steps, mut after_trigger) = (0, 0);
+  for seen in calls_of(&h) {
+    let p = plan(&e, seen);
+    // Stateless: a fresh editor plans the same.
+    assert_eq!(p, plan(&editor(options.clone()), seen));
+    let out = p.apply(seen);
+    if let Some((po, pp)) = &prev {
+      let (now, before) = (cleared(&p), cleared(pp));
+      assert!(now.starts_with(&before), "the boundary only moves forward");
+      if pp.report.triggered {
+        after_trigger += 1;
+      }
+      if now == before {
+        assert_eq!(
+          &out[..po.len()],
+          &po[..],
+          "no step: the previous request is a prefix"
+        );
+      } else {
+        steps += 1;
+        // Tokens the step frees, against the tokens of the previous request it rewrites, what
+        // it frees there aside (unless the ceiling forced it).
+        let gain: u64 = p.report.cleared[before.len()..]
+          .iter()
+          .map(|c| c.tokens_freed)
+          .sum();
+        let evicted = pp.report.tokens_after - p.report.stable_prefix_tokens;
+        let forced = p.report.tokens_after + gain > 8000;
+        assert!(
+          forced || gain + 10 >= 3 * evicted.saturating_sub(gain),
+          "gain {gain}, evicted {evicted}"
+        );
+      }
+    }
+    assert!(
+      p.report.tokens_after <= 8000
+        || cleared(&p).len() + 3
+          >= seen
+            .iter()
+            .filter(|m| m.role == context_editor_core::Role::Tool)
+            .count()
+    );
+    prev = Some((out, p));
+  }
+  assert!(after_trigger > 100, "{after_trigger}");
+  assert!(
+    steps > 3 && steps * 3 < after_trigger,
+    "{steps} steps in {after_trigger} calls"
+  );
+}
+
+#[test]
+fn stable_modes_stay_under_the_ceiling_and_never_step_back() {
+  for stable in [
+    json!(true),
+    json!({ "stepTokens": 2000 }),
+    json!({ "stepResults": 6 }),
+    json!({ "stepRatio": 0.5 }),
+  ] {
+    let e = editor(json!({
+      "trigger": { "tokens": 2500 }, "keep": { "messages": 2 }, "stable": stable.clone(),
+      "cacheBreakpoints": true
+    }));
+    let h = mixed_run(150);
+    let mut prev = 0;
+    for seen in calls_of(&h) {
+      let p = plan(&e, seen);
+      let n = cleared(&p).len();
+      let tools = seen
+        .iter()
+        .filter(|m| m.role == context_editor_core::Role::Tool)
+        .count();
+      if n + 2 < tools {
+        assert!(
+          p.report.tokens_after <= 2500,
+          "{stable}: {}",
+          p.report.tokens_after
+        );
+      }
+      assert!(n >= prev, "{stable}: {n} after {prev}");
+      assert!(breakpoints(&p).len() <= 4);
+      prev = n;
+    }
+    assert!(prev > 100, "{stable}: {prev}");
+  }
 }
