@@ -139,13 +139,15 @@ export interface ClearToolUsesOptions {
    */
   clearAtLeast?: number
   /**
-   * Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
-   * consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
-   * by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
-   * the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepTokens: 8000 }`.
+   * Cache-aware clearing: the cleared boundary moves only in steps, as a function of the history
+   * alone, so consecutive calls send identical prefixes; `maxTokens` (default: the `tokens`
+   * trigger, capped by `maxInputTokens`) forces an early step. `true` = `{ stepRatio: 3 }`: step
+   * when a step frees at least 3× the tokens of the previous request it rewrites. `stepTokens`:
+   * step when the uncleared results outside the kept window exceed that many tokens;
+   * `stepResults`: clear a multiple of that many results.
    * @default false
    */
-  stable?: boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null
+  stable?: boolean | { stepRatio?: number; stepTokens?: number; stepResults?: number; maxTokens?: number } | null
   /**
    * Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
    * at the cleared boundary, at most 4 per request counting the ones already there.
@@ -186,7 +188,7 @@ export interface EditorOptions {
   /** @default 0 */
   clearAtLeast?: number
   /** @default false */
-  stable?: boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null
+  stable?: boolean | { stepRatio?: number; stepTokens?: number; stepResults?: number; maxTokens?: number } | null
   /** @default false */
   cacheBreakpoints?: boolean | 'anthropic' | null
   /**

@@ -58,13 +58,15 @@ pub struct ClearToolUsesOptions {
   /// Keep clearing kept results (newest first) until this many tokens are freed (not used in stable mode).
   /// @default 0
   pub clear_at_least: Option<f64>,
-  /// Cache-aware clearing: the cleared boundary moves only in steps of `stepResults` results, so
-  /// consecutive calls send identical prefixes; `maxTokens` (default: the `tokens` trigger, capped
-  /// by `maxInputTokens`) forces an early step. `stepTokens` instead moves the boundary whenever
-  /// the uncleared results outside the kept window exceed that many tokens. `true` = `{ stepTokens: 8000 }`.
+  /// Cache-aware clearing: the cleared boundary moves only in steps, as a function of the history
+  /// alone, so consecutive calls send identical prefixes; `maxTokens` (default: the `tokens`
+  /// trigger, capped by `maxInputTokens`) forces an early step. `true` = `{ stepRatio: 3 }`: step
+  /// when a step frees at least 3× the tokens of the previous request it rewrites. `stepTokens`:
+  /// step when the uncleared results outside the kept window exceed that many tokens;
+  /// `stepResults`: clear a multiple of that many results.
   /// @default false
   #[napi(
-    ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null"
+    ts_type = "boolean | { stepRatio?: number; stepTokens?: number; stepResults?: number; maxTokens?: number } | null"
   )]
   pub stable: Option<serde_json::Value>,
   /// Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and
@@ -94,7 +96,7 @@ pub struct EditorOptions {
   pub clear_at_least: Option<f64>,
   /// @default false
   #[napi(
-    ts_type = "boolean | { stepResults?: number; stepTokens?: number; maxTokens?: number } | null"
+    ts_type = "boolean | { stepRatio?: number; stepTokens?: number; stepResults?: number; maxTokens?: number } | null"
   )]
   pub stable: Option<serde_json::Value>,
   /// @default false
