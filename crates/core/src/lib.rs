@@ -34,6 +34,9 @@ mod draft;
 mod editor;
 mod error;
 mod estimate;
+mod fastbpe;
+#[doc(hidden)]
+pub use fastbpe::pieces;
 mod message;
 mod options;
 mod plan;

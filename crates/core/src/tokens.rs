@@ -127,7 +127,27 @@ impl Encoding {
     if text.is_empty() {
       return 0;
     }
+    match crate::fastbpe::for_encoding(self.as_str()) {
+      Some(fast) => fast.count(text),
+      None => self.count_reference(text),
+    }
+  }
+
+  /// The token count of plain tiktoken-rs (`CoreBPE::encode_ordinary(text).len()`), the oracle
+  /// [`Encoding::count`] is tested against; one thread, no cache.
+  #[must_use]
+  pub fn count_reference(self, text: &str) -> u64 {
     self.bpe().encode_ordinary(text).len() as u64
+  }
+
+  /// Exact token counts of many strings (each equal to [`Encoding::count`]), across every core
+  /// when the batch is large (256 KB or more).
+  #[must_use]
+  pub fn count_many(self, texts: &[&str]) -> Vec<u64> {
+    match crate::fastbpe::for_encoding(self.as_str()) {
+      Some(fast) => fast.count_many(texts),
+      None => texts.iter().map(|t| self.count(t)).collect(),
+    }
   }
 
   const fn seed(self) -> u64 {
@@ -244,13 +264,16 @@ impl Counter<'_> {
       }
     }
     let cached = self.cache.is_some();
-    for (i, t) in texts.iter().enumerate() {
-      if t.len() < CACHE_MIN_BYTES || !cached {
-        out[i] = self.encoding.count(t);
-      }
-    }
-    for (i, _) in &misses {
-      out[*i] = self.encoding.count(texts[*i]);
+    let todo: Vec<usize> = texts
+      .iter()
+      .enumerate()
+      .filter(|(_, t)| t.len() < CACHE_MIN_BYTES || !cached)
+      .map(|(i, _)| i)
+      .chain(misses.iter().map(|(i, _)| *i))
+      .collect();
+    let todo_texts: Vec<&str> = todo.iter().map(|&i| texts[i]).collect();
+    for (i, n) in todo.into_iter().zip(self.encoding.count_many(&todo_texts)) {
+      out[i] = n;
     }
     if let Some(cache) = self.cache {
       if !misses.is_empty() {
