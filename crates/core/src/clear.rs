@@ -259,7 +259,12 @@ fn stable_clear(
   let calls = (0..len)
     .filter(|&i| !draft.slots[i].removed && draft.msgs[i].role == crate::Role::Assistant)
     .chain([len]);
+  // The boundary of the previous call, as the replay sees it.
+  let mut before_this_call = 0;
   for end in calls {
+    if end == len {
+      before_this_call = k;
+    }
     let previous_call = std::mem::replace(&mut last_call, end);
     let results = candidates.partition_point(|&i| i < end);
     let facts = Facts {
@@ -332,8 +337,22 @@ fn stable_clear(
   }
   if k > 0 {
     boundaries.push(eligible[k - 1]);
-    if prev > 0 && prev < k {
-      boundaries.push(eligible[prev - 1]);
+    // This call steps: the request is identical to the previous one up to the first result it
+    // newly clears. Mark the last tool result or user message before it (a block that ends its
+    // message, unlike an assistant message's text before its tool calls): its lookback reaches the
+    // previous requests' entries closest to that point. Otherwise: the previous step's boundary.
+    let mark = if before_this_call < k {
+      (0..eligible[before_this_call]).rev().find(|&i| {
+        !draft.slots[i].removed
+          && matches!(draft.msgs[i].role, crate::Role::Tool | crate::Role::User)
+      })
+    } else {
+      None
+    };
+    match mark {
+      Some(i) => boundaries.push(i),
+      None if prev > 0 && prev < k => boundaries.push(eligible[prev - 1]),
+      None => {}
     }
   }
 }

@@ -618,3 +618,41 @@ fn stable_modes_stay_under_the_ceiling_and_never_step_back() {
     assert!(prev > 100, "{stable}: {prev}");
   }
 }
+
+#[test]
+fn a_step_marks_the_last_result_or_user_message_before_what_it_changes() {
+  let e = editor(json!({
+    "trigger": { "tokens": 2500 }, "keep": { "messages": 3 },
+    "stable": { "stepResults": 4 }, "cacheBreakpoints": true
+  }));
+  let h = mixed_run(80);
+  let mut previous: Option<Vec<usize>> = None;
+  let mut checked = 0;
+  for seen in calls_of(&h) {
+    let p = plan(&e, seen);
+    let now = cleared(&p);
+    if let Some(before) = &previous {
+      if now.len() > before.len() {
+        // The first message this request changes, and the last block before it that ends a
+        // message the previous request also sent.
+        let first = now[before.len()];
+        let want = (0..first)
+          .rev()
+          .find(|&i| seen[i].role != context_editor_core::Role::Assistant)
+          .unwrap();
+        assert!(
+          breakpoints(&p).contains(&want),
+          "{want} not in {:?}; before {before:?} now {now:?} len {}",
+          breakpoints(&p),
+          seen.len()
+        );
+        assert!(breakpoints(&p).contains(now.last().unwrap()));
+        if seen[want].role == context_editor_core::Role::User {
+          checked += 1;
+        }
+      }
+    }
+    previous = Some(now);
+  }
+  assert!(checked > 2, "{checked}");
+}
