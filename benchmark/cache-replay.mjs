@@ -24,12 +24,14 @@
 // Flags: --step default|N|tN|rX (the stable policy: `stable: true`, N-result steps, N-token steps,
 // steps that free X× what they evict); --steps 25,t8000,r2 (extra stable + breakpoints rows); --langchain sample|all|port (LangChain's real
 // edit on every 10th call checked against the single-pass port / on every call / never);
+// --optimum (also the offline optimum of step schedules: a floor no stateless policy can beat);
 // --check (exit 1 when a target of issue 9 is missed); --json FILE.
 //
 // Needs the addon and dist/ (npm run build; a release addon: the debug one is ~10× slower).
 
 import { writeFileSync } from 'node:fs'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
+import { ToolMessage } from '@langchain/core/messages'
 import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
 // CONTEXT_EDITOR_DIST=/path/to/dist/index.js runs against another build (e.g. a release copy).
@@ -284,6 +286,52 @@ function policies(step, { langchain = 'sample', steps = [] } = {}) {
   ]
 }
 
+/**
+ * A floor for stable clearing: the cheapest schedule under the ideal cache model, found offline by
+ * dynamic programming over the same calls, among the schedules that at each call either keep the
+ * boundary or move it to the kept window (a partial step only adds tokens to read: everything
+ * after the first newly cleared result is rewritten either way). Same trigger (100,000 tokens,
+ * exact counts), keep 3 results, ceiling 100,000. Knows the future, so no stateless policy can
+ * beat it.
+ */
+function optimum(history, ctx, counter, fixed, ceiling) {
+  const tok = counter.countTokens(history, ctx).messages
+  const results = []
+  history.forEach((m, i) => typeOf(m) === 'tool' && results.push(i))
+  const ph = results.map((i) => counter.countTokens([new ToolMessage({ content: '[cleared]', tool_call_id: history[i].tool_call_id, name: history[i].name })], ctx).messages[0])
+  const cum = [0]
+  for (const t of tok) cum.push(cum.at(-1) + t)
+  const save = [0]
+  results.forEach((i, j) => save.push(save[j] + tok[i] - ph[j]))
+  let best = null // k → { cost, total }
+  let seen = 0
+  for (let end = 1; end < history.length; end++) {
+    if (typeOf(history[end]) !== 'ai') continue
+    while (seen < results.length && results[seen] < end) seen++
+    const raw = fixed + cum[end]
+    const n = Math.max(0, seen - 3)
+    const next = new Map()
+    const put = (k, cost, total) => {
+      const o = next.get(k)
+      if (!o || o.cost > cost) next.set(k, { cost, total })
+    }
+    if (!best) put(0, WRITE * raw, raw)
+    else
+      for (const [k, { cost, total: before }] of best) {
+        const triggered = raw >= ceiling
+        const stay = raw - save[k]
+        if (!(triggered && stay > ceiling && n > k)) put(k, cost + READ * before + WRITE * (stay - before), stay)
+        if (triggered && n > k) {
+          const moved = raw - save[n]
+          const read = fixed + cum[results[k]] - save[k]
+          put(n, cost + READ * read + WRITE * (moved - read), moved)
+        }
+      }
+    best = next
+  }
+  return (Math.min(...[...best.values()].map((v) => v.cost)) * PRICE_PER_MTOK) / 1e6
+}
+
 let langChainChecked = 0
 
 async function replay(seed, size, step, ceiling, options) {
@@ -317,7 +365,8 @@ async function replay(seed, size, step, ceiling, options) {
       meters[p].add({ keys, tokens, fixed, breakpoints, visibleResults, blocks: out.map(blocksOf) })
     }
   }
-  return list.map((p, i) => ({ policy: p.name, ...meters[i].summary(), ms: times[i] / calls, ceiling }))
+  const floor = options.optimum ? optimum(history, ctx, counter, fixed, ceiling) : undefined
+  return list.map((p, i) => ({ policy: p.name, ...meters[i].summary(), ms: times[i] / calls, ceiling, floor }))
 }
 
 function table(rows) {
@@ -348,6 +397,7 @@ const ceiling = 100000 // the default trigger: stable mode's ceiling
 const options = {
   langchain: flags.langchain ?? 'sample', // 'all' | 'sample' | 'port'
   steps: flags.steps ? String(flags.steps).split(',') : [],
+  optimum: flags.optimum === 'true',
 }
 const all = []
 let ok = true
@@ -382,6 +432,7 @@ console.log(
     row('ideal cache', (r) => `${(r[4].ideal / r[1].ideal).toFixed(3)}×`),
     row(`max input (ceiling ${ceiling.toLocaleString('en-US')})`, (r) => Math.max(r[3].maxInputTokens, r[4].maxInputTokens).toLocaleString('en-US')),
     row('results seen (LangChain)', (r) => `${r[4].avgVisibleResults.toFixed(1)} (${r[1].avgVisibleResults.toFixed(1)})`),
+    ...(options.optimum ? [row('offline optimum of step schedules (vs Anthropic / ideal)', (r) => `${(r[0].floor / r[1].anthropic).toFixed(3)}× / ${(r[0].floor / r[1].ideal).toFixed(3)}×`)] : []),
   ].join('\n'),
 )
 console.log(`\nLangChain's real ClearToolUsesEdit checked against the port on ${langChainChecked} calls: identical`)
