@@ -49,8 +49,36 @@ export declare class NativeContextEditor {
   countTokens(messages: Array<Message>, context?: EditContext | undefined | null): Promise<TokenCountResult>
   /** Number of entries in the token cache (model mode caches counts of long strings). */
   get cacheSize(): number
-  /** Empties the token cache. */
+  /** Empties the token cache and forgets every session. */
   clearCache(): void
+  /**
+   * Plans a conversation seen before, sending only what is new: the first `reuse` messages are
+   * those session `session` held after its previous call (already converted and measured) and
+   * `tail` (wire messages, as an array or as one JSON string) follows them. Returns the plan as
+   * a `PackedPlan`, or `null` on a miss (unknown or evicted session, or fewer than `reuse` messages
+   * held): send the whole conversation with `reuse` 0, which always succeeds. Never run two calls
+   * on one session at once. The package's `ContextEditor` does all this for you.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+   * conversation; the session is dropped) or `INVALID_CONTEXT`.
+   */
+  planSessionSync(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | undefined | null): PackedPlan | null
+  /**
+   * `planSessionSync` with the counting and planning on the libuv thread pool (the tail is
+   * copied on the calling thread: send a long history in pieces with `appendSessionSync`).
+   */
+  planSession(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | undefined | null): Promise<PackedPlan | null>
+  /**
+   * Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
+   * counting: that happens in the next `planSession`). Returns `false` on a miss.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE`, as `planSessionSync`.
+   */
+  appendSessionSync(session: number, reuse: number, tail: string | Array<Message>): boolean
+  /** Forgets session `session` (a no-op when unknown). */
+  dropSession(session: number): void
+  /** Number of sessions held (at most 64; least recently used go first). */
+  get sessionCount(): number
 }
 
 /**
@@ -58,6 +86,13 @@ export declare class NativeContextEditor {
  * `Error` with `code` `INTERNAL` instead of aborting the process. Not part of the public API.
  */
 export declare function __panicForTests(): void
+
+/**
+ * Benchmark and test hook: plain tiktoken-rs `encode_ordinary(text).len()` of each string, on the
+ * calling thread and without any cache, the oracle the exact counter is compared with (see
+ * `benchmark/bench.mjs` and `__test__/token-differential.spec.mjs`). Not part of the public API.
+ */
+export declare function __referenceCountTokens(texts: Array<string>, encoding: string): Array<number>
 
 /** What one edit of the pipeline did (Anthropic's `applied_edits`, camelCased). */
 export interface AppliedEdit {
@@ -316,6 +351,23 @@ export interface Message {
   clearedToolInputs?: Array<string>
   /** A token count from the caller's own counter, used instead of counting this message. */
   tokens?: number
+}
+
+/**
+ * A plan in a form that is cheap to cross the boundary: the operations as numbers, the rest as
+ * JSON text (the report is parsed only if it is read).
+ */
+export interface PackedPlan {
+  /**
+   * Four numbers per operation, `[kind, index, a, b]`: kind 0 `remove`, 1 `clear_tool_result`
+   * (`a`, `b`: its placeholder and strategy in `extra.strings`), 2 `remove_thinking`,
+   * 3 `cache_breakpoint`, 9 any other (`a`: its position in `extra.ops`).
+   */
+  ops: Uint32Array
+  /** JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`. */
+  extra: string
+  /** JSON text of the `EditReport`. */
+  report: string
 }
 
 /** One operation of a plan, addressed by input index. */

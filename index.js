@@ -773,7 +773,8 @@ if (
   }
 }
 
-const { NativeContextEditor, __panicForTests } = nativeBinding
+const { NativeContextEditor, __panicForTests, __referenceCountTokens } = nativeBinding
 export { NativeContextEditor }
 export { __panicForTests }
+export { __referenceCountTokens }
 export const __napiBindingTarget = __napiLoadedBindingTarget

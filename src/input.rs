@@ -205,8 +205,9 @@ fn describe(ty: ValueType) -> &'static str {
 }
 
 /// Wire messages: a non-array is `INVALID_MESSAGE` at path `messages`; a message napi cannot
-/// convert is `INVALID_MESSAGE` with its index and field.
-pub fn messages_from_js(env: &Env, value: Unknown<'_>) -> Result<Vec<Message>> {
+/// convert is `INVALID_MESSAGE` with its index (plus `offset`, the index of the first one in the
+/// conversation) and field.
+pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<Vec<Message>> {
   let ty = value.get_type()?;
   if ty != ValueType::Object || !value.is_array()? {
     return Err(raw_error(
@@ -225,7 +226,7 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>) -> Result<Vec<Message>> {
   for i in 0..len {
     let item: Unknown<'_> = list.get_element(i)?;
     let ty = item.get_type()?;
-    let index = i as usize;
+    let index = offset + i as usize;
     if ty != ValueType::Object || item.is_array()? {
       return Err(to_js_error(
         env,

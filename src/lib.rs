@@ -70,7 +70,7 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<EditPlan> {
-    let messages = input::messages_from_js(&env, messages)?;
+    let messages = input::messages_from_js(&env, messages, 0)?;
     let context = input::context_from_js(&env, context)?;
     plan_impl(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
   }
@@ -84,7 +84,7 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<AsyncTask<PlanTask>> {
-    let messages = input::messages_from_js(&env, messages)?;
+    let messages = input::messages_from_js(&env, messages, 0)?;
     let context = input::context_from_js(&env, context)?;
     Ok(AsyncTask::new(PlanTask {
       editor: Arc::clone(&self.inner),
@@ -131,7 +131,7 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<TokenCountResult> {
-    let messages = input::messages_from_js(&env, messages)?;
+    let messages = input::messages_from_js(&env, messages, 0)?;
     let context = input::context_from_js(&env, context)?;
     count_impl(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
   }
@@ -144,7 +144,7 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<AsyncTask<CountTask>> {
-    let messages = input::messages_from_js(&env, messages)?;
+    let messages = input::messages_from_js(&env, messages, 0)?;
     let context = input::context_from_js(&env, context)?;
     Ok(AsyncTask::new(CountTask {
       editor: Arc::clone(&self.inner),
@@ -158,10 +158,256 @@ impl NativeContextEditor {
     u32::try_from(self.inner.cache_len()).unwrap_or(u32::MAX)
   }
 
-  /// Empties the token cache.
+  /// Empties the token cache and forgets every session.
   #[napi]
   pub fn clear_cache(&self) {
     self.inner.clear_cache();
+  }
+
+  /// Plans a conversation seen before, sending only what is new: the first `reuse` messages are
+  /// those session `session` held after its previous call (already converted and measured) and
+  /// `tail` (wire messages, as an array or as one JSON string) follows them. Returns the plan as
+  /// a `PackedPlan`, or `null` on a miss (unknown or evicted session, or fewer than `reuse` messages
+  /// held): send the whole conversation with `reuse` 0, which always succeeds. Never run two calls
+  /// on one session at once. The package's `ContextEditor` does all this for you.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+  /// conversation; the session is dropped) or `INVALID_CONTEXT`.
+  #[napi]
+  pub fn plan_session_sync(
+    &self,
+    env: Env,
+    session: u32,
+    reuse: u32,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<Option<PackedPlan>> {
+    let tail = tail_from_js(&env, tail, reuse as usize)?;
+    let context = input::context_from_js(&env, context)?;
+    plan_session_impl(&self.inner, session, reuse, tail, context)
+      .map(|p| p.map(PackedPlan::from))
+      .map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `planSessionSync` with the counting and planning on the libuv thread pool (the tail is
+  /// copied on the calling thread: send a long history in pieces with `appendSessionSync`).
+  #[napi(ts_return_type = "Promise<PackedPlan | null>")]
+  pub fn plan_session(
+    &self,
+    env: Env,
+    session: u32,
+    reuse: u32,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<PlanSessionTask>> {
+    let tail = tail_from_js(&env, tail, reuse as usize)?;
+    let context = input::context_from_js(&env, context)?;
+    Ok(AsyncTask::new(PlanSessionTask {
+      editor: Arc::clone(&self.inner),
+      input: Some((session, reuse, tail, context)),
+    }))
+  }
+
+  /// Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
+  /// counting: that happens in the next `planSession`). Returns `false` on a miss.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE`, as `planSessionSync`.
+  #[napi]
+  pub fn append_session_sync(
+    &self,
+    env: Env,
+    session: u32,
+    reuse: u32,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+  ) -> Result<bool> {
+    let tail = tail_from_js(&env, tail, reuse as usize)?;
+    guarded(|| {
+      let tail = tail.into_core(reuse as usize)?;
+      self
+        .inner
+        .append_session(u64::from(session), reuse as usize, tail)
+    })
+    .map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// Forgets session `session` (a no-op when unknown).
+  #[napi]
+  pub fn drop_session(&self, session: u32) {
+    self.inner.drop_session(u64::from(session));
+  }
+
+  /// Number of sessions held (at most 64; least recently used go first).
+  #[napi(getter)]
+  pub fn session_count(&self) -> u32 {
+    u32::try_from(self.inner.session_count()).unwrap_or(u32::MAX)
+  }
+}
+
+/// New messages for a session: JSON text (parsed off the event loop when async) or wire objects.
+pub enum Tail {
+  Json(String),
+  Wire(Vec<Message>),
+}
+
+impl Tail {
+  fn into_core(self, offset: usize) -> CoreResult<Vec<core::Message>> {
+    match self {
+      Self::Json(text) => parse_wire_json(&text),
+      Self::Wire(messages) => wire::messages_from_wire(messages, offset),
+    }
+  }
+}
+
+fn tail_from_js(env: &Env, tail: Either<String, Unknown<'_>>, offset: usize) -> Result<Tail> {
+  Ok(match tail {
+    Either::A(json) => Tail::Json(json),
+    Either::B(value) => Tail::Wire(input::messages_from_js(env, value, offset)?),
+  })
+}
+
+fn parse_wire_json(text: &str) -> CoreResult<Vec<core::Message>> {
+  serde_json::from_str(text)
+    .map_err(|e| core::Error::invalid_messages(format!("not a JSON array of wire messages ({e})")))
+}
+
+fn plan_session_impl(
+  editor: &core::ContextEditor,
+  session: u32,
+  reuse: u32,
+  tail: Tail,
+  context: Option<EditContext>,
+) -> CoreResult<Option<Packed>> {
+  guarded(|| {
+    let tail = tail.into_core(reuse as usize)?;
+    let context = wire::context_from_wire(context)?;
+    let Some(plan) = editor.plan_session(u64::from(session), reuse as usize, tail, &context)?
+    else {
+      return Ok(None);
+    };
+    pack(plan).map(Some)
+  })
+}
+
+/// A plan in a form that is cheap to cross the boundary: the operations as numbers, the rest as
+/// JSON text (the report is parsed only if it is read).
+#[napi(object)]
+pub struct PackedPlan {
+  /// Four numbers per operation, `[kind, index, a, b]`: kind 0 `remove`, 1 `clear_tool_result`
+  /// (`a`, `b`: its placeholder and strategy in `extra.strings`), 2 `remove_thinking`,
+  /// 3 `cache_breakpoint`, 9 any other (`a`: its position in `extra.ops`).
+  pub ops: Uint32Array,
+  /// JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`.
+  pub extra: String,
+  /// JSON text of the `EditReport`.
+  pub report: String,
+}
+
+/// `PackedPlan` before it becomes JavaScript values (built off the event loop when async).
+pub struct Packed {
+  ops: Vec<u32>,
+  extra: String,
+  report: String,
+}
+
+impl From<Packed> for PackedPlan {
+  fn from(p: Packed) -> Self {
+    Self {
+      ops: Uint32Array::new(p.ops),
+      extra: p.extra,
+      report: p.report,
+    }
+  }
+}
+
+#[derive(serde::Serialize)]
+struct PackedExtra<'a> {
+  strings: Vec<&'a str>,
+  ops: Vec<wire::PlanOp>,
+  #[serde(skip_serializing_if = "Option::is_none")]
+  summary: Option<wire::SummaryRequest>,
+}
+
+fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
+  let mut words = Vec::with_capacity(plan.ops.len() * 4);
+  let mut strings: Vec<String> = Vec::new();
+  let mut intern = |s: &str| -> u32 {
+    let at = strings.iter().position(|x| x == s).unwrap_or_else(|| {
+      strings.push(s.to_owned());
+      strings.len() - 1
+    });
+    u32::try_from(at).unwrap_or(u32::MAX)
+  };
+  let mut others = Vec::new();
+  for op in plan.ops {
+    let index = u32::try_from(op.index()).unwrap_or(u32::MAX);
+    let word = match &op {
+      core::Op::Remove { .. } => [0, index, 0, 0],
+      core::Op::ClearToolResult {
+        placeholder,
+        strategy,
+        ..
+      } => [1, index, intern(placeholder), intern(strategy)],
+      core::Op::RemoveThinking { .. } => [2, index, 0, 0],
+      core::Op::CacheBreakpoint { .. } => [3, index, 0, 0],
+      _ => {
+        others.push(wire::PlanOp::from(op));
+        [
+          9,
+          index,
+          u32::try_from(others.len() - 1).unwrap_or(u32::MAX),
+          0,
+        ]
+      }
+    };
+    words.extend_from_slice(&word);
+  }
+  let extra = PackedExtra {
+    strings: strings.iter().map(String::as_str).collect(),
+    ops: others,
+    summary: plan.summary.map(wire::SummaryRequest::from),
+  };
+  Ok(Packed {
+    ops: words,
+    extra: to_json("plan", &extra)?,
+    report: to_json("report", &wire::EditReport::from(plan.report))?,
+  })
+}
+
+fn to_json(what: &str, value: &impl serde::Serialize) -> CoreResult<String> {
+  serde_json::to_string(value)
+    .map_err(|e| core::Error::internal(format!("serializing the {what}: {e}")))
+}
+fn plan_to_json(plan: core::EditPlan) -> CoreResult<String> {
+  to_json("plan", &EditPlan::from(plan))
+}
+
+/// Async `planSession`.
+pub struct PlanSessionTask {
+  editor: Arc<core::ContextEditor>,
+  input: Option<(u32, u32, Tail, Option<EditContext>)>,
+}
+
+impl Task for PlanSessionTask {
+  type Output = CoreResult<Option<Packed>>;
+  type JsValue = Option<PackedPlan>;
+
+  fn compute(&mut self) -> Result<Self::Output> {
+    let Some((session, reuse, tail, context)) = self.input.take() else {
+      return Ok(Ok(None));
+    };
+    Ok(plan_session_impl(
+      &self.editor,
+      session,
+      reuse,
+      tail,
+      context,
+    ))
+  }
+
+  fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    output
+      .map(|p| p.map(PackedPlan::from))
+      .map_err(|e| to_js_error(&env, &e))
   }
 }
 
@@ -171,7 +417,7 @@ fn plan_impl(
   context: Option<EditContext>,
 ) -> CoreResult<EditPlan> {
   guarded(|| {
-    let messages = wire::messages_from_wire(messages)?;
+    let messages = wire::messages_from_wire(messages, 0)?;
     let context = wire::context_from_wire(context)?;
     editor.plan(&messages, &context).map(EditPlan::from)
   })
@@ -183,7 +429,7 @@ fn count_impl(
   context: Option<EditContext>,
 ) -> CoreResult<TokenCountResult> {
   guarded(|| {
-    let messages = wire::messages_from_wire(messages)?;
+    let messages = wire::messages_from_wire(messages, 0)?;
     let context = wire::context_from_wire(context)?;
     editor
       .count_tokens(&messages, &context)
@@ -197,13 +443,9 @@ fn plan_json_impl(
   context: Option<EditContext>,
 ) -> CoreResult<String> {
   guarded(|| {
-    let messages: Vec<core::Message> = serde_json::from_str(messages_json).map_err(|e| {
-      core::Error::invalid_messages(format!("not a JSON array of wire messages ({e})"))
-    })?;
+    let messages = parse_wire_json(messages_json)?;
     let context = wire::context_from_wire(context)?;
-    let plan = editor.plan(&messages, &context).map(EditPlan::from)?;
-    serde_json::to_string(&plan)
-      .map_err(|e| core::Error::internal(format!("serializing the plan: {e}")))
+    plan_to_json(editor.plan(&messages, &context)?)
   })
 }
 
@@ -273,4 +515,19 @@ impl Task for CountTask {
 pub fn panic_for_tests(env: Env) -> Result<()> {
   guarded(|| -> CoreResult<()> { panic!("forced panic for tests") })
     .map_err(|e| to_js_error(&env, &e))
+}
+
+/// Benchmark and test hook: plain tiktoken-rs `encode_ordinary(text).len()` of each string, on the
+/// calling thread and without any cache, the oracle the exact counter is compared with (see
+/// `benchmark/bench.mjs` and `__test__/token-differential.spec.mjs`). Not part of the public API.
+#[napi(js_name = "__referenceCountTokens")]
+pub fn reference_count_tokens(texts: Vec<String>, encoding: String) -> Result<Vec<u32>> {
+  let enc = core::Encoding::parse(&encoding)
+    .ok_or_else(|| Error::from_reason(format!("unknown encoding {encoding:?}")))?;
+  Ok(
+    texts
+      .iter()
+      .map(|t| u32::try_from(enc.count_reference(t)).unwrap_or(u32::MAX))
+      .collect(),
+  )
 }

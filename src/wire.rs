@@ -503,11 +503,12 @@ fn num(n: u64) -> f64 {
   n as f64
 }
 
-pub fn messages_from_wire(messages: Vec<Message>) -> CoreResult<Vec<core::Message>> {
+/// Converts wire messages, the first of which has index `offset` in the conversation.
+pub fn messages_from_wire(messages: Vec<Message>, offset: usize) -> CoreResult<Vec<core::Message>> {
   messages
     .into_iter()
     .enumerate()
-    .map(|(i, m)| message_from_wire(i, m))
+    .map(|(i, m)| message_from_wire(offset + i, m))
     .collect()
 }
 
@@ -608,76 +609,87 @@ fn warning(w: core::Warning) -> EditWarning {
 
 impl From<core::EditPlan> for EditPlan {
   fn from(p: core::EditPlan) -> Self {
-    let r = p.report;
     Self {
       ops: p.ops.into_iter().map(PlanOp::from).collect(),
-      summary: p.summary.map(|q| SummaryRequest {
-        replaced: q.replaced.into_iter().map(idx).collect(),
-        insert_at: idx(q.insert_at),
-        summarized: q.summarized.into_iter().map(idx).collect(),
-        prompt: q.prompt,
-        prefix: q.prefix,
-        role: q.role.as_str().to_owned(),
-        model: q.model,
-        max_tokens: q.max_tokens.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
-        tokens_replaced: num(q.tokens_replaced),
-      }),
-      report: EditReport {
-        triggered: r.triggered,
-        tokens_before: num(r.tokens_before),
-        tokens_after: num(r.tokens_after),
-        messages_before: idx(r.messages_before),
-        messages_after: idx(r.messages_after),
-        removed_orphans: r
-          .removed_orphans
-          .into_iter()
-          .map(|o| RemovedOrphan {
-            index: idx(o.index),
-            tool_call_id: o.tool_call_id,
-          })
-          .collect(),
-        cleared: r
-          .cleared
-          .into_iter()
-          .map(|c| ClearedResult {
-            index: idx(c.index),
-            tool_call_id: c.tool_call_id,
-            tool_name: c.tool_name,
-            tokens_freed: num(c.tokens_freed),
-          })
-          .collect(),
-        cleared_tool_inputs: r
-          .cleared_tool_inputs
-          .into_iter()
-          .map(|c| ClearedInput {
-            index: idx(c.index),
-            call_index: idx(c.call_index),
-            tool_call_id: c.tool_call_id,
-          })
-          .collect(),
-        applied_edits: r
-          .applied_edits
-          .into_iter()
-          .map(|a| AppliedEdit {
-            edit_type: a.edit_type.to_owned(),
-            triggered: a.triggered,
-            cleared_tool_uses: u32::try_from(a.cleared_tool_uses).unwrap_or(u32::MAX),
-            cleared_input_tokens: num(a.cleared_input_tokens),
-            removed_messages: count(a.removed_messages),
-            cleared_thinking_turns: count(a.cleared_thinking_turns),
-            truncated_tool_results: count(a.truncated_tool_results),
-            removed_tool_calls: count(a.removed_tool_calls),
-          })
-          .collect(),
-        token_count_method: r.token_count_method.to_owned(),
-        encoding: r.encoding.map(str::to_owned),
-        max_input_tokens: r.max_input_tokens.map(num),
-        still_triggered: r.still_triggered,
-        over_max_input_tokens: r.over_max_input_tokens,
-        warnings: r.warnings.into_iter().map(warning).collect(),
-        stable_prefix_messages: idx(r.stable_prefix_messages),
-        stable_prefix_tokens: num(r.stable_prefix_tokens),
-      },
+      summary: p.summary.map(SummaryRequest::from),
+      report: EditReport::from(p.report),
+    }
+  }
+}
+
+impl From<core::SummaryRequest> for SummaryRequest {
+  fn from(q: core::SummaryRequest) -> Self {
+    Self {
+      replaced: q.replaced.into_iter().map(idx).collect(),
+      insert_at: idx(q.insert_at),
+      summarized: q.summarized.into_iter().map(idx).collect(),
+      prompt: q.prompt,
+      prefix: q.prefix,
+      role: q.role.as_str().to_owned(),
+      model: q.model,
+      max_tokens: q.max_tokens.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+      tokens_replaced: num(q.tokens_replaced),
+    }
+  }
+}
+
+impl From<core::Report> for EditReport {
+  fn from(r: core::Report) -> Self {
+    EditReport {
+      triggered: r.triggered,
+      tokens_before: num(r.tokens_before),
+      tokens_after: num(r.tokens_after),
+      messages_before: idx(r.messages_before),
+      messages_after: idx(r.messages_after),
+      removed_orphans: r
+        .removed_orphans
+        .into_iter()
+        .map(|o| RemovedOrphan {
+          index: idx(o.index),
+          tool_call_id: o.tool_call_id,
+        })
+        .collect(),
+      cleared: r
+        .cleared
+        .into_iter()
+        .map(|c| ClearedResult {
+          index: idx(c.index),
+          tool_call_id: c.tool_call_id,
+          tool_name: c.tool_name,
+          tokens_freed: num(c.tokens_freed),
+        })
+        .collect(),
+      cleared_tool_inputs: r
+        .cleared_tool_inputs
+        .into_iter()
+        .map(|c| ClearedInput {
+          index: idx(c.index),
+          call_index: idx(c.call_index),
+          tool_call_id: c.tool_call_id,
+        })
+        .collect(),
+      applied_edits: r
+        .applied_edits
+        .into_iter()
+        .map(|a| AppliedEdit {
+          edit_type: a.edit_type.to_owned(),
+          triggered: a.triggered,
+          cleared_tool_uses: u32::try_from(a.cleared_tool_uses).unwrap_or(u32::MAX),
+          cleared_input_tokens: num(a.cleared_input_tokens),
+          removed_messages: count(a.removed_messages),
+          cleared_thinking_turns: count(a.cleared_thinking_turns),
+          truncated_tool_results: count(a.truncated_tool_results),
+          removed_tool_calls: count(a.removed_tool_calls),
+        })
+        .collect(),
+      token_count_method: r.token_count_method.to_owned(),
+      encoding: r.encoding.map(str::to_owned),
+      max_input_tokens: r.max_input_tokens.map(num),
+      still_triggered: r.still_triggered,
+      over_max_input_tokens: r.over_max_input_tokens,
+      warnings: r.warnings.into_iter().map(warning).collect(),
+      stable_prefix_messages: idx(r.stable_prefix_messages),
+      stable_prefix_tokens: num(r.stable_prefix_tokens),
     }
   }
 }

@@ -8,7 +8,20 @@ import type {
   SummaryRequest,
   TokenCountResult,
 } from './native.js'
-import { type AnyMessage, applyPlan, countCacheBreakpoints, systemPromptText, toWireMessages, type WireCache } from './wire.js'
+import {
+  type AnyMessage,
+  applyPlan,
+  type ClearedMemo,
+  countCacheBreakpoints,
+  fingerprint,
+  systemPromptText,
+  toWire,
+  toWireMessages,
+  unchanged,
+  type WireCache,
+  type WireOptions,
+} from './wire.js'
+import type { PackedPlan, PlanOp, WireMessage } from './native.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -67,6 +80,11 @@ export class ContextEditor {
   /** Conversions of messages seen before: an agent sends the same objects on every model call. */
   readonly #wireCache: WireCache = new WeakMap()
   readonly #breakpoints: boolean
+  /** Conversations the native editor holds, by first message (see `#conversation`). */
+  readonly #conversations = new WeakMap<object, Conversation[]>()
+  #nextSession = 1
+  /** Cleared copies made by earlier calls (an agent's history is cleared again on every call). */
+  readonly #cleared: ClearedMemo = new WeakMap()
 
   constructor(options: EditorOptions | null = {}) {
     try {
@@ -94,45 +112,197 @@ export class ContextEditor {
     )
   }
 
-  #wire(messages: unknown, context: EditContext | null | undefined): [ReturnType<typeof toWireMessages>, WireContext] {
-    const wire = toWireMessages(messages, {
+  #wireOptions(messageTokens?: EditContext['messageTokens']): WireOptions {
+    return {
       sendText: this.#sendText,
       sendToolText: this.#sendToolText,
       placeholders: this.#placeholders,
       cache: this.#wireCache,
-      messageTokens: context?.messageTokens ?? undefined,
-    })
+      messageTokens: messageTokens ?? undefined,
+    }
+  }
+
+  #context(messages: unknown, context: EditContext | null | undefined): WireContext {
     const ctx = toWireContext(context)
     if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(messages, context?.systemPrompt, context?.tools)
-    return [wire, ctx]
+    return ctx
+  }
+
+  #wire(messages: unknown, context: EditContext | null | undefined): [WireMessage[], WireContext] {
+    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
+    return [wire, this.#context(messages, context)]
+  }
+
+  /**
+   * The conversation `messages` continues, and how many of its first messages are the very objects
+   * of that conversation's previous call, unchanged since: the native editor holds those converted
+   * and counted, so only the rest crosses the boundary. `undefined` when sessions do not apply.
+   */
+  #conversation(messages: readonly unknown[], context: EditContext | null | undefined): Pick | undefined {
+    if (!Array.isArray(messages) || messages.length === 0 || context?.messageTokens) return undefined
+    const head = messages[0]
+    if (head === null || typeof head !== 'object') return undefined
+    let list = this.#conversations.get(head)
+    if (list === undefined) {
+      list = []
+      this.#conversations.set(head, list)
+    }
+    const idle = list.filter((c) => !c.busy)
+    // The usual case: the history grew by a turn, so the previous call's last message is still in place.
+    const grown = idle.find((c) => {
+      const j = Math.min(messages.length, c.refs.length) - 1
+      return j >= 0 && messages[j] === c.refs[j]
+    })
+    // Otherwise a new session: another thread sharing the first message object, or a history the
+    // host rewrote (it is sent whole once, then grows again).
+    const conv = grown
+    if (conv !== undefined) {
+      const end = Math.min(messages.length, conv.refs.length)
+      let reuse = 0
+      while (reuse < end && messages[reuse] === conv.refs[reuse] && unchanged(messages[reuse], conv.prints[reuse])) reuse++
+      conv.used = ++useClock
+      return { conv, reuse }
+    }
+    if (list.length >= MAX_CONVERSATIONS_PER_HEAD) {
+      const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
+      if (oldest !== undefined) this.#forget(list, oldest)
+    }
+    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, used: ++useClock, list }
+    list.push(fresh)
+    return { conv: fresh, reuse: 0 }
+  }
+
+  #forget(list: Conversation[], conv: Conversation): void {
+    const k = list.indexOf(conv)
+    if (k >= 0) list.splice(k, 1)
+    this.#native.dropSession(conv.id)
+  }
+
+  /** Wire form of `messages[from..to)`, as the native call takes it, with their fingerprints. */
+  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
+    const opts = this.#wireOptions()
+    const out = new Array<WireMessage>(to - from)
+    for (let i = from; i < to; i++) {
+      out[i - from] = toWire(messages[i], i, opts)
+      prints.push(fingerprint(messages[i]))
+    }
+    // Lengths only (approx): one JSON string beats reading every field through napi. With text
+    // (model, estimate, summaries), napi's string copies beat escaping megabytes of JSON.
+    return this.#sendText ? out : JSON.stringify(out)
+  }
+
+  #remember(pick: Pick, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
+    const { conv } = pick
+    conv.refs = messages.slice()
+    conv.prints.length = reuse
+    for (const p of prints) conv.prints.push(p)
+  }
+
+  /** Plans through the conversation's native session; on a miss, sends everything once. */
+  #planSession(messages: readonly unknown[], ctx: WireContext, pick: Pick): Planned {
+    const { conv } = pick
+    let reuse = pick.reuse
+    try {
+      let prints: Array<unknown[] | undefined> = []
+      let packed = this.#native.planSessionSync(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
+      if (packed === null) {
+        reuse = 0
+        prints = []
+        packed = this.#native.planSessionSync(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
+      }
+      this.#remember(pick, messages, reuse, prints)
+      return { plan: unpack(packed!), unchangedBelow: reuse }
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    }
+  }
+
+  /** `#planSession` off the event loop: a long tail goes over in pieces, yielding in between. */
+  async #planSessionAsync(messages: readonly unknown[], ctx: WireContext, pick: Pick): Promise<Planned> {
+    const { conv } = pick
+    conv.busy = true
+    try {
+      let reuse = pick.reuse
+      let prints: Array<unknown[] | undefined> = []
+      let sent = reuse
+      const n = messages.length
+      while (n - sent > PIECE_MESSAGES) {
+        const end = Math.min(n, sent + PIECE_MESSAGES)
+        if (!this.#native.appendSessionSync(conv.id, sent, this.#tail(messages, sent, end, prints))) {
+          // Evicted meanwhile: start over from the first message (appending at 0 always succeeds).
+          reuse = 0
+          sent = 0
+          prints = []
+          continue
+        }
+        sent = end
+        await yieldToEventLoop()
+      }
+      let packed = await this.#native.planSession(conv.id, sent, this.#tail(messages, sent, n, prints), ctx)
+      if (packed === null) {
+        reuse = 0
+        prints = []
+        packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
+      }
+      this.#remember(pick, messages, reuse, prints)
+      return { plan: unpack(packed!), unchangedBelow: reuse }
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    } finally {
+      conv.busy = false
+    }
+  }
+
+  #planSync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Planned {
+    const ctx = this.#context(messages, context)
+    const pick = this.#conversation(messages, context)
+    if (pick !== undefined) return this.#planSession(messages, ctx, pick)
+    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
+    try {
+      if (!this.#sendText) return { plan: JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
+      return { plan: this.#native.planSync(wire, ctx), unchangedBelow: 0 }
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  async #planAsync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Promise<Planned> {
+    const ctx = this.#context(messages, context)
+    const pick = this.#conversation(messages, context)
+    if (pick !== undefined) return this.#planSessionAsync(messages, ctx, pick)
+    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
+    try {
+      if (!this.#sendText) return { plan: JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
+      return { plan: await this.#native.plan(wire, ctx), unchangedBelow: 0 }
+    } catch (e) {
+      throw fromNative(e)
+    }
   }
 
   /**
    * Plans the edits: index-based operations on `messages` plus the report. Use it to apply edits
    * to your own objects; `edit` does that for you.
+   *
+   * The editor remembers the conversations it has seen (at most 64, least recently used first,
+   * 256 MB of text in all): when `messages` continues one (the same message objects, unchanged,
+   * plus new ones, as an agent's successive model calls send), only the new messages are
+   * converted and counted. Message objects are treated as values: a field replaced on a message
+   * is noticed; an in-place edit deep inside a tool call's `args` object is not (call
+   * `clearCache()` after such an edit).
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {
-    const [wire, ctx] = this.#wire(messages, context)
-    try {
-      // Lengths only (approx): one JSON string each way beats reading every field through napi.
-      // With text (model, estimate, summaries), napi's string copies beat escaping 4 MB of JSON.
-      if (!this.#sendText) return JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan
-      return this.#native.planSync(wire, ctx)
-    } catch (e) {
-      throw fromNative(e)
-    }
+    return this.#planSync(messages, context).plan
   }
 
-  /** `plan` with the counting and planning on the libuv thread pool. */
+  /**
+   * `plan` with the counting and planning on the libuv thread pool; a long history crosses to
+   * the native side in pieces, yielding to the event loop in between.
+   */
   async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
-    const [wire, ctx] = this.#wire(messages, context)
-    try {
-      if (!this.#sendText) return JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan
-      return await this.#native.plan(wire, ctx)
-    } catch (e) {
-      throw fromNative(e)
-    }
+    return (await this.#planAsync(messages, context)).plan
   }
 
   /**
@@ -141,7 +311,7 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
-    const plan = this.plan(messages, context)
+    const { plan, unchangedBelow } = this.#planSync(messages, context)
     let summary: string | undefined
     if (plan.summary && context?.summarize) {
       const written = context.summarize(plan.summary)
@@ -152,14 +322,18 @@ export class ContextEditor {
       }
       summary = checkSummary(written)
     }
-    return finish(this, messages, plan, context, summary)
+    return finish(this, messages, plan, context, summary, this.#applyOptions(unchangedBelow))
+  }
+
+  #applyOptions(unchangedBelow: number): { memo: ClearedMemo; memoBelow: number } {
+    return { memo: this.#cleared, memoBelow: unchangedBelow }
   }
 
   /** `edit` with the counting and planning on the libuv thread pool; `context.summarize` may be async. */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
-    const plan = await this.planAsync(messages, context)
+    const { plan, unchangedBelow } = await this.#planAsync(messages, context)
     const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
-    return finish(this, messages, plan, context, summary)
+    return finish(this, messages, plan, context, summary, this.#applyOptions(unchangedBelow))
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -193,6 +367,82 @@ export class ContextEditor {
   }
 }
 
+/** A conversation the native editor holds as session `id`. */
+interface Conversation {
+  id: number
+  /** The messages of its previous call, and their fingerprints then. */
+  refs: unknown[]
+  prints: Array<unknown[] | undefined>
+  /** A call on it is in flight (async): others must not use it meanwhile. */
+  busy: boolean
+  used: number
+  /** The list holding it (per first message). */
+  list: Conversation[]
+}
+
+interface Pick {
+  conv: Conversation
+  /** Leading messages the session already holds. */
+  reuse: number
+}
+
+interface Planned {
+  plan: EditPlan
+  /** Messages below this index are unchanged since the previous call of the same conversation. */
+  unchangedBelow: number
+}
+
+/** Conversations kept per first message (threads that share one system-message object). */
+const MAX_CONVERSATIONS_PER_HEAD = 8
+/** Messages sent per piece when a long history goes over asynchronously. */
+const PIECE_MESSAGES = 400
+let useClock = 0
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+const PACKED_KINDS = ['remove', 'clear_tool_result', 'remove_thinking', 'cache_breakpoint'] as const
+
+/**
+ * The plan from its packed form (see `PackedPlan`). The report, the bulk of the text when many
+ * results are cleared, is parsed when first read.
+ */
+function unpack(packed: PackedPlan): EditPlan {
+  const extra = JSON.parse(packed.extra) as { strings: string[]; ops: PlanOp[]; summary?: EditPlan['summary'] }
+  const words = packed.ops
+  const ops = new Array<PlanOp>(words.length >>> 2)
+  for (let k = 0, w = 0; w < words.length; k++, w += 4) {
+    const kind = words[w]
+    const index = words[w + 1]
+    if (kind === 1) {
+      ops[k] = { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
+    } else if (kind === 9) {
+      ops[k] = extra.ops[words[w + 2]]
+    } else {
+      ops[k] = { type: PACKED_KINDS[kind], index }
+    }
+  }
+  const plan = { ops } as EditPlan
+  if (extra.summary) plan.summary = extra.summary
+  let text: string | undefined = packed.report
+  let report: EditReport | undefined
+  Object.defineProperty(plan, 'report', {
+    enumerable: true,
+    configurable: true,
+    get(): EditReport {
+      if (report === undefined) {
+        report = JSON.parse(text!) as EditReport
+        text = undefined
+      }
+      return report
+    },
+    set(value: EditReport) {
+      report = value
+      text = undefined
+    },
+  })
+  return plan
+}
+
 function checkSummary(written: unknown): string {
   if (typeof written !== 'string') {
     throw new ContextEditorError('INVALID_CONTEXT', `context.summarize: expected a string summary, got ${typeof written}`, {
@@ -208,9 +458,10 @@ function finish<T extends AnyMessage>(
   plan: EditPlan,
   context: EditContext | null | undefined,
   summary: string | undefined,
+  apply: { memo: ClearedMemo; memoBelow: number },
 ): EditResult<T> {
   const report = plan.report
-  const out = applyPlan(messages, plan, { summary })
+  const out = applyPlan(messages, plan, { summary, ...apply })
   if (plan.summary) {
     if (summary === undefined) {
       report.warnings.push({

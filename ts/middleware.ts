@@ -6,7 +6,7 @@
 // `convertToOpenAITool`, loaded on first use from wherever the host keeps @langchain/core.
 
 import { createRequire } from 'node:module'
-import { applyPlan, type AnyMessage } from './wire.js'
+import type { AnyMessage } from './wire.js'
 import type { EditContext } from './editor.js'
 import type { EditReport } from './native.js'
 import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
@@ -111,10 +111,10 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     if (!Array.isArray(request.messages) || request.messages.length === 0) return handler(request)
     // The plan addresses messages by index: plan and apply on one snapshot of the array.
     const messages = request.messages.slice()
-    const plan = await editor.planAsync(messages, editContextFor(request, resolved))
-    onReport?.(plan.report)
-    if (plan.ops.length === 0) return handler(request)
-    return handler({ ...request, messages: applyPlan(messages, plan) })
+    const { messages: edited, report } = await editor.editAsync(messages, editContextFor(request, resolved))
+    onReport?.(report)
+    if (edited.length === messages.length && edited.every((m, i) => m === messages[i])) return handler(request)
+    return handler({ ...request, messages: edited })
   }
 }
 

@@ -14,6 +14,7 @@ export type {
   EditWarning,
   KeepPolicy,
   Message as WireMessage,
+  PackedPlan,
   PlanOp,
   RemovedOrphan,
   SummaryRequest,

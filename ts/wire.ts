@@ -361,6 +361,64 @@ function sameKey(a: CacheKey, b: CacheKey): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Fingerprints: has a message seen before changed?
+
+const isObject = (v: unknown): v is AnyMessage => v !== null && typeof v === 'object'
+
+/**
+ * Appends to `out`, in a fixed order, every value a message's conversion depends on, down to
+ * content blocks and tool calls (compared by identity; strings by value). Deep in-place edits
+ * inside a tool call's `args` object or a non-text block are not seen.
+ */
+function pushFingerprint(m: AnyMessage, out: unknown[]): void {
+  const f: AnyMessage = isLangChainInstance(m) || !isObject(m.data) ? m : m.data
+  const md = f.response_metadata
+  const ce = isObject(md) ? md.context_editing : undefined
+  const ak = f.additional_kwargs
+  out.push(f, m.type, m.role, f.content, f.tool_calls, f.name, f.tool_call_id, md, ce, ak, f.reasoning_content)
+  if (isObject(ce)) out.push(ce.cleared, ce.truncated, ce.cleared_tool_inputs)
+  if (isObject(ak)) out.push(ak.reasoning_content, ak.reasoning)
+  const content = f.content
+  if (Array.isArray(content)) {
+    out.push(content.length)
+    for (const b of content) {
+      if (isObject(b)) out.push(b, b.type, b.text, b.id)
+      else out.push(b)
+    }
+  }
+  const calls = f.tool_calls
+  if (Array.isArray(calls)) {
+    out.push(calls.length)
+    for (const c of calls) {
+      if (!isObject(c)) {
+        out.push(c)
+        continue
+      }
+      const fn = c.function
+      out.push(c, c.id, c.name, c.args, fn)
+      if (isObject(fn)) out.push(fn.name, fn.arguments)
+    }
+  }
+}
+
+/** A message's fingerprint (see `pushFingerprint`); `undefined` for a non-object. */
+export function fingerprint(m: unknown): unknown[] | undefined {
+  if (!isObject(m) || Array.isArray(m)) return undefined
+  const out: unknown[] = []
+  pushFingerprint(m, out)
+  return out
+}
+
+/** Whether `m` still has the fingerprint `fp` taken earlier. */
+export function unchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
+  if (fp === undefined) return false
+  const now = fingerprint(m)
+  if (now === undefined || now.length !== fp.length) return false
+  for (let k = 0; k < fp.length; k++) if (now[k] !== fp[k]) return false
+  return true
+}
+
+// ---------------------------------------------------------------------------------------------
 // Applying a plan
 
 /** A shallow copy that keeps the prototype (class identity) and every own field. */
@@ -597,7 +655,18 @@ function withCacheBreakpoint(m: AnyMessage, i: number): AnyMessage {
 export interface ApplyOptions {
   /** The summary text from the model; without it, the messages a summary would replace are kept. */
   summary?: string
+  /**
+   * Cleared copies made by earlier calls, by original message: a message cleared the same way
+   * again gets the same copy back instead of a new one (an agent's history is cleared again on
+   * every model call). Used only below `memoBelow`.
+   */
+  memo?: ClearedMemo
+  /** Messages below this index are known unchanged since the memo's copies were made. */
+  memoBelow?: number
 }
+
+/** Cleared copies by original message (see `ApplyOptions.memo`). */
+export type ClearedMemo = WeakMap<object, { placeholder: string; strategy: string; copy: AnyMessage }>
 
 /** A summary message in the shape (and, for LangChain instances, the class) of the conversation. */
 function summaryMessage(messages: readonly AnyMessage[], request: SummaryRequest, summary: string): AnyMessage {
@@ -637,6 +706,7 @@ export function applyPlan<T extends AnyMessage>(
     if (list) list.push(op)
     else byIndex.set(op.index, [op])
   }
+  const { memo, memoBelow = 0 } = options
   const out: T[] = []
   for (let i = 0; i < messages.length; i++) {
     if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
@@ -646,6 +716,20 @@ export function applyPlan<T extends AnyMessage>(
       continue
     }
     let m: AnyMessage = messages[i]
+    if (memo !== undefined && ops.length === 1 && ops[0].type === 'clear_tool_result') {
+      const op = ops[0]
+      const placeholder = op.placeholder ?? '[cleared]'
+      const strategy = op.strategy ?? 'clear_tool_uses'
+      const hit = i < memoBelow ? memo.get(m) : undefined
+      if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy) {
+        out.push(hit.copy as T)
+        continue
+      }
+      const copy = clearedResult(m, op, i)
+      memo.set(m, { placeholder, strategy, copy })
+      out.push(copy as T)
+      continue
+    }
     let removed = false
     for (const op of ops) {
       if (op.type === 'remove') removed = true

@@ -2,18 +2,21 @@
 //! how tool results pair with tool calls. Edits of a pipeline transform it in turn; at the end it
 //! becomes the list of [`Op`]s.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::hash_map::Entry;
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::message::{Message, Role};
 use crate::plan::{Op, Warning, TRUNCATE_STRATEGY};
 use crate::tokens::{Counter, Measure};
 
 /// One message's state during planning.
-pub(crate) struct Slot {
+pub(crate) struct Slot<'m> {
   pub removed: bool,
   pub cleared: Option<(String, &'static str)>,
   pub size: u64,
-  pub measure: Measure,
+  pub measure: &'m Measure,
   /// Calls whose arguments this call cleared (positions in `tool_calls`).
   pub cleared_args: BTreeSet<usize>,
   /// Calls this call removed (positions in `tool_calls`).
@@ -26,7 +29,7 @@ pub(crate) struct Slot {
   pub truncated: Option<(usize, String)>,
 }
 
-impl Slot {
+impl Slot<'_> {
   /// Whether the message's content was replaced (cleared or truncated) by this call.
   pub fn content_replaced(&self) -> bool {
     self.cleared.is_some() || self.truncated.is_some()
@@ -38,10 +41,12 @@ pub(crate) type CallRef = (usize, usize);
 
 pub(crate) struct Draft<'m, 'c> {
   pub msgs: &'m [Message],
-  pub slots: Vec<Slot>,
+  pub slots: Vec<Slot<'m>>,
   /// Sum of the sizes of the messages still there, plus the fixed parts (system prompt, tools).
   pub total: u64,
   pub counter: &'c Counter<'c>,
+  /// The pairing of the current state, once computed (see [`Draft::pair`]).
+  pairs: std::cell::OnceCell<Vec<Option<CallRef>>>,
 }
 
 impl<'m, 'c> Draft<'m, 'c> {
@@ -50,11 +55,11 @@ impl<'m, 'c> Draft<'m, 'c> {
     msgs: &'m [Message],
     counter: &'c Counter<'c>,
     fixed: u64,
-    measures: Vec<Measure>,
+    measures: &'m [Measure],
   ) -> Self {
     let mut total = fixed;
     let slots = measures
-      .into_iter()
+      .iter()
       .map(|measure| {
         total += measure.total;
         Slot {
@@ -75,6 +80,7 @@ impl<'m, 'c> Draft<'m, 'c> {
       slots,
       total,
       counter,
+      pairs: std::cell::OnceCell::new(),
     }
   }
 
@@ -93,6 +99,15 @@ impl<'m, 'c> Draft<'m, 'c> {
   }
 
   pub fn remove(&mut self, i: usize) {
+    // Pairing changes only when a call or a paired result goes (an orphan never took a call).
+    let paired = match self.msgs[i].role {
+      Role::Assistant => !self.msgs[i].tool_calls.is_empty(),
+      Role::Tool => self.pairs.get().is_none_or(|p| p[i].is_some()),
+      Role::System | Role::User => false,
+    };
+    if paired {
+      self.pairs.take();
+    }
     let slot = &mut self.slots[i];
     if !slot.removed {
       slot.removed = true;
@@ -104,12 +119,19 @@ impl<'m, 'c> Draft<'m, 'c> {
   /// for orphans. Several calls sharing an id in one message are matched to results in order, so
   /// each result owns exactly one call. Linear in the number of messages and calls.
   pub fn pair(&self) -> Vec<Option<CallRef>> {
+    self.pairs.get_or_init(|| self.compute_pairs()).clone()
+  }
+
+  fn compute_pairs(&self) -> Vec<Option<CallRef>> {
+    /// The open calls with one id, all in assistant message `ai` (ids may repeat within one).
     struct Open {
       ai: usize,
-      calls: Vec<usize>,
+      first: usize,
+      more: Vec<usize>,
       next: usize,
     }
-    let mut open: HashMap<&str, Open> = HashMap::new();
+    let mut open: FxHashMap<&str, Open> =
+      FxHashMap::with_capacity_and_hasher(self.msgs.len() / 2, FxBuildHasher);
     let mut pairs = vec![None; self.msgs.len()];
     for i in self.alive() {
       let m = &self.msgs[i];
@@ -119,24 +141,32 @@ impl<'m, 'c> Draft<'m, 'c> {
             if self.slots[i].removed_calls.contains(&k) {
               continue;
             }
-            let entry = open.entry(call.id.as_str()).or_insert(Open {
+            let fresh = Open {
               ai: i,
-              calls: Vec::new(),
+              first: k,
+              more: Vec::new(),
               next: 0,
-            });
-            if entry.ai != i {
-              *entry = Open {
-                ai: i,
-                calls: Vec::new(),
-                next: 0,
-              };
+            };
+            match open.entry(call.id.as_str()) {
+              Entry::Vacant(v) => {
+                v.insert(fresh);
+              }
+              Entry::Occupied(mut o) => {
+                let e = o.get_mut();
+                if e.ai == i {
+                  e.more.push(k);
+                } else {
+                  *e = fresh;
+                }
+              }
             }
-            entry.calls.push(k);
           }
         }
         Role::Tool => {
           if let Some(o) = m.tool_call_id.as_deref().and_then(|id| open.get_mut(id)) {
-            let k = o.calls[o.next.min(o.calls.len() - 1)];
+            // The n-th result of an id pairs with its n-th call; extra results with the last.
+            let at = o.next.min(o.more.len());
+            let k = if at == 0 { o.first } else { o.more[at - 1] };
             o.next += 1;
             pairs[i] = Some((o.ai, k));
           }
@@ -149,10 +179,10 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Live assistant tool calls that no later live tool result answers.
   pub fn dangling_calls(&self, pairs: &[Option<CallRef>]) -> Vec<CallRef> {
-    let answered: BTreeSet<CallRef> = pairs.iter().flatten().copied().collect();
+    let answered: FxHashSet<CallRef> = pairs.iter().flatten().copied().collect();
     self
       .alive()
-      .filter(|&i| self.msgs[i].role == Role::Assistant)
+      .filter(|&i| self.msgs[i].role == Role::Assistant && !self.msgs[i].tool_calls.is_empty())
       .flat_map(|i| self.live_calls(i).into_iter().map(move |k| (i, k)))
       .filter(|r| !answered.contains(r))
       .collect()
@@ -187,6 +217,7 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Removes calls `ks` of assistant message `i`, keeping the message.
   pub fn remove_calls(&mut self, i: usize, ks: &[usize]) {
+    self.pairs.take();
     let approx = self.counter.method == crate::TokenCountMethod::Approx;
     let slot = &mut self.slots[i];
     for &k in ks {

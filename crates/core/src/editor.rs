@@ -15,11 +15,12 @@ use crate::options::Trigger;
 use crate::options::{Edit, Options, TokenCountMethod};
 use crate::plan::AppliedEdit;
 use crate::plan::{EditPlan, Op, RemovedOrphan, Report, Warning};
+use crate::session::SessionStore;
 use crate::strategies::{
   clear_thinking, facts, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
 };
 use crate::summarize::{answered, plan_summary};
-use crate::tokens::{Counter, Encoding, TokenCache};
+use crate::tokens::{Counter, Encoding, Measure, TokenCache};
 
 /// What the model sees besides the messages, and what the editor should know about the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,6 +79,7 @@ pub struct TokenCount {
 pub struct ContextEditor {
   options: Options,
   cache: Mutex<TokenCache>,
+  sessions: Mutex<SessionStore>,
 }
 
 impl ContextEditor {
@@ -85,7 +87,11 @@ impl ContextEditor {
   #[must_use]
   pub fn new(options: Options) -> Self {
     let cache = Mutex::new(TokenCache::new(options.token_cache_size));
-    Self { options, cache }
+    Self {
+      options,
+      cache,
+      sessions: Mutex::new(SessionStore::default()),
+    }
   }
 
   /// An editor configured from JSON options (see [`Options::from_json`]).
@@ -108,9 +114,10 @@ impl ContextEditor {
     self.lock_cache().len()
   }
 
-  /// Empties the token cache.
+  /// Empties the token cache and forgets every session.
   pub fn clear_cache(&self) {
     self.lock_cache().clear();
+    self.sessions().clear();
   }
 
   fn lock_cache(&self) -> std::sync::MutexGuard<'_, TokenCache> {
@@ -158,11 +165,94 @@ impl ContextEditor {
   /// [`ErrorKind::InvalidMessage`](crate::ErrorKind::InvalidMessage) naming the message index and
   /// field when a message is malformed.
   pub fn plan(&self, messages: &[Message], context: &Context) -> Result<EditPlan> {
-    validate(messages)?;
+    validate(messages, 0)?;
     let mut warnings = Vec::new();
     let counter = self.counter(context, &mut warnings);
-    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
     let measures = counter.measure(messages);
+    self.plan_with(messages, &measures, &counter, warnings, context)
+  }
+
+  /// [`plan`](Self::plan) for a conversation seen before: the first `reuse` messages are those
+  /// the session `id` held after its previous call (already converted and measured), `tail`
+  /// follows them. Afterwards the session holds the whole conversation.
+  ///
+  /// Returns `Ok(None)` — a miss, nothing planned — when the session is unknown (never seen,
+  /// evicted, or dropped after an error) or holds fewer than `reuse` messages; the caller then
+  /// sends the whole conversation with `reuse = 0`, which always succeeds. The caller must not
+  /// run two calls on the same session at once (the second one misses).
+  ///
+  /// # Errors
+  /// As [`plan`](Self::plan), with message indexes counted from the start of the conversation.
+  /// The session is dropped.
+  pub fn plan_session(
+    &self,
+    id: u64,
+    reuse: usize,
+    tail: Vec<Message>,
+    context: &Context,
+  ) -> Result<Option<EditPlan>> {
+    let Some(mut session) = self.sessions().take(id, reuse) else {
+      return Ok(None);
+    };
+    validate(&tail, reuse)?;
+    session.extend(tail);
+    let mut warnings = Vec::new();
+    let counter = self.counter(context, &mut warnings);
+    session.measure(&counter);
+    let plan = self.plan_with(
+      &session.messages,
+      &session.measures,
+      &counter,
+      warnings,
+      context,
+    );
+    self.sessions().put(id, session);
+    plan.map(Some)
+  }
+
+  /// Adds messages to the session `id` without planning (a long history can be sent in pieces,
+  /// then planned with `plan_session(id, len, [], …)`). Returns `false` on a miss, as
+  /// [`plan_session`](Self::plan_session).
+  ///
+  /// # Errors
+  /// As [`plan_session`](Self::plan_session).
+  pub fn append_session(&self, id: u64, reuse: usize, tail: Vec<Message>) -> Result<bool> {
+    let Some(mut session) = self.sessions().take(id, reuse) else {
+      return Ok(false);
+    };
+    validate(&tail, reuse)?;
+    session.extend(tail);
+    self.sessions().put(id, session);
+    Ok(true)
+  }
+
+  /// Forgets the session `id` (a no-op when unknown).
+  pub fn drop_session(&self, id: u64) {
+    self.sessions().remove(id);
+  }
+
+  /// Number of sessions held.
+  #[must_use]
+  pub fn session_count(&self) -> usize {
+    self.sessions().len()
+  }
+
+  fn sessions(&self) -> std::sync::MutexGuard<'_, SessionStore> {
+    self
+      .sessions
+      .lock()
+      .unwrap_or_else(std::sync::PoisonError::into_inner)
+  }
+
+  fn plan_with(
+    &self,
+    messages: &[Message],
+    measures: &[Measure],
+    counter: &Counter<'_>,
+    warnings: Vec<Warning>,
+    context: &Context,
+  ) -> Result<EditPlan> {
+    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
     // The previous model call saw the history up to the newest assistant message (its reply).
     // Planning that history too doubles the work, so it is done only for cache-aware clearing.
     let cache_aware = self
@@ -175,28 +265,26 @@ impl ContextEditor {
     } else {
       None
     };
-    let previous_measures = previous.map(|p| measures[..p].to_vec());
-    let before = match (previous, previous_measures) {
-      (Some(p), Some(m)) => self
+    let before = previous.and_then(|p| {
+      self
         .plan_measured(
           &messages[..p],
           context,
-          &counter,
+          counter,
           fixed,
-          m,
+          &measures[..p],
           Vec::new(),
           None,
         )
         .ok()
-        .map(|(plan, _, boundaries)| (p, plan, boundaries)),
-      _ => None,
-    };
+        .map(|(plan, _, boundaries)| (p, plan, boundaries))
+    });
     // The boundary the previous request marked: at a step, its cache entry is what this call reads.
     let previous_boundary = before.as_ref().and_then(|(_, _, b)| b.first().copied());
     let (mut plan, sizes, _) = self.plan_measured(
       messages,
       context,
-      &counter,
+      counter,
       fixed,
       measures,
       warnings,
@@ -221,7 +309,7 @@ impl ContextEditor {
     context: &Context,
     counter: &Counter<'_>,
     fixed: u64,
-    measures: Vec<crate::tokens::Measure>,
+    measures: &[Measure],
     warnings: Vec<Warning>,
     previous_boundary: Option<usize>,
   ) -> Result<(EditPlan, Vec<Option<u64>>, Vec<usize>)> {
@@ -370,7 +458,7 @@ impl ContextEditor {
   /// # Errors
   /// As [`ContextEditor::plan`].
   pub fn count_tokens(&self, messages: &[Message], context: &Context) -> Result<TokenCount> {
-    validate(messages)?;
+    validate(messages, 0)?;
     let mut warnings = Vec::new();
     let counter = self.counter(context, &mut warnings);
     let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
@@ -486,11 +574,12 @@ impl Default for ContextEditor {
   }
 }
 
-fn validate(messages: &[Message]) -> Result<()> {
+/// Validates `messages`, the first of which has index `offset` in the conversation.
+fn validate(messages: &[Message], offset: usize) -> Result<()> {
   messages
     .iter()
     .enumerate()
-    .try_for_each(|(i, m)| m.validate(i))
+    .try_for_each(|(i, m)| m.validate(offset + i))
 }
 
 /// Rejects a context whose `max_input_tokens` is 0.

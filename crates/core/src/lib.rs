@@ -40,6 +40,7 @@ pub use fastbpe::pieces;
 mod message;
 mod options;
 mod plan;
+mod session;
 mod strategies;
 mod summarize;
 mod tokens;
@@ -64,6 +65,7 @@ pub use plan::{
   AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,
   Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
+pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
 pub use strategies::truncation_marker;
 pub use tokens::{
   Encoding, TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD,

@@ -1,0 +1,210 @@
+//! Conversations seen before. An agent calls the model again and again with the same history plus
+//! a new turn; a session keeps that history converted and measured, so the next call sends and
+//! counts only what is new. Bounded in sessions and in bytes of text held; least recently used
+//! sessions go first.
+
+use std::collections::HashMap;
+
+use crate::message::Message;
+use crate::options::TokenCountMethod;
+use crate::tokens::{Counter, Encoding, Measure};
+
+/// At most this many sessions are held (one per conversation in flight, typically).
+pub const MAX_SESSIONS: usize = 64;
+/// At most this many bytes of message text are held across sessions.
+pub const MAX_SESSION_BYTES: usize = 256 << 20;
+/// Bytes charged per message besides its text (the struct, ids, the measure).
+const MESSAGE_OVERHEAD_BYTES: usize = 160;
+
+/// One conversation: its messages and, for a prefix of them, their measures.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+  pub messages: Vec<Message>,
+  /// Measures of `messages[..measures.len()]`, taken with `measured_with`.
+  pub measures: Vec<Measure>,
+  measured_with: Option<(TokenCountMethod, Encoding)>,
+  /// Running sizes: `bytes[i]` is the footprint of `messages[..=i]`.
+  bytes: Vec<usize>,
+  used: u64,
+}
+
+impl Session {
+  fn footprint(&self) -> usize {
+    self.bytes.last().copied().unwrap_or(0)
+  }
+
+  fn truncate(&mut self, len: usize) {
+    self.messages.truncate(len);
+    self.measures.truncate(len);
+    self.bytes.truncate(len);
+  }
+
+  /// Appends messages (their measures are taken by the next [`measure`](Self::measure)).
+  pub fn extend(&mut self, tail: Vec<Message>) {
+    let mut total = self.footprint();
+    self.bytes.reserve(tail.len());
+    for m in &tail {
+      total += message_bytes(m);
+      self.bytes.push(total);
+    }
+    self.messages.extend(tail);
+  }
+
+  /// Measures the messages not measured yet; all of them when the method or encoding changed.
+  pub fn measure(&mut self, counter: &Counter<'_>) {
+    let with = (counter.method, counter.encoding);
+    if self.measured_with != Some(with) {
+      self.measures.clear();
+      self.measured_with = Some(with);
+    }
+    let done = self.measures.len();
+    if done < self.messages.len() {
+      let new = counter.measure(&self.messages[done..]);
+      self.measures.extend(new);
+    }
+  }
+}
+
+fn message_bytes(m: &Message) -> usize {
+  let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+  let calls: usize = m
+    .tool_calls
+    .iter()
+    .map(|c| c.id.len() + c.name.len() + text(&c.args) + 48)
+    .sum();
+  MESSAGE_OVERHEAD_BYTES
+    + text(&m.content)
+    + text(&m.other)
+    + text(&m.thinking)
+    + text(&m.name)
+    + text(&m.tool_call_id)
+    + calls
+}
+
+/// The sessions of one editor.
+#[derive(Debug)]
+pub(crate) struct SessionStore {
+  map: HashMap<u64, Session>,
+  bytes: usize,
+  tick: u64,
+  max_sessions: usize,
+  max_bytes: usize,
+}
+
+impl Default for SessionStore {
+  fn default() -> Self {
+    Self::with_bounds(MAX_SESSIONS, MAX_SESSION_BYTES)
+  }
+}
+
+impl SessionStore {
+  pub fn with_bounds(max_sessions: usize, max_bytes: usize) -> Self {
+    Self {
+      map: HashMap::new(),
+      bytes: 0,
+      tick: 0,
+      max_sessions,
+      max_bytes,
+    }
+  }
+
+  pub fn len(&self) -> usize {
+    self.map.len()
+  }
+
+  pub fn clear(&mut self) {
+    self.map.clear();
+    self.bytes = 0;
+  }
+
+  pub fn remove(&mut self, id: u64) -> Option<Session> {
+    let s = self.map.remove(&id)?;
+    self.bytes -= s.footprint();
+    Some(s)
+  }
+
+  /// Takes session `id` out, cut to its first `reuse` messages; `reuse == 0` starts afresh.
+  /// `None` when it is unknown or shorter than `reuse`.
+  pub fn take(&mut self, id: u64, reuse: usize) -> Option<Session> {
+    let stored = self.remove(id);
+    if reuse == 0 {
+      return Some(Session::default());
+    }
+    let mut s = stored?;
+    if s.messages.len() < reuse {
+      return None;
+    }
+    s.truncate(reuse);
+    Some(s)
+  }
+
+  /// Puts a session (back), evicting the least recently used ones beyond the bounds. A session
+  /// larger than the byte bound on its own is not kept.
+  pub fn put(&mut self, id: u64, mut session: Session) {
+    self.remove(id);
+    let size = session.footprint();
+    if size > self.max_bytes || self.max_sessions == 0 {
+      return;
+    }
+    while !self.map.is_empty()
+      && (self.map.len() >= self.max_sessions || self.bytes + size > self.max_bytes)
+    {
+      let oldest = self.map.iter().min_by_key(|(_, s)| s.used).map(|(k, _)| *k);
+      if let Some(k) = oldest {
+        self.remove(k);
+      }
+    }
+    self.tick += 1;
+    session.used = self.tick;
+    self.bytes += size;
+    self.map.insert(id, session);
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn session(n: usize, text: &str) -> Session {
+    let mut s = Session::default();
+    s.extend((0..n).map(|_| Message::user(text)).collect());
+    s
+  }
+
+  #[test]
+  fn take_needs_enough_messages() {
+    let mut store = SessionStore::default();
+    store.put(1, session(3, "hi"));
+    assert!(store.take(1, 4).is_none(), "shorter than reuse: a miss");
+    assert!(store.take(1, 1).is_none(), "the miss dropped it");
+    store.put(1, session(3, "hi"));
+    assert_eq!(store.take(1, 2).map(|s| s.messages.len()), Some(2));
+    assert!(store.take(7, 1).is_none(), "unknown id");
+    assert_eq!(store.take(7, 0).map(|s| s.messages.len()), Some(0));
+  }
+
+  #[test]
+  fn evicts_least_recently_used_by_count_and_bytes() {
+    let mut store = SessionStore::with_bounds(2, usize::MAX);
+    store.put(1, session(1, "a"));
+    store.put(2, session(1, "b"));
+    let s = store.take(1, 1).unwrap();
+    store.put(1, s); // 1 is now the most recent
+    store.put(3, session(1, "c"));
+    assert_eq!(store.len(), 2);
+    assert!(store.take(2, 1).is_none(), "2 was the least recently used");
+
+    let one = message_bytes(&Message::user("x".repeat(1000)));
+    let mut store = SessionStore::with_bounds(10, 2 * one + 10);
+    store.put(1, session(1, &"x".repeat(1000)));
+    store.put(2, session(1, &"x".repeat(1000)));
+    store.put(3, session(1, &"x".repeat(1000)));
+    assert_eq!(store.len(), 2, "the byte bound holds two");
+    assert!(store.bytes <= 2 * one + 10);
+    store.put(4, session(3, &"x".repeat(1000)));
+    assert!(
+      store.take(4, 1).is_none(),
+      "larger than the bound alone: not kept"
+    );
+  }
+}
