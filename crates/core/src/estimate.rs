@@ -370,7 +370,7 @@ fn wide_class(c: char) -> Wide {
 /// Counts a letter piece of `n` letters: pieces up to 13 letters into a length histogram (a store,
 /// not a branch per length), longer ones by letters.
 #[inline]
-fn piece(f: &mut Features, hist: &mut [u64; 14], n: usize) {
+fn piece(f: &mut Features, hist: &mut [u64; 16], n: usize) {
   if n < 14 {
     hist[n] += 1;
   } else {
@@ -379,7 +379,7 @@ fn piece(f: &mut Features, hist: &mut [u64; 14], n: usize) {
 }
 
 /// Moves the length histogram into the length buckets.
-fn fold_pieces(f: &mut Features, hist: &[u64; 14]) {
+fn fold_pieces(f: &mut Features, hist: &[u64; 16]) {
   f.w1 += hist[1];
   f.w2 += hist[2];
   f.w3 += hist[3];
@@ -393,7 +393,7 @@ fn fold_pieces(f: &mut Features, hist: &[u64; 14]) {
 }
 
 /// Splits an ASCII letter run into o200k's pieces: `[A-Z]*[a-z]+` or `[A-Z]+`.
-fn letter_pieces(f: &mut Features, hist: &mut [u64; 14], run: &[u8]) {
+fn letter_pieces(f: &mut Features, hist: &mut [u64; 16], run: &[u8]) {
   let mut i = 0;
   while i < run.len() {
     let start = i;
@@ -413,7 +413,7 @@ fn letter_pieces(f: &mut Features, hist: &mut [u64; 14], run: &[u8]) {
 }
 
 /// An ASCII run of letters and digits: a hex or base64-like blob, or words and digit groups.
-fn alnum_run(f: &mut Features, hist: &mut [u64; 14], run: &[u8]) {
+fn alnum_run(f: &mut Features, hist: &mut [u64; 16], run: &[u8]) {
   let digits = run.iter().filter(|b| b.is_ascii_digit()).count();
   let n = run.len();
   if digits > 0 && digits < n {
@@ -445,157 +445,444 @@ fn alnum_run(f: &mut Features, hist: &mut [u64; 14], run: &[u8]) {
 
 impl Features {
   /// Sorts `text` into runs and counts them, in one pass.
+  ///
+  /// Runs of ASCII text are counted 64 bytes at a time from bit masks of byte classes
+  /// ([`Masks`]); windows that start with non-ASCII text, or have no run boundary to stop at, go
+  /// through the byte-by-byte rules ([`scalar`]). Both count the same runs: `tools/estimator`'s
+  /// `check` compares them with the byte-by-byte rules alone on the whole corpus and on random
+  /// texts.
   #[must_use]
   pub fn of(text: &str) -> Self {
     let mut f = Self::default();
-    let mut hist = [0u64; 14];
+    let mut hist = [0u64; 16];
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = 0;
     while i < n {
-      let b = bytes[i];
-      if b >= 0x80 {
-        i = wide_run(&mut f, text, i);
-        continue;
-      }
-      match ASCII[b as usize] {
-        Ascii::Lower | Ascii::Upper | Ascii::Digit => {
-          // Words separated by single spaces are handled here without going back to the
-          // dispatch: prose is mostly that.
-          loop {
-            let start = i;
-            i = skip_lowercase(bytes, i);
-            let plain = i > start && (i == n || !bytes[i].is_ascii_alphanumeric());
-            if !plain {
-              i = skip_alnum(bytes, i);
-            }
-            if i < n && bytes[i] >= 0x80 && starts_letter_word(text, i) {
-              i = mixed_word(&mut f, text, start);
-              break;
-            } else if plain {
-              piece(&mut f, &mut hist, i - start);
-            } else {
-              alnum_run(&mut f, &mut hist, &bytes[start..i]);
-            }
-            // Common separators are handled without going back to the dispatch (the same rules
-            // as the branches below): a single space joins the next word; a single punctuation
-            // character before a letter joins it (`self.x`, `snake_case`); a single one before a
-            // space (`, ` and `. `) is a punctuation run.
-            if i + 2 >= n {
-              break;
-            }
-            let (c0, c1) = (bytes[i], bytes[i + 1]);
-            if c0 == b' ' && c1.is_ascii_alphanumeric() {
-              if c1.is_ascii_digit() {
-                f.lone_spaces += 1;
-              }
-              i += 1;
-            } else if ASCII[usize::from(c0 & 0x7f)] == Ascii::Punct && c0 < 0x80 {
-              if c1.is_ascii_alphabetic() {
-                if c0 == b'_' {
-                  f.underscore_prefix += 1;
-                } else {
-                  f.punct_prefix += 1;
-                }
-                i += 1;
-              } else if c1 == b' ' && bytes[i + 2].is_ascii_alphanumeric() {
-                f.punct_runs += 1;
-                f.punct_chars += 1;
-                if bytes[i + 2].is_ascii_digit() {
-                  f.lone_spaces += 1;
-                }
-                i += 2;
-              } else {
-                break;
-              }
-            } else {
-              break;
-            }
-          }
-        }
-        Ascii::Space if b == b' ' && i + 1 < n && bytes[i + 1].is_ascii_alphabetic() => {
-          // A single space joins the word after it.
-          i += 1;
-        }
-        Ascii::Space => {
-          let start = i;
-          while i < n && ASCII.get(bytes[i] as usize) == Some(&Ascii::Space) {
-            i += 1;
-          }
-          if i == n {
-            f.space_runs += 1;
-          } else if ASCII.get(bytes[i] as usize) == Some(&Ascii::Newline) {
-            // Trailing spaces go into the line-break token.
-          } else if i - start >= 2 {
-            f.space_runs += 1;
-          } else if bytes[i].is_ascii_digit() {
-            f.lone_spaces += 1;
-          }
-        }
-        Ascii::Newline => {
-          let mut breaks = 0u64;
-          let mut last = i;
-          let mut j = i;
-          loop {
-            j = skip_spaces(bytes, j);
-            let Some(&c) = bytes.get(j) else { break };
-            match ASCII[usize::from(c & 0x7f)] {
-              Ascii::Newline if c < 0x80 => {
-                // "\r\n" is one break.
-                if !(c == b'\n' && j > 0 && bytes[j - 1] == b'\r') {
-                  breaks += 1;
-                }
-                last = j;
-              }
-              Ascii::Space if c < 0x80 => {}
-              _ => break,
-            }
-            j += 1;
-          }
-          f.newline_runs += 1;
-          f.newline_extra += breaks.saturating_sub(2);
-          // Indentation after the last break is a space run of its own (the rules of the
-          // `Ascii::Space` branch, applied here directly).
-          let tail = j - last - 1;
-          if tail > 0 {
-            if j == n || tail >= 2 {
-              f.space_runs += 1;
-            } else if bytes[j].is_ascii_digit() {
-              f.lone_spaces += 1;
-            }
-          }
-          i = j;
-        }
-        Ascii::Punct => {
-          let start = i;
-          i = skip_punct(bytes, i);
-          let len = (i - start) as u64;
-          if len == 1 && i < n && starts_letter(text, i) {
-            if b == b'_' {
-              f.underscore_prefix += 1;
-            } else {
-              f.punct_prefix += 1;
-            }
-          } else if len >= 4 && bytes[start..i].iter().all(|&c| c == b) {
-            f.repeat_runs += 1;
-            f.repeat_chars += len;
-          } else {
-            f.punct_runs += 1;
-            f.punct_chars += len;
-            if i < n && ASCII.get(bytes[i] as usize) == Some(&Ascii::Newline) {
-              f.punct_newline += 1;
-            }
-          }
-        }
-        Ascii::Control => {
-          f.other_chars += 1;
-          f.other_bytes += 1;
-          i += 1;
+      if bytes[i] < 0x80 {
+        let m = Masks::new(bytes, i);
+        if let Some(len) = m.cut(n - i) {
+          m.count(&mut f, &mut hist, bytes, i, len, i + len == n);
+          i += len;
+          continue;
         }
       }
+      i = scalar(&mut f, &mut hist, text, i, i + 64);
     }
     fold_pieces(&mut f, &hist);
     f
+  }
+
+  /// [`Features::of`] by the byte-by-byte rules alone (for tests).
+  #[doc(hidden)]
+  #[must_use]
+  pub fn of_scalar(text: &str) -> Self {
+    let mut f = Self::default();
+    let mut hist = [0u64; 16];
+    scalar(&mut f, &mut hist, text, 0, text.len());
+    fold_pieces(&mut f, &hist);
+    f
+  }
+}
+
+/// Counts the runs of `text` that start before `until`, from `i` (the start of a run); returns
+/// where the last one ends.
+fn scalar(f: &mut Features, hist: &mut [u64; 16], text: &str, mut i: usize, until: usize) -> usize {
+  let bytes = text.as_bytes();
+  let n = bytes.len();
+  let until = until.min(n);
+  while i < until {
+    let b = bytes[i];
+    if b >= 0x80 {
+      i = wide_run(f, text, i);
+      continue;
+    }
+    match ASCII[b as usize] {
+      Ascii::Lower | Ascii::Upper | Ascii::Digit => {
+        // Words separated by single spaces are handled here without going back to the
+        // dispatch: prose is mostly that.
+        loop {
+          let start = i;
+          i = skip_lowercase(bytes, i + usize::from(bytes[i].is_ascii_uppercase()));
+          let plain = i > start && (i == n || !bytes[i].is_ascii_alphanumeric());
+          if !plain {
+            i = skip_alnum(bytes, i);
+          }
+          if i < n && bytes[i] >= 0x80 && starts_letter_word(text, i) {
+            i = mixed_word(f, text, start);
+            break;
+          } else if plain {
+            piece(f, hist, i - start);
+          } else {
+            alnum_run(f, hist, &bytes[start..i]);
+          }
+          // Common separators are handled without going back to the dispatch (the same rules
+          // as the branches below): a single space joins the next word; a single punctuation
+          // character before a letter joins it (`self.x`, `snake_case`); a single one before a
+          // space (`, ` and `. `) is a punctuation run.
+          if i + 2 >= n {
+            break;
+          }
+          let (c0, c1) = (bytes[i], bytes[i + 1]);
+          if c0 == b' ' && c1.is_ascii_alphanumeric() {
+            if c1.is_ascii_digit() {
+              f.lone_spaces += 1;
+            }
+            i += 1;
+          } else if ASCII[usize::from(c0 & 0x7f)] == Ascii::Punct && c0 < 0x80 {
+            if c1.is_ascii_alphabetic() {
+              if c0 == b'_' {
+                f.underscore_prefix += 1;
+              } else {
+                f.punct_prefix += 1;
+              }
+              i += 1;
+            } else if c1 == b' ' && bytes[i + 2].is_ascii_alphanumeric() {
+              f.punct_runs += 1;
+              f.punct_chars += 1;
+              if bytes[i + 2].is_ascii_digit() {
+                f.lone_spaces += 1;
+              }
+              i += 2;
+            } else {
+              break;
+            }
+          } else {
+            break;
+          }
+        }
+      }
+      Ascii::Space if b == b' ' && i + 1 < n && bytes[i + 1].is_ascii_alphabetic() => {
+        // A single space joins the word after it.
+        i += 1;
+      }
+      Ascii::Space => {
+        let start = i;
+        while i < n && ASCII.get(bytes[i] as usize) == Some(&Ascii::Space) {
+          i += 1;
+        }
+        if i == n {
+          f.space_runs += 1;
+        } else if ASCII.get(bytes[i] as usize) == Some(&Ascii::Newline) {
+          // Trailing spaces go into the line-break token.
+        } else if i - start >= 2 {
+          f.space_runs += 1;
+        } else if bytes[i].is_ascii_digit() {
+          f.lone_spaces += 1;
+        }
+      }
+      Ascii::Newline => {
+        let mut breaks = 0u64;
+        let mut last = i;
+        let mut j = i;
+        loop {
+          j = skip_spaces(bytes, j);
+          let Some(&c) = bytes.get(j) else { break };
+          match ASCII[usize::from(c & 0x7f)] {
+            Ascii::Newline if c < 0x80 => {
+              // "\r\n" is one break.
+              if !(c == b'\n' && j > 0 && bytes[j - 1] == b'\r') {
+                breaks += 1;
+              }
+              last = j;
+            }
+            Ascii::Space if c < 0x80 => {}
+            _ => break,
+          }
+          j += 1;
+        }
+        f.newline_runs += 1;
+        f.newline_extra += breaks.saturating_sub(2);
+        // Indentation after the last break is a space run of its own (the rules of the
+        // `Ascii::Space` branch, applied here directly).
+        let tail = j - last - 1;
+        if tail > 0 {
+          if j == n || tail >= 2 {
+            f.space_runs += 1;
+          } else if bytes[j].is_ascii_digit() {
+            f.lone_spaces += 1;
+          }
+        }
+        i = j;
+      }
+      Ascii::Punct => {
+        let start = i;
+        i = skip_punct(bytes, i);
+        let len = (i - start) as u64;
+        if len == 1 && i < n && starts_letter(text, i) {
+          if b == b'_' {
+            f.underscore_prefix += 1;
+          } else {
+            f.punct_prefix += 1;
+          }
+        } else if len >= 4 && bytes[start..i].iter().all(|&c| c == b) {
+          f.repeat_runs += 1;
+          f.repeat_chars += len;
+        } else {
+          f.punct_runs += 1;
+          f.punct_chars += len;
+          if i < n && ASCII.get(bytes[i] as usize) == Some(&Ascii::Newline) {
+            f.punct_newline += 1;
+          }
+        }
+      }
+      Ascii::Control => {
+        f.other_chars += 1;
+        f.other_bytes += 1;
+        i += 1;
+      }
+    }
+  }
+  i
+}
+
+/// Byte classes of 64 bytes of text from some offset, one bit per byte (bit `j` for byte `j`);
+/// bytes past the end of the text are in no class.
+struct Masks {
+  /// Non-ASCII bytes.
+  high: u64,
+  lower: u64,
+  upper: u64,
+  digit: u64,
+  /// `' '`.
+  space: u64,
+  /// `\t`, `\n`, `\v`, `\f`, `\r`.
+  ctl_space: u64,
+  /// `!` to `~` (letters and digits included).
+  printable: u64,
+  /// Bytes of the text.
+  valid: u64,
+}
+
+/// Gathers the high bit of each byte of `v` into the low byte.
+#[inline]
+const fn gather(v: u64) -> u64 {
+  ((v >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// The mask of the low `n` bits (`n < 64`).
+#[inline]
+const fn low_bits(n: u32) -> u64 {
+  (1u64 << n) - 1
+}
+
+impl Masks {
+  /// The classes of `bytes[i..i + 64]` (fewer at the end of the text).
+  #[inline]
+  fn new(bytes: &[u8], i: usize) -> Self {
+    let mut padded = [0u8; 64];
+    let (window, valid) = if let Some(w) = bytes.get(i..i + 64) {
+      (w, u64::MAX)
+    } else {
+      let rest = &bytes[i..];
+      padded[..rest.len()].copy_from_slice(rest);
+      #[allow(clippy::cast_possible_truncation)]
+      (&padded[..], low_bits(rest.len() as u32))
+    };
+    let mut m = Self {
+      high: 0,
+      lower: 0,
+      upper: 0,
+      digit: 0,
+      space: 0,
+      ctl_space: 0,
+      printable: 0,
+      valid,
+    };
+    for (k, chunk) in window.chunks_exact(8).enumerate() {
+      let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+      let at = 8 * k;
+      m.high |= gather(v & HIGH) << at;
+      m.lower |= gather(in_range(v, b'a', b'z')) << at;
+      m.upper |= gather(in_range(v, b'A', b'Z')) << at;
+      m.digit |= gather(in_range(v, b'0', b'9')) << at;
+      m.space |= gather(in_range(v, b' ', b' ')) << at;
+      m.ctl_space |= gather(in_range(v, b'\t', b'\r')) << at;
+      m.printable |= gather(in_range(v, b'!', b'~')) << at;
+    }
+    m
+  }
+
+  /// How many bytes from the window's start can be counted from the masks: up to the last run
+  /// boundary before the first non-ASCII byte, where the last run's end is known (its next byte is
+  /// in the window or the text ends there). `None` when there is no such boundary.
+  #[inline]
+  fn cut(&self, avail: usize) -> Option<usize> {
+    if self.high == 0 && avail < 64 {
+      return Some(avail);
+    }
+    let alnum = self.lower | self.upper | self.digit;
+    let white = self.space | self.ctl_space;
+    let punct = self.printable & !alnum;
+    let control = self.valid & !(self.printable | white | self.high);
+    let first_high = self.high.trailing_zeros();
+    // A run of letters/digits or of punctuation must end before an ASCII byte (a non-ASCII
+    // letter after it would join it); whitespace and control characters may end right before a
+    // non-ASCII byte. The last byte (bit 63) is never an end: its next byte is not in the window.
+    let word_ends = ((alnum & !(alnum >> 1)) | (punct & !(punct >> 1)))
+      & low_bits(first_high.saturating_sub(1).min(63));
+    let other_ends = ((white & !(white >> 1)) | control) & low_bits(first_high.min(63));
+    let ends = word_ends | other_ends;
+    if ends == 0 {
+      None
+    } else {
+      Some(64 - ends.leading_zeros() as usize)
+    }
+  }
+
+  /// Counts the runs in the first `len` bytes of the window at `bytes[i..]` (`len` from
+  /// [`Masks::cut`]; `at_end` when they end the text): the rules of [`scalar`], applied to all
+  /// runs at once.
+  #[allow(clippy::too_many_lines)]
+  fn count(
+    &self,
+    f: &mut Features,
+    hist: &mut [u64; 16],
+    bytes: &[u8],
+    i: usize,
+    len: usize,
+    at_end: bool,
+  ) {
+    #[allow(clippy::cast_possible_truncation)]
+    let span = low_bits(len as u32);
+    let pop = |m: u64| u64::from(m.count_ones());
+    // Line breaks among the whitespace control characters (few: looked at one by one).
+    let (mut lf, mut cr) = (0u64, 0u64);
+    let mut ctl = self.ctl_space & self.valid;
+    while ctl != 0 {
+      let p = ctl.trailing_zeros();
+      ctl &= ctl - 1;
+      match bytes[i + p as usize] {
+        b'\n' => lf |= 1 << p,
+        b'\r' => cr |= 1 << p,
+        _ => {}
+      }
+    }
+    let newline = lf | cr;
+    let letters = self.lower | self.upper;
+
+    // Letters and digits. Runs mixing both (hex, base64, `x86`, `utf8`) are counted one by one
+    // by `alnum_run`, and left out of the masks.
+    let (lower, upper, digit) = (self.lower & span, self.upper & span, self.digit & span);
+    let alnum = lower | upper | digit;
+    let mut mixed = ((lower | upper) & (digit << 1)) | (digit & ((lower | upper) << 1));
+    let mut done = 0u64;
+    if mixed != 0 {
+      let starts = alnum & !(alnum << 1);
+      while mixed != 0 {
+        let p = mixed.trailing_zeros();
+        let start = 63 - (starts & (u64::MAX >> (63 - p))).leading_zeros();
+        let end = p + (!(alnum >> p)).trailing_zeros();
+        alnum_run(f, hist, &bytes[i + start as usize..i + end as usize]);
+        let run = low_bits(end - start) << start;
+        done |= run;
+        mixed &= !run;
+      }
+    }
+    // Digit runs: a group at every third digit from the start of each run.
+    let digit = digit & !done;
+    let mut group = digit & !(digit << 1);
+    let fourth = digit & (digit << 1) & (digit << 2) & (digit << 3);
+    let mut groups = pop(group);
+    loop {
+      group = (group << 3) & fourth;
+      if group == 0 {
+        break;
+      }
+      groups += pop(group);
+    }
+    f.digit_groups += groups;
+    // Letter pieces: `[A-Z]*[a-z]*`, split where a lowercase letter meets a capital.
+    let (lower, upper) = (lower & !done, upper & !done);
+    let letter = lower | upper;
+    let mut starts = (letter & !(letter << 1)) | (upper & (lower << 1));
+    let ends = letter & (!(letter >> 1) | (lower & (upper >> 1)));
+    let (mut long, mut caps) = (0u64, 0u64);
+    while starts != 0 {
+      let p = starts.trailing_zeros();
+      starts &= starts - 1;
+      let n = (ends >> p).trailing_zeros() + 1;
+      hist[n.min(15) as usize] += 1;
+      long += if n >= 14 { u64::from(n) } else { 0 };
+      let all_caps = (lower >> p) & low_bits(n) == 0 && n >= 2;
+      caps += if all_caps { u64::from(n) } else { 0 };
+    }
+    f.long_letters += long;
+    f.caps_letters += caps;
+
+    // Punctuation runs. Runs of four or more are rare and counted one by one (repeats).
+    let mut punct = self.printable & !(self.lower | self.upper | self.digit) & span;
+    let mut fourth = punct & (punct << 1) & (punct << 2) & (punct << 3);
+    if fourth != 0 {
+      let starts = punct & !(punct << 1);
+      while fourth != 0 {
+        let p = fourth.trailing_zeros();
+        let start = 63 - (starts & (u64::MAX >> (63 - p))).leading_zeros();
+        let end = p + (!(punct >> p)).trailing_zeros();
+        let run = &bytes[i + start as usize..i + end as usize];
+        let n = u64::from(end - start);
+        if run.iter().all(|&c| c == run[0]) {
+          f.repeat_runs += 1;
+          f.repeat_chars += n;
+        } else {
+          f.punct_runs += 1;
+          f.punct_chars += n;
+          f.punct_newline += (newline >> end) & 1;
+        }
+        let mask = low_bits(end - start) << start;
+        punct &= !mask;
+        fourth &= !mask;
+      }
+    }
+    let starts = punct & !(punct << 1);
+    let ends = punct & !(punct >> 1);
+    // A single punctuation character before a letter joins it.
+    let mut prefix = starts & ends & (letters >> 1);
+    let prefixes = pop(prefix);
+    let mut underscores = 0;
+    while prefix != 0 {
+      let p = prefix.trailing_zeros();
+      prefix &= prefix - 1;
+      underscores += u64::from(bytes[i + p as usize] == b'_');
+    }
+    f.underscore_prefix += underscores;
+    f.punct_prefix += prefixes - underscores;
+    let prefix = starts & ends & (letters >> 1);
+    f.punct_runs += pop(starts & !prefix);
+    f.punct_chars += pop(punct) - prefixes;
+    f.punct_newline += pop(ends & !prefix & (newline >> 1));
+
+    // Control characters.
+    let control = self.valid & !(self.printable | self.space | self.ctl_space | self.high) & span;
+    f.other_chars += pop(control);
+    f.other_bytes += pop(control);
+
+    // Whitespace runs (spaces and tabs; line breaks).
+    let newline = newline & span;
+    let spaces = (self.space | (self.ctl_space & !newline)) & span;
+    let white = spaces | newline;
+    // Runs with a line break: all runs but those of spaces alone.
+    let space_starts = spaces & !(spaces << 1) & !(newline << 1);
+    let alone = ((spaces + space_starts) & !spaces & !newline).count_ones();
+    f.newline_runs += u64::from((white & !(white << 1)).count_ones() - alone);
+    // Breaks ("\r\n" is one) beyond the second of a run: each break whose previous break is in
+    // the same run is marked, then each whose previous one is marked.
+    let breaks = newline & !(lf & (cr << 1));
+    let gaps = white & !breaks;
+    let after = |from: u64| {
+      let start = (from << 1) & gaps;
+      (((gaps + start) & !gaps) | ((from << 1) & breaks)) & breaks
+    };
+    f.newline_extra += pop(after(after(breaks)));
+    // The spaces after a run's last break (or the whole run): a space run when 2 or more or when
+    // they end the text; one space before a digit is a lone space.
+    let tail_ends = spaces & !(spaces >> 1) & !(newline >> 1);
+    let single = tail_ends & !(spaces << 1);
+    f.space_runs += pop(tail_ends & (spaces << 1));
+    f.lone_spaces += pop(single & (self.digit >> 1));
+    if at_end {
+      f.space_runs += (single >> (len - 1)) & 1;
+    }
   }
 }
 
@@ -883,6 +1170,56 @@ mod tests {
           "{t:?} {i}"
         );
       }
+    }
+  }
+
+  #[test]
+  fn masks_count_like_the_byte_rules() {
+    // Texts long enough for several 64-byte windows, with every kind of run and boundary; the
+    // estimator tool's `check` covers the corpus and many more random texts.
+    const PIECES: &[&str] = &[
+      "a",
+      "Zz",
+      "word",
+      "Word",
+      "WORD",
+      "getHTTPResponse",
+      "7",
+      "123",
+      "2026",
+      "_",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\r\n",
+      "\n\n\n",
+      ".",
+      ", ",
+      "(",
+      "====",
+      "é",
+      "中文",
+      "の",
+      "привет",
+      "😀",
+      "\u{7f}",
+      "\u{1}",
+      "deadbeef",
+      "x86_64",
+      "ab12cd34ef56ab78cd90",
+      "supercalifragilistic",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: usize| {
+      state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+      (state >> 33) as usize % n
+    };
+    for _ in 0..3000 {
+      let text: String = (0..next(120)).map(|_| PIECES[next(PIECES.len())]).collect();
+      assert_eq!(Features::of(&text), Features::of_scalar(&text), "{text:?}");
     }
   }
 

@@ -306,6 +306,53 @@ fn check(corpus: &str, random: usize) {
   println!("{checked} texts: Features::of equals the reference");
 }
 
+/// Throughput of `Features::of` against the reference implementation, per class of the held-out
+/// split: interleaved rounds of thread CPU time in one process, median of the per-round ratios.
+fn speed(corpus: &str, rounds: usize) {
+  let records = load(corpus);
+  let mut classes: Vec<String> = Vec::new();
+  for r in &records {
+    if !classes.contains(&r.class) {
+      classes.push(r.class.clone());
+    }
+  }
+  let epoch = Instant::now();
+  for class in &classes {
+    let texts: Vec<&str> = records
+      .iter()
+      .filter(|r| &r.class == class && r.split == "held")
+      .map(|r| r.text.as_str())
+      .collect();
+    let mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
+    let (mut new, mut old, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let mut sink = 0u64;
+    for _ in 0..rounds {
+      let a = time_best(epoch, 20, || {
+        sink += texts.iter().map(|t| Features::of(t).w1).sum::<u64>();
+      });
+      let b = time_best(epoch, 20, || {
+        sink += texts
+          .iter()
+          .map(|t| reference::features_of(t).w1)
+          .sum::<u64>();
+      });
+      new.push(mb / a);
+      old.push(mb / b);
+      ratios.push(b / a);
+    }
+    let median = |v: &mut Vec<f64>| {
+      v.sort_by(f64::total_cmp);
+      v[v.len() / 2]
+    };
+    println!(
+      "{class}: new {:.0} MB/s, reference {:.0} MB/s, ratio {:.3} ({sink})",
+      median(&mut new),
+      median(&mut old),
+      median(&mut ratios)
+    );
+  }
+}
+
 /// Estimates one class of the held-out split repeatedly (for profiling).
 fn bench(corpus: &str, class: &str) {
   let records = load(corpus);
@@ -318,16 +365,30 @@ fn bench(corpus: &str, class: &str) {
   let epoch = Instant::now();
   let t0 = cpu_secs(epoch);
   let mut sum = 0;
-  for _ in 0..50 {
-    sum += texts
-      .iter()
-      .map(|t| estimate_tokens(t, Encoding::O200kBase))
-      .sum::<u64>();
+  // REPS: how many passes (50); REFERENCE: time the reference implementation instead (its
+  // feature counts, not an estimate, so the printed sum differs).
+  let reps: u32 = std::env::var("REPS")
+    .ok()
+    .and_then(|r| r.parse().ok())
+    .unwrap_or(50);
+  let reference = std::env::var_os("REFERENCE").is_some();
+  for _ in 0..reps {
+    sum += if reference {
+      texts
+        .iter()
+        .map(|t| reference::features_of(t).w1)
+        .sum::<u64>()
+    } else {
+      texts
+        .iter()
+        .map(|t| estimate_tokens(t, Encoding::O200kBase))
+        .sum::<u64>()
+    };
   }
   let secs = cpu_secs(epoch) - t0;
   println!(
     "{class}: {sum} tokens, {:.0} MB/s",
-    50.0 * bytes as f64 / 1e6 / secs
+    f64::from(reps) * bytes as f64 / 1e6 / secs
   );
 }
 
@@ -351,6 +412,10 @@ fn main() {
     Some("check") if args.len() >= 3 => check(
       &args[2],
       args.get(3).map_or(200_000, |n| n.parse().expect("count")),
+    ),
+    Some("speed") if args.len() >= 3 => speed(
+      &args[2],
+      args.get(3).map_or(7, |n| n.parse().expect("rounds")),
     ),
     Some("bench") if args.len() == 4 => bench(&args[2], &args[3]),
     Some("eval") if args.len() >= 3 => eval(&args[2], args.get(3).map_or("held", String::as_str)),
