@@ -781,34 +781,41 @@ impl Masks {
     }
     // Digit runs: a group at every third digit from the start of each run.
     let digit = digit & !done;
-    let mut group = digit & !(digit << 1);
-    let fourth = digit & (digit << 1) & (digit << 2) & (digit << 3);
-    let mut groups = pop(group);
-    loop {
-      group = (group << 3) & fourth;
-      if group == 0 {
-        break;
+    if digit != 0 {
+      let mut group = digit & !(digit << 1);
+      let fourth = digit & (digit << 1) & (digit << 2) & (digit << 3);
+      let mut groups = pop(group);
+      loop {
+        group = (group << 3) & fourth;
+        if group == 0 {
+          break;
+        }
+        groups += pop(group);
       }
-      groups += pop(group);
+      f.digit_groups += groups;
     }
-    f.digit_groups += groups;
     // Letter pieces: `[A-Z]*[a-z]*`, split where a lowercase letter meets a capital.
     let (lower, upper) = (lower & !done, upper & !done);
     let letter = lower | upper;
     let mut starts = (letter & !(letter << 1)) | (upper & (lower << 1));
     let ends = letter & (!(letter >> 1) | (lower & (upper >> 1)));
-    let (mut long, mut caps) = (0u64, 0u64);
+    let mut long = 0u64;
     while starts != 0 {
       let p = starts.trailing_zeros();
       starts &= starts - 1;
       let n = (ends >> p).trailing_zeros() + 1;
       hist[n.min(15) as usize] += 1;
       long += if n >= 14 { u64::from(n) } else { 0 };
-      let all_caps = (lower >> p) & low_bits(n) == 0 && n >= 2;
-      caps += if all_caps { u64::from(n) } else { 0 };
     }
     f.long_letters += long;
-    f.caps_letters += caps;
+    // All-capitals pieces of 2 or more: a piece's capitals come first, so those are the pieces
+    // ending in two capitals, and the piece is the run of capitals ending there.
+    let mut caps = ends & upper & (upper << 1);
+    while caps != 0 {
+      let e = caps.trailing_zeros();
+      caps &= caps - 1;
+      f.caps_letters += u64::from((!(upper << (63 - e))).leading_zeros());
+    }
 
     // Punctuation runs. Runs of four or more are rare and counted one by one (repeats).
     let mut punct = self.printable & !(self.lower | self.upper | self.digit) & span;
@@ -837,49 +844,63 @@ impl Masks {
     let starts = punct & !(punct << 1);
     let ends = punct & !(punct >> 1);
     // A single punctuation character before a letter joins it.
-    let mut prefix = starts & ends & (letters >> 1);
-    let prefixes = pop(prefix);
-    let mut underscores = 0;
-    while prefix != 0 {
-      let p = prefix.trailing_zeros();
-      prefix &= prefix - 1;
+    let prefix = starts & ends & (letters >> 1);
+    let (mut prefixes, mut underscores) = (0, 0);
+    let mut rest = prefix;
+    while rest != 0 {
+      let p = rest.trailing_zeros();
+      rest &= rest - 1;
+      prefixes += 1;
       underscores += u64::from(bytes[i + p as usize] == b'_');
     }
     f.underscore_prefix += underscores;
     f.punct_prefix += prefixes - underscores;
-    let prefix = starts & ends & (letters >> 1);
-    f.punct_runs += pop(starts & !prefix);
+    f.punct_runs += pop(starts) - prefixes;
     f.punct_chars += pop(punct) - prefixes;
-    f.punct_newline += pop(ends & !prefix & (newline >> 1));
+    let before_break = ends & !prefix & (newline >> 1);
+    if before_break != 0 {
+      f.punct_newline += pop(before_break);
+    }
 
     // Control characters.
     let control = self.valid & !(self.printable | self.space | self.ctl_space | self.high) & span;
-    f.other_chars += pop(control);
-    f.other_bytes += pop(control);
+    if control != 0 {
+      f.other_chars += pop(control);
+      f.other_bytes += pop(control);
+    }
 
     // Whitespace runs (spaces and tabs; line breaks).
     let newline = newline & span;
     let spaces = (self.space | (self.ctl_space & !newline)) & span;
     let white = spaces | newline;
-    // Runs with a line break: all runs but those of spaces alone.
-    let space_starts = spaces & !(spaces << 1) & !(newline << 1);
-    let alone = ((spaces + space_starts) & !spaces & !newline).count_ones();
-    f.newline_runs += u64::from((white & !(white << 1)).count_ones() - alone);
-    // Breaks ("\r\n" is one) beyond the second of a run: each break whose previous break is in
-    // the same run is marked, then each whose previous one is marked.
-    let breaks = newline & !(lf & (cr << 1));
-    let gaps = white & !breaks;
-    let after = |from: u64| {
-      let start = (from << 1) & gaps;
-      (((gaps + start) & !gaps) | ((from << 1) & breaks)) & breaks
-    };
-    f.newline_extra += pop(after(after(breaks)));
+    if newline != 0 {
+      // Breaks ("\r\n" is one) whose previous break is in the same run (only spaces and tabs, or
+      // the "\n" of "\r\n", between them); a run with breaks is counted at its first, and
+      // breaks beyond the second of a run are those whose previous break has one too.
+      let breaks = newline & !(lf & (cr << 1));
+      let gaps = white & !breaks;
+      let after = |from: u64| {
+        let start = (from << 1) & gaps;
+        (((gaps + start) & !gaps) | ((from << 1) & breaks)) & breaks
+      };
+      let second = after(breaks);
+      f.newline_runs += pop(breaks & !second);
+      if second != 0 {
+        f.newline_extra += pop(after(second));
+      }
+    }
     // The spaces after a run's last break (or the whole run): a space run when 2 or more or when
     // they end the text; one space before a digit is a lone space.
     let tail_ends = spaces & !(spaces >> 1) & !(newline >> 1);
     let single = tail_ends & !(spaces << 1);
-    f.space_runs += pop(tail_ends & (spaces << 1));
-    f.lone_spaces += pop(single & (self.digit >> 1));
+    let runs = tail_ends & (spaces << 1);
+    if runs != 0 {
+      f.space_runs += pop(runs);
+    }
+    let lone = single & (self.digit >> 1);
+    if lone != 0 {
+      f.lone_spaces += pop(lone);
+    }
     if at_end {
       f.space_runs += (single >> (len - 1)) & 1;
     }
