@@ -793,9 +793,14 @@ impl FastBpe {
   /// Token counts of many strings: on the calling thread when the batch is small, else across
   /// every core (strings are independent; each worker keeps its own piece cache).
   pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+    static THREADS: OnceLock<usize> = OnceLock::new();
     let total: usize = texts.iter().map(|t| t.len()).sum();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if total < PARALLEL_MIN_BYTES || threads < 2 || texts.len() < 2 {
+    let threads = if total < PARALLEL_MIN_BYTES || texts.len() < 2 {
+      1
+    } else {
+      *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
+    };
+    if threads < 2 {
       let mut cache = if total >= FRONT_MIN_BYTES {
         PieceCache::for_batch()
       } else {
