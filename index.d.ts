@@ -81,6 +81,16 @@ export declare class NativeContextEditor {
   get sessionCount(): number
 }
 
+/** The report of a `PackedPlan`, converted only when read. */
+export declare class PackedReport {
+  /**
+   * JSON text of the `EditReport` (once: the native copy is released).
+   *
+   * @throws {Error} with `code` `INTERNAL` when read twice.
+   */
+  json(): string
+}
+
 /**
  * Test hook: panics inside the same guard every entry point uses, to prove a panic becomes an
  * `Error` with `code` `INTERNAL` instead of aborting the process. Not part of the public API.
@@ -366,8 +376,11 @@ export interface PackedPlan {
   ops: Uint32Array
   /** JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`. */
   extra: string
-  /** JSON text of the `EditReport`. */
-  report: string
+  /**
+   * The report, kept native until read (it lists every cleared result: building its text on
+   * every model call would cost more than planning).
+   */
+  report: PackedReport
 }
 
 /** One operation of a plan, addressed by input index. */

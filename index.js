@@ -773,8 +773,9 @@ if (
   }
 }
 
-const { NativeContextEditor, __panicForTests, __referenceCountTokens } = nativeBinding
+const { NativeContextEditor, PackedReport, __panicForTests, __referenceCountTokens } = nativeBinding
 export { NativeContextEditor }
+export { PackedReport }
 export { __panicForTests }
 export { __referenceCountTokens }
 export const __napiBindingTarget = __napiLoadedBindingTarget

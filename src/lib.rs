@@ -290,7 +290,7 @@ fn plan_session_impl(
 
 /// A plan in a form that is cheap to cross the boundary: the operations as numbers, the rest as
 /// JSON text (the report is parsed only if it is read).
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct PackedPlan {
   /// Four numbers per operation, `[kind, index, a, b]`: kind 0 `remove`, 1 `clear_tool_result`
   /// (`a`, `b`: its placeholder and strategy in `extra.strings`), 2 `remove_thinking`,
@@ -298,15 +298,40 @@ pub struct PackedPlan {
   pub ops: Uint32Array,
   /// JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`.
   pub extra: String,
-  /// JSON text of the `EditReport`.
-  pub report: String,
+  /// The report, kept native until read (it lists every cleared result: building its text on
+  /// every model call would cost more than planning).
+  pub report: PackedReport,
+}
+
+/// The report of a `PackedPlan`, converted only when read.
+#[napi]
+pub struct PackedReport {
+  report: Option<core::Report>,
+}
+
+#[napi]
+impl PackedReport {
+  /// JSON text of the `EditReport` (once: the native copy is released).
+  ///
+  /// @throws {Error} with `code` `INTERNAL` when read twice.
+  #[napi]
+  pub fn json(&mut self, env: Env) -> Result<String> {
+    guarded(|| {
+      let report = self
+        .report
+        .take()
+        .ok_or_else(|| core::Error::internal("the report was already read"))?;
+      to_json("report", &wire::EditReport::from(report))
+    })
+    .map_err(|e| to_js_error(&env, &e))
+  }
 }
 
 /// `PackedPlan` before it becomes JavaScript values (built off the event loop when async).
 pub struct Packed {
   ops: Vec<u32>,
   extra: String,
-  report: String,
+  report: core::Report,
 }
 
 impl From<Packed> for PackedPlan {
@@ -314,7 +339,9 @@ impl From<Packed> for PackedPlan {
     Self {
       ops: Uint32Array::new(p.ops),
       extra: p.extra,
-      report: p.report,
+      report: PackedReport {
+        report: Some(p.report),
+      },
     }
   }
 }
@@ -369,7 +396,7 @@ fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
   Ok(Packed {
     ops: words,
     extra: to_json("plan", &extra)?,
-    report: to_json("report", &wire::EditReport::from(plan.report))?,
+    report: plan.report,
   })
 }
 

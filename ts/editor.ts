@@ -11,6 +11,8 @@ import type {
 import {
   type AnyMessage,
   applyPlan,
+  applyPlanInPieces,
+  type ApplyOptions,
   type ClearedMemo,
   countCacheBreakpoints,
   fingerprint,
@@ -329,11 +331,18 @@ export class ContextEditor {
     return { memo: this.#cleared, memoBelow: unchangedBelow }
   }
 
-  /** `edit` with the counting and planning on the libuv thread pool; `context.summarize` may be async. */
+  /**
+   * `edit` with the counting and planning on the libuv thread pool; `context.summarize` may be
+   * async. A long history crosses the boundary and is applied in pieces, yielding to the event
+   * loop in between (the array is snapshotted first, so later changes to it do not matter).
+   */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
-    const { plan, unchangedBelow } = await this.#planAsync(messages, context)
+    const snapshot = Array.isArray(messages) ? messages.slice() : messages
+    const { plan, unchangedBelow } = await this.#planAsync(snapshot, context)
     const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
-    return finish(this, messages, plan, context, summary, this.#applyOptions(unchangedBelow))
+    const options = { summary, ...this.#applyOptions(unchangedBelow) }
+    if (snapshot.length <= APPLY_PIECE || plan.summary) return finish(this, snapshot, plan, context, summary, options)
+    return result(await applyPlanInPieces(snapshot, plan, options, APPLY_PIECE, yieldToEventLoop), plan)
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -396,6 +405,8 @@ interface Planned {
 const MAX_CONVERSATIONS_PER_HEAD = 8
 /** Messages sent per piece when a long history goes over asynchronously. */
 const PIECE_MESSAGES = 400
+/** Messages a plan is applied to at once by `editAsync` before yielding. */
+const APPLY_PIECE = 2000
 let useClock = 0
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
@@ -423,21 +434,17 @@ function unpack(packed: PackedPlan): EditPlan {
   }
   const plan = { ops } as EditPlan
   if (extra.summary) plan.summary = extra.summary
-  let text: string | undefined = packed.report
+  const handle = packed.report
   let report: EditReport | undefined
   Object.defineProperty(plan, 'report', {
     enumerable: true,
     configurable: true,
     get(): EditReport {
-      if (report === undefined) {
-        report = JSON.parse(text!) as EditReport
-        text = undefined
-      }
+      report ??= JSON.parse(handle.json()) as EditReport
       return report
     },
     set(value: EditReport) {
       report = value
-      text = undefined
     },
   })
   return plan
@@ -458,11 +465,11 @@ function finish<T extends AnyMessage>(
   plan: EditPlan,
   context: EditContext | null | undefined,
   summary: string | undefined,
-  apply: { memo: ClearedMemo; memoBelow: number },
+  apply: ApplyOptions,
 ): EditResult<T> {
-  const report = plan.report
-  const out = applyPlan(messages, plan, { summary, ...apply })
+  const out = applyPlan(messages, plan, { ...apply, summary })
   if (plan.summary) {
+    const report = plan.report
     if (summary === undefined) {
       report.warnings.push({
         code: 'summary_skipped',
@@ -473,7 +480,20 @@ function finish<T extends AnyMessage>(
     report.tokensAfter = editor.countTokens(out, context).total
     report.messagesAfter = out.length
   }
-  return { messages: out, report }
+  return result(out, plan)
+}
+
+/** The result of an edit; its report is read from the plan (and parsed) only when used. */
+function result<T>(messages: T[], plan: EditPlan): EditResult<T> {
+  return {
+    messages,
+    get report(): EditReport {
+      return plan.report
+    },
+    set report(value: EditReport) {
+      plan.report = value
+    },
+  }
 }
 
 function contextError(field: string, what: string): ContextEditorError {

@@ -409,12 +409,16 @@ export function fingerprint(m: unknown): unknown[] | undefined {
   return out
 }
 
+/** Reused by `unchanged`, so checking a long history allocates nothing. */
+const scratch: unknown[] = []
+
 /** Whether `m` still has the fingerprint `fp` taken earlier. */
 export function unchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
-  if (fp === undefined) return false
-  const now = fingerprint(m)
-  if (now === undefined || now.length !== fp.length) return false
-  for (let k = 0; k < fp.length; k++) if (now[k] !== fp[k]) return false
+  if (fp === undefined || !isObject(m) || Array.isArray(m)) return false
+  scratch.length = 0
+  pushFingerprint(m, scratch)
+  if (scratch.length !== fp.length) return false
+  for (let k = 0; k < fp.length; k++) if (scratch[k] !== fp[k]) return false
   return true
 }
 
@@ -695,9 +699,40 @@ export function applyPlan<T extends AnyMessage>(
   plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
   options: ApplyOptions = {},
 ): T[] {
+  if (plan.ops.length === 0) return messages.slice()
+  const step = applier(messages, plan, options)
+  step(messages.length)
+  return step.out
+}
+
+/**
+ * `applyPlan` in pieces of `piece` messages, calling `pause` (e.g. a yield to the event loop)
+ * between them, for histories long enough that applying a plan at once would stall a server.
+ */
+export async function applyPlanInPieces<T extends AnyMessage>(
+  messages: readonly T[],
+  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
+  options: ApplyOptions,
+  piece: number,
+  pause: () => Promise<void>,
+): Promise<T[]> {
+  if (plan.ops.length === 0) return messages.slice()
+  const step = applier(messages, plan, options)
+  for (let end = piece; ; end += piece) {
+    step(Math.min(end, messages.length))
+    if (end >= messages.length) return step.out
+    await pause()
+  }
+}
+
+/** A stateful application of `plan`: each call applies the messages up to `end`. */
+function applier<T extends AnyMessage>(
+  messages: readonly T[],
+  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
+  options: ApplyOptions,
+): ((end: number) => void) & { out: T[] } {
   const request = plan.summary ?? undefined
   const summarize = request !== undefined && options.summary !== undefined
-  if (plan.ops.length === 0) return messages.slice()
   const kept = new Set(request && !summarize ? request.replaced : [])
   const byIndex = new Map<number, PlanOp[]>()
   for (const op of plan.ops) {
@@ -708,41 +743,44 @@ export function applyPlan<T extends AnyMessage>(
   }
   const { memo, memoBelow = 0 } = options
   const out: T[] = []
-  for (let i = 0; i < messages.length; i++) {
-    if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
-    const ops = byIndex.get(i)
-    if (!ops) {
-      out.push(messages[i])
-      continue
-    }
-    let m: AnyMessage = messages[i]
-    if (memo !== undefined && ops.length === 1 && ops[0].type === 'clear_tool_result') {
-      const op = ops[0]
-      const placeholder = op.placeholder ?? '[cleared]'
-      const strategy = op.strategy ?? 'clear_tool_uses'
-      const hit = i < memoBelow ? memo.get(m) : undefined
-      if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy) {
-        out.push(hit.copy as T)
+  let i = 0
+  const step = (end: number): void => {
+    for (; i < end; i++) {
+      if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
+      const ops = byIndex.get(i)
+      if (!ops) {
+        out.push(messages[i])
         continue
       }
-      const copy = clearedResult(m, op, i)
-      memo.set(m, { placeholder, strategy, copy })
-      out.push(copy as T)
-      continue
+      let m: AnyMessage = messages[i]
+      if (memo !== undefined && ops.length === 1 && ops[0].type === 'clear_tool_result') {
+        const op = ops[0]
+        const placeholder = op.placeholder ?? '[cleared]'
+        const strategy = op.strategy ?? 'clear_tool_uses'
+        const hit = i < memoBelow ? memo.get(m) : undefined
+        if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy) {
+          out.push(hit.copy as T)
+          continue
+        }
+        const copy = clearedResult(m, op, i)
+        memo.set(m, { placeholder, strategy, copy })
+        out.push(copy as T)
+        continue
+      }
+      let removed = false
+      for (const op of ops) {
+        if (op.type === 'remove') removed = true
+        else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
+        else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i)
+        else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
+        else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
+        else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i)
+        else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i)
+      }
+      if (!removed) out.push(m as T)
     }
-    let removed = false
-    for (const op of ops) {
-      if (op.type === 'remove') removed = true
-      else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
-      else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i)
-      else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
-      else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
-      else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i)
-      else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i)
-    }
-    if (!removed) out.push(m as T)
   }
-  return out
+  return Object.assign(step, { out })
 }
 
 /** Text of a system prompt given as a string, a LangChain `SystemMessage` or an OpenAI message. */

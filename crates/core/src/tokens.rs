@@ -224,6 +224,33 @@ impl TokenCache {
   }
 }
 
+/// Strings up to this size (names, placeholders, markers) are counted through a per-thread memo:
+/// every call measures them again for each message that carries them.
+const SHORT_BYTES: usize = 48;
+/// Entries per thread before the memo starts afresh.
+const SHORT_MEMO_ENTRIES: usize = 4096;
+
+thread_local! {
+  static SHORT_COUNTS: std::cell::RefCell<rustc_hash::FxHashMap<Encoding, rustc_hash::FxHashMap<Box<str>, u64>>> =
+    std::cell::RefCell::default();
+}
+
+fn count_short(encoding: Encoding, text: &str) -> u64 {
+  SHORT_COUNTS.with(|memo| {
+    let mut memo = memo.borrow_mut();
+    let memo = memo.entry(encoding).or_default();
+    if let Some(n) = memo.get(text) {
+      return *n;
+    }
+    let n = encoding.count(text);
+    if memo.len() >= SHORT_MEMO_ENTRIES {
+      memo.clear();
+    }
+    memo.insert(Box::from(text), n);
+    n
+  })
+}
+
 /// Counts tokens for one call: a method, an encoding, and optionally the editor's cache.
 pub(crate) struct Counter<'a> {
   pub method: TokenCountMethod,
@@ -236,6 +263,9 @@ impl Counter<'_> {
   fn count(&self, text: &str) -> u64 {
     match self.method {
       TokenCountMethod::Estimate => estimate_tokens(text, self.encoding),
+      TokenCountMethod::Approx | TokenCountMethod::Model if text.len() <= SHORT_BYTES => {
+        count_short(self.encoding, text)
+      }
       TokenCountMethod::Approx | TokenCountMethod::Model => self.encoding.count(text),
     }
   }
