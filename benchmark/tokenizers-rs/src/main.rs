@@ -16,6 +16,19 @@ fn main() {
     let t0 = Instant::now();
     let tk = tiktoken_rs::o200k_base_singleton();
     let tk_init = t0.elapsed().as_secs_f64() * 1e3;
+    if std::env::var_os("INIT_SPLIT").is_some() {
+        let t0 = Instant::now();
+        let mut n = 0usize;
+        for r in 0..204_000u32 {
+            if let Ok(b) = tk.decode_bytes(&[r]) {
+                n += b.len();
+            }
+        }
+        println!("decode_bytes over every rank: {:.0} ms ({n} bytes)", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    let t0 = Instant::now();
+    let _ = context_editor_core::pieces("o200k_base", "warm up").count();
+    let classes_init = t0.elapsed().as_secs_f64() * 1e3;
     let t0 = Instant::now();
     let _ = Encoding::O200kBase.count("warm up");
     let ours_init = t0.elapsed().as_secs_f64() * 1e3;
@@ -27,7 +40,7 @@ fn main() {
     let _ = Encoding::Cl100kBase.count("warm up");
     let cl_init = t0.elapsed().as_secs_f64() * 1e3;
     println!(
-        "first use: tiktoken-rs o200k singleton {tk_init:.0} ms; ours on top of it {ours_init:.0} ms; bpe-openai o200k {bpe_init:.0} ms; ours cl100k (incl. its tiktoken-rs singleton) {cl_init:.0} ms"
+        "first use: tiktoken-rs o200k singleton {tk_init:.0} ms; ours on top of it: character classes {classes_init:.0} ms, rank table {ours_init:.0} ms; bpe-openai o200k {bpe_init:.0} ms; ours cl100k (incl. its tiktoken-rs singleton) {cl_init:.0} ms"
     );
 
     let run = |name: &str, f: &dyn Fn() -> Vec<usize>| -> Vec<usize> {

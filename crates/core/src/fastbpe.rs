@@ -317,6 +317,9 @@ fn digits(t: &Text<'_>, mut i: usize) -> usize {
 /// Every character is matched by some alternative, so pieces tile the text; the first alternative
 /// that matches at `s` wins, each tried first with its optional prefix character, then without.
 fn o200k_end(t: &Text<'_>, s: usize) -> usize {
+  if let Some(e) = ascii_word(t, s) {
+    return e;
+  }
   let Some(c0) = t.at(s) else { return s };
   let with_prefix = is_word_prefix(c0);
   // Alternative 1 (with, then without the prefix), then alternative 2.
@@ -371,6 +374,34 @@ fn o200k_end(t: &Text<'_>, s: usize) -> usize {
   }
   // `\s+`
   w.max(s + c0.len)
+}
+
+/// The common case of alternative 1 in plain ASCII: an optional prefix byte (ASCII, not a letter,
+/// digit, \r or \n), uppercase letters, then at least one lowercase letter, ending at an ASCII byte
+/// that is not a lowercase letter. Then the general rules give the same piece (ASCII uppercase
+/// letters are `Lu`, lowercase ones `Ll`, so no backtracking is possible). `None` hands every
+/// other case (non-ASCII nearby, no lowercase letter) to the general code.
+#[inline(always)]
+fn ascii_word(t: &Text<'_>, s: usize) -> Option<usize> {
+  let b = t.b;
+  let b0 = *b.get(s)?;
+  let mut i = s;
+  if b0 < 0x80 && ASCII[b0 as usize] & (LETTER | NUMBER) == 0 && b0 != b'\r' && b0 != b'\n' {
+    i += 1;
+  }
+  while i < b.len() && b[i].is_ascii_uppercase() {
+    i += 1;
+  }
+  if i >= b.len() || !b[i].is_ascii_lowercase() {
+    return None;
+  }
+  while i < b.len() && b[i].is_ascii_lowercase() {
+    i += 1;
+  }
+  if i < b.len() && b[i] >= 0x80 {
+    return None;
+  }
+  Some(contraction(t, i))
 }
 
 /// One piece of `cl100k_base` (tiktoken-rs 0.12's pattern):
