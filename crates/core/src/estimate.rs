@@ -459,7 +459,8 @@ impl Features {
     let n = bytes.len();
     let mut i = 0;
     while i < n {
-      if bytes[i] < 0x80 {
+      // Windows of mostly non-ASCII text (CJK prose) are not worth the masks.
+      if ascii_prefix(bytes, i) >= 32.min(n - i) {
         let m = Masks::new(bytes, i);
         if let Some(len) = m.cut(n - i) {
           m.count(&mut f, &mut hist, bytes, i, len, i + len == n);
@@ -652,6 +653,26 @@ struct Masks {
   printable: u64,
   /// Bytes of the text.
   valid: u64,
+}
+
+/// How many of the (up to 64) bytes from `i` are ASCII before the first non-ASCII byte.
+#[inline]
+fn ascii_prefix(bytes: &[u8], i: usize) -> usize {
+  let mut k = i;
+  while let Some(chunk) = bytes.get(k..k + 8) {
+    let high = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) & HIGH;
+    if high != 0 {
+      return k - i + high.trailing_zeros() as usize / 8;
+    }
+    k += 8;
+    if k - i >= 64 {
+      return 64;
+    }
+  }
+  while k < bytes.len() && bytes[k] < 0x80 && k - i < 64 {
+    k += 1;
+  }
+  k - i
 }
 
 /// Gathers the high bit of each byte of `v` into the low byte.
@@ -1018,7 +1039,7 @@ fn starts_letter(text: &str, i: usize) -> bool {
 
 /// Whether a non-CJK letter word (accented Latin or another alphabet) starts at `i`.
 fn starts_letter_word(text: &str, i: usize) -> bool {
-  matches!(wide_class(char_at(text, i)), Wide::LatinExt | Wide::Script)
+  matches!(wide_at(text, i).0, Wide::LatinExt | Wide::Script)
 }
 
 /// A word mixing ASCII letters/digits with accented Latin or other-script letters, from `start`.
@@ -1055,33 +1076,88 @@ fn mixed_word(f: &mut Features, text: &str, start: usize) -> usize {
   end
 }
 
+/// Classes of the 64-code-point blocks of U+0000–U+FFFF whose characters all fall in one of
+/// [`wide_class`]'s CJK ranges (`0`: look at the character).
+const CJK_BLOCKS: [u8; 1024] = {
+  const fn within(lo: u32, hi: u32, from: u32, to: u32) -> bool {
+    lo >= from && hi <= to
+  }
+  let mut t = [0u8; 1024];
+  let mut k = 0;
+  while k < 1024 {
+    #[allow(clippy::cast_possible_truncation)]
+    let lo = (k as u32) * 64;
+    let hi = lo + 63;
+    t[k] = if within(lo, hi, 0x4E00, 0x9FFF)
+      || within(lo, hi, 0x3400, 0x4DBF)
+      || within(lo, hi, 0xF900, 0xFAFF)
+    {
+      1
+    } else if within(lo, hi, 0x3040, 0x309F) {
+      2
+    } else if within(lo, hi, 0x30A0, 0x30FF) {
+      3
+    } else if within(lo, hi, 0xAC00, 0xD7AF) {
+      4
+    } else if within(lo, hi, 0xFF00, 0xFF65) {
+      5
+    } else {
+      0
+    };
+    k += 1;
+  }
+  t
+};
+
+/// The class and UTF-8 length of the (non-ASCII) character at `i`: three-byte characters (all of
+/// CJK) are decoded here and most classified by their block; others go through [`wide_class`].
+#[inline]
+fn wide_at(text: &str, i: usize) -> (Wide, usize) {
+  let b = text.as_bytes();
+  let b0 = b[i];
+  if b0 & 0xF0 == 0xE0 && i + 2 < b.len() {
+    let cp =
+      (u32::from(b0 & 0x0F) << 12) | (u32::from(b[i + 1] & 0x3F) << 6) | u32::from(b[i + 2] & 0x3F);
+    let class = match CJK_BLOCKS[(cp >> 6) as usize] {
+      1 => Wide::Han,
+      2 => Wide::Hiragana,
+      3 => Wide::Katakana,
+      4 => Wide::Hangul,
+      5 => Wide::CjkPunct,
+      _ => wide_class(char::from_u32(cp).unwrap_or('\0')),
+    };
+    (class, 3)
+  } else {
+    let c = char_at(text, i);
+    (wide_class(c), c.len_utf8())
+  }
+}
+
 /// A run starting with a non-ASCII character at `i`; returns where it ends.
 fn wide_run(f: &mut Features, text: &str, i: usize) -> usize {
-  let c = char_at(text, i);
-  match wide_class(c) {
+  let (class, len) = wide_at(text, i);
+  match class {
     Wide::Han | Wide::Hiragana | Wide::Katakana => {
-      let (mut han, mut kana) = (0u64, false);
+      let bytes = text.as_bytes();
+      let (mut han, mut hiragana, mut katakana) = (0u64, 0u64, 0u64);
       let mut end = i;
-      for c in text[i..].chars() {
-        match wide_class(c) {
+      while end < bytes.len() && bytes[end] >= 0x80 {
+        let (class, len) = wide_at(text, end);
+        match class {
           Wide::Han => han += 1,
-          Wide::Hiragana => {
-            f.hiragana += 1;
-            kana = true;
-          }
-          Wide::Katakana => {
-            f.katakana += 1;
-            kana = true;
-          }
+          Wide::Hiragana => hiragana += 1,
+          Wide::Katakana => katakana += 1,
           _ => break,
         }
-        end += c.len_utf8();
+        end += len;
       }
+      f.hiragana += hiragana;
+      f.katakana += katakana;
       f.cjk_runs += 1;
-      if i > 0 && text.as_bytes()[i - 1] == b' ' {
+      if i > 0 && bytes[i - 1] == b' ' {
         f.cjk_after_space += 1;
       }
-      if kana {
+      if hiragana + katakana > 0 {
         f.han_ja += han;
       } else {
         f.han_zh += han;
@@ -1090,17 +1166,17 @@ fn wide_run(f: &mut Features, text: &str, i: usize) -> usize {
     }
     Wide::Hangul => {
       f.hangul += 1;
-      i + c.len_utf8()
+      i + len
     }
     Wide::CjkPunct => {
       f.cjk_punct += 1;
-      i + c.len_utf8()
+      i + len
     }
     Wide::LatinExt | Wide::Script => mixed_word(f, text, i),
     Wide::Other => {
       f.other_chars += 1;
-      f.other_bytes += c.len_utf8() as u64;
-      i + c.len_utf8()
+      f.other_bytes += len as u64;
+      i + len
     }
   }
 }
