@@ -1076,18 +1076,18 @@ fn mixed_word(f: &mut Features, text: &str, start: usize) -> usize {
   end
 }
 
-/// Classes of the 64-code-point blocks of U+0000–U+FFFF whose characters all fall in one of
-/// [`wide_class`]'s CJK ranges (`0`: look at the character).
-const CJK_BLOCKS: [u8; 1024] = {
+/// Classes of the 16-code-point blocks of U+0000–U+FFFF whose characters all fall in one of
+/// [`wide_class`]'s CJK ranges (`0`: look at the character; `6`: CJK punctuation but `々`).
+const CJK_BLOCKS: [u8; 4096] = {
   const fn within(lo: u32, hi: u32, from: u32, to: u32) -> bool {
     lo >= from && hi <= to
   }
-  let mut t = [0u8; 1024];
+  let mut t = [0u8; 4096];
   let mut k = 0;
-  while k < 1024 {
+  while k < 4096 {
     #[allow(clippy::cast_possible_truncation)]
-    let lo = (k as u32) * 64;
-    let hi = lo + 63;
+    let lo = (k as u32) * 16;
+    let hi = lo + 15;
     t[k] = if within(lo, hi, 0x4E00, 0x9FFF)
       || within(lo, hi, 0x3400, 0x4DBF)
       || within(lo, hi, 0xF900, 0xFAFF)
@@ -1095,11 +1095,21 @@ const CJK_BLOCKS: [u8; 1024] = {
       1
     } else if within(lo, hi, 0x3040, 0x309F) {
       2
-    } else if within(lo, hi, 0x30A0, 0x30FF) {
+    } else if within(lo, hi, 0x30A0, 0x30FF)
+      || within(lo, hi, 0x31F0, 0x31FF)
+      || within(lo, hi, 0xFF66, 0xFF9F)
+    {
       3
-    } else if within(lo, hi, 0xAC00, 0xD7AF) {
+    } else if within(lo, hi, 0xAC00, 0xD7AF)
+      || within(lo, hi, 0x1100, 0x11FF)
+      || within(lo, hi, 0x3130, 0x318F)
+    {
       4
-    } else if within(lo, hi, 0xFF00, 0xFF65) {
+    } else if within(lo, hi, 0xFF00, 0xFF65) || within(lo, hi, 0xFE30, 0xFE4F) {
+      5
+    } else if lo == 0x3000 {
+      6
+    } else if within(lo, hi, 0x3010, 0x303F) {
       5
     } else {
       0
@@ -1118,12 +1128,14 @@ fn wide_at(text: &str, i: usize) -> (Wide, usize) {
   if b0 & 0xF0 == 0xE0 && i + 2 < b.len() {
     let cp =
       (u32::from(b0 & 0x0F) << 12) | (u32::from(b[i + 1] & 0x3F) << 6) | u32::from(b[i + 2] & 0x3F);
-    let class = match CJK_BLOCKS[(cp >> 6) as usize] {
+    let class = match CJK_BLOCKS[(cp >> 4) as usize] {
       1 => Wide::Han,
       2 => Wide::Hiragana,
       3 => Wide::Katakana,
       4 => Wide::Hangul,
       5 => Wide::CjkPunct,
+      6 if cp == 0x3005 => Wide::Han,
+      6 => Wide::CjkPunct,
       _ => wide_class(char::from_u32(cp).unwrap_or('\0')),
     };
     (class, 3)
@@ -1142,6 +1154,22 @@ fn wide_run(f: &mut Features, text: &str, i: usize) -> usize {
       let (mut han, mut hiragana, mut katakana) = (0u64, 0u64, 0u64);
       let mut end = i;
       while end < bytes.len() && bytes[end] >= 0x80 {
+        // Three-byte characters of the pure Han and kana blocks are counted without a branch
+        // per class; anything else goes through `wide_at`.
+        if let Some(&[b0, b1, b2]) = bytes.get(end..end + 3) {
+          if b0 & 0xF0 == 0xE0 {
+            let cp =
+              (u32::from(b0 & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
+            let block = CJK_BLOCKS[(cp >> 4) as usize];
+            if (1..=3).contains(&block) {
+              han += u64::from(block == 1);
+              hiragana += u64::from(block == 2);
+              katakana += u64::from(block == 3);
+              end += 3;
+              continue;
+            }
+          }
+        }
         let (class, len) = wide_at(text, end);
         match class {
           Wide::Han => han += 1,
