@@ -273,6 +273,11 @@ export class ContextEditor {
   async #planAsync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Promise<Planned> {
     const ctx = this.#context(messages, context)
     const pick = this.#conversation(messages, context)
+    // A next call on a history of moderate size costs less on this thread than the round trip
+    // through the thread pool: run it here.
+    if (pick !== undefined && pick.reuse > 0 && messages.length - pick.reuse <= INLINE_TAIL && messages.length <= INLINE_HISTORY) {
+      return this.#planSession(messages, ctx, pick)
+    }
     if (pick !== undefined) return this.#planSessionAsync(messages, ctx, pick)
     const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
     try {
@@ -405,6 +410,13 @@ interface Planned {
 const MAX_CONVERSATIONS_PER_HEAD = 8
 /** Messages sent per piece when a long history goes over asynchronously. */
 const PIECE_MESSAGES = 400
+/**
+ * `planAsync` plans a next call on the calling thread when at most `INLINE_TAIL` messages are new
+ * and the history holds at most `INLINE_HISTORY` (about a millisecond of work, less than the
+ * thread-pool round trip); longer work goes to the pool.
+ */
+const INLINE_TAIL = 16
+const INLINE_HISTORY = 3000
 /** Messages a plan is applied to at once by `editAsync` before yielding. */
 const APPLY_PIECE = 2000
 let useClock = 0

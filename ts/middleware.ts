@@ -111,8 +111,10 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     if (!Array.isArray(request.messages) || request.messages.length === 0) return handler(request)
     // The plan addresses messages by index: plan and apply on one snapshot of the array.
     const messages = request.messages.slice()
-    const { messages: edited, report } = await editor.editAsync(messages, editContextFor(request, resolved))
-    onReport?.(report)
+    const result = await editor.editAsync(messages, editContextFor(request, resolved))
+    // The report is built only when read.
+    if (onReport) onReport(result.report)
+    const edited = result.messages
     if (edited.length === messages.length && edited.every((m, i) => m === messages[i])) return handler(request)
     return handler({ ...request, messages: edited })
   }
