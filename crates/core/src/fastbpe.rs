@@ -590,6 +590,8 @@ const PIECE_CACHE_MAX: usize = 1 << 16;
 pub(crate) const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 /// Batches from this size (total bytes) get the front table of the piece cache.
 const FRONT_MIN_BYTES: usize = 16 * 1024;
+/// Strings at least this long are cut into segments for the workers.
+const SPLIT_MIN_BYTES: usize = 128 * 1024;
 /// Strings handed to a worker at a time (by total bytes).
 const CHUNK_BYTES: usize = 32 * 1024;
 
@@ -826,7 +828,7 @@ impl FastBpe {
   pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
     static THREADS: OnceLock<usize> = OnceLock::new();
     let total: usize = texts.iter().map(|t| t.len()).sum();
-    let threads = if total < PARALLEL_MIN_BYTES || texts.len() < 2 {
+    let threads = if total < PARALLEL_MIN_BYTES {
       1
     } else {
       *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
@@ -842,45 +844,56 @@ impl FastBpe {
         .map(|t| self.count_with(t, &mut cache))
         .collect();
     }
-    // Chunks of consecutive strings of about CHUNK_BYTES, handed out in order.
+    // Work items: whole strings, and segments of very long ones (cut where a piece always ends, so
+    // the segments' counts add up to the string's).
+    let mut items: Vec<(usize, &str)> = Vec::with_capacity(texts.len());
+    for (i, t) in texts.iter().enumerate() {
+      if t.len() >= SPLIT_MIN_BYTES {
+        items.extend(segments(t).into_iter().map(|seg| (i, seg)));
+      } else {
+        items.push((i, t));
+      }
+    }
+    // Chunks of consecutive items of about CHUNK_BYTES, handed out in order.
     let mut bounds = vec![0usize];
     let mut acc = 0;
-    for (i, t) in texts.iter().enumerate() {
+    for (k, (_, t)) in items.iter().enumerate() {
       acc += t.len();
       if acc >= CHUNK_BYTES {
-        bounds.push(i + 1);
+        bounds.push(k + 1);
         acc = 0;
       }
     }
-    if *bounds.last().unwrap_or(&0) != texts.len() {
-      bounds.push(texts.len());
+    if *bounds.last().unwrap_or(&0) != items.len() {
+      bounds.push(items.len());
     }
     let next = AtomicUsize::new(0);
     let work = || {
       let mut cache = PieceCache::for_batch();
-      let mut done: Vec<(usize, Vec<u64>)> = Vec::new();
+      let mut done: Vec<(usize, u64)> = Vec::new();
       loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k + 1 >= bounds.len() {
           break;
         }
-        let (a, b) = (bounds[k], bounds[k + 1]);
-        let counts = texts[a..b]
-          .iter()
-          .map(|t| self.count_with(t, &mut cache))
-          .collect();
-        done.push((a, counts));
+        for &(i, t) in &items[bounds[k]..bounds[k + 1]] {
+          done.push((i, self.count_with(t, &mut cache)));
+        }
       }
       done
     };
     let mut out = vec![0u64; texts.len()];
-    let mut place = |done: Vec<(usize, Vec<u64>)>| {
-      for (a, counts) in done {
-        out[a..a + counts.len()].copy_from_slice(&counts);
+    let mut place = |done: Vec<(usize, u64)>| {
+      for (i, n) in done {
+        out[i] += n;
       }
     };
     std::thread::scope(|scope| {
-      let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+      // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
+      // the others (the calling thread always works).
+      let handles: Vec<_> = (1..threads)
+        .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+        .collect();
       place(work());
       for h in handles {
         match h.join() {
@@ -891,6 +904,30 @@ impl FastBpe {
     });
     out
   }
+}
+
+/// Cuts `text` into segments of about `CHUNK_BYTES` at positions where every piece of both
+/// patterns ends: after a `\n` and before an ASCII letter or digit. No alternative of either pattern
+/// matches across such a point (letter and digit pieces cannot contain `\r`/`\n`, not even as their
+/// prefix character; punctuation pieces end their trailing `[\r\n/]*` at a letter or digit; white
+/// space pieces stay inside the white space), and matching from a position depends only on the
+/// text after it, so the pieces of the segments are the pieces of the text.
+fn segments(text: &str) -> Vec<&str> {
+  let b = text.as_bytes();
+  let mut out = Vec::new();
+  let mut start = 0;
+  let mut target = CHUNK_BYTES;
+  while target < b.len() {
+    let Some(p) = (target..b.len()).find(|&p| b[p - 1] == b'\n' && b[p].is_ascii_alphanumeric())
+    else {
+      break;
+    };
+    out.push(&text[start..p]);
+    start = p;
+    target = p + CHUNK_BYTES;
+  }
+  out.push(&text[start..]);
+  out
 }
 
 /// The fast counter of an encoding name, built on first use from tiktoken-rs's ranks; `None` for
@@ -1083,6 +1120,49 @@ mod tests {
       "12345678901234",
     ] {
       assert_same_pieces(text);
+    }
+  }
+
+  #[test]
+  fn segments_of_long_strings_split_where_pieces_end() {
+    // Lines of every kind around the cut points: punctuation with trailing \r\n or '/', white space
+    // runs ending in \n, CRLF, words, digits, CJK, indented code.
+    let lines = [
+      "fn main() {",
+      "    let x = 1;",
+      "}",
+      "",
+      "  ",
+      "# Title",
+      "- item's",
+      "12345 apples",
+      "x.\r",
+      "y/",
+      "中文行",
+      "\tindented",
+      "'quoted'",
+      "END",
+      ".",
+      "a  ",
+      "ZZZ top",
+      "9",
+      " \u{a0}",
+    ];
+    let mut text = String::new();
+    let mut k = 0usize;
+    while text.len() < 300_000 {
+      text.push_str(lines[k % lines.len()]);
+      text.push_str(if k.is_multiple_of(7) { "\r\n" } else { "\n" });
+      k = k * 31 + 17;
+      k %= 1_000_003;
+    }
+    let segs = segments(&text);
+    assert!(segs.len() > 5, "cut into segments");
+    assert_eq!(segs.concat(), text);
+    for name in ["o200k_base", "cl100k_base"] {
+      let whole: Vec<&str> = pieces(name, &text).collect();
+      let cut: Vec<&str> = segs.iter().flat_map(|s| pieces(name, s)).collect();
+      assert_eq!(whole, cut, "{name} pieces of the segments");
     }
   }
 

@@ -279,6 +279,21 @@ fn batch_counts_equal_tiktoken_across_threads() {
       );
     }
   }
+  // One long multi-line string, counted in segments by several threads.
+  let long: String = refs
+    .iter()
+    .take(400)
+    .flat_map(|t| [*t, "\n"])
+    .collect::<String>();
+  assert!(long.len() > 300_000, "above the parallel and split thresholds");
+  for enc in FAST {
+    assert_eq!(
+      enc.count_many(&[long.as_str()]),
+      vec![enc.count_reference(&long)],
+      "{} count of one long string",
+      enc.as_str()
+    );
+  }
   // Encodings without a hand-written pattern fall back to tiktoken-rs itself.
   let few = &refs[..20];
   assert_eq!(
