@@ -136,9 +136,10 @@ export class ContextEditor {
   }
 
   /**
-   * The conversation `messages` continues, and how many of its first messages are the very objects
-   * of that conversation's previous call, unchanged since: the native editor holds those converted
-   * and counted, so only the rest crosses the boundary. `undefined` when sessions do not apply.
+   * The conversation `messages` continues, with `reuse` = how many of its first messages may be
+   * the very objects of that conversation's previous call (check them with `#unchangedUpTo`): the
+   * native editor holds those converted and counted, so only the rest crosses the boundary.
+   * `undefined` when sessions do not apply.
    */
   #conversation(messages: readonly unknown[], context: EditContext | null | undefined): Pick | undefined {
     if (!Array.isArray(messages) || messages.length === 0 || context?.messageTokens) return undefined
@@ -159,11 +160,8 @@ export class ContextEditor {
     // host rewrote (it is sent whole once, then grows again).
     const conv = grown
     if (conv !== undefined) {
-      const end = Math.min(messages.length, conv.refs.length)
-      let reuse = 0
-      while (reuse < end && messages[reuse] === conv.refs[reuse] && unchanged(messages[reuse], conv.prints[reuse])) reuse++
       conv.used = ++useClock
-      return { conv, reuse }
+      return { conv, reuse: Math.min(messages.length, conv.refs.length) }
     }
     if (list.length >= MAX_CONVERSATIONS_PER_HEAD) {
       const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
@@ -180,17 +178,44 @@ export class ContextEditor {
     this.#native.dropSession(conv.id)
   }
 
-  /** Wire form of `messages[from..to)`, as the native call takes it, with their fingerprints. */
-  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
+  /** The end of the run of `messages[from..to)` that are the conversation's own, unchanged. */
+  #unchangedUpTo(messages: readonly unknown[], conv: Conversation, from: number, to: number): number {
+    let i = from
+    while (i < to && messages[i] === conv.refs[i] && unchanged(messages[i], conv.prints[i])) i++
+    return i
+  }
+
+  /**
+   * Wire form of `messages[from..)` up to `to`, or a shorter piece once it holds `maxChars` of
+   * text, as the native call takes it; their fingerprints go to `prints`. Returns the piece and
+   * where it ends.
+   */
+  #piece(
+    messages: readonly unknown[],
+    from: number,
+    to: number,
+    prints: Array<unknown[] | undefined>,
+    maxChars = Infinity,
+  ): [string | WireMessage[], number] {
     const opts = this.#wireOptions()
-    const out = new Array<WireMessage>(to - from)
-    for (let i = from; i < to; i++) {
-      out[i - from] = toWire(messages[i], i, opts)
+    const out: WireMessage[] = []
+    let chars = 0
+    let i = from
+    while (i < to && chars < maxChars) {
+      const wire = toWire(messages[i], i, opts)
+      chars += (wire.content?.length ?? 0) + (wire.other?.length ?? 0) + 64
+      if (wire.toolCalls) for (const c of wire.toolCalls) chars += c.args?.length ?? 0
+      out.push(wire)
       prints.push(fingerprint(messages[i]))
+      i++
     }
     // Lengths only (approx): one JSON string beats reading every field through napi. With text
     // (model, estimate, summaries), napi's string copies beat escaping megabytes of JSON.
-    return this.#sendText ? out : JSON.stringify(out)
+    return [this.#sendText ? out : JSON.stringify(out), i]
+  }
+
+  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
+    return this.#piece(messages, from, to, prints)[0]
   }
 
   #remember(pick: Pick, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
@@ -201,9 +226,9 @@ export class ContextEditor {
   }
 
   /** Plans through the conversation's native session; on a miss, sends everything once. */
-  #planSession(messages: readonly unknown[], ctx: WireContext, pick: Pick): Planned {
+  #planSession(messages: readonly unknown[], ctx: WireContext, pick: Pick, checked = false): Planned {
     const { conv } = pick
-    let reuse = pick.reuse
+    let reuse = checked ? pick.reuse : this.#unchangedUpTo(messages, conv, 0, pick.reuse)
     try {
       let prints: Array<unknown[] | undefined> = []
       let packed = this.#native.planSessionSync(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
@@ -220,35 +245,50 @@ export class ContextEditor {
     }
   }
 
-  /** `#planSession` off the event loop: a long tail goes over in pieces, yielding in between. */
+  /**
+   * `#planSession` off the event loop: checking a long held history, sending a long tail and
+   * counting it go in pieces, yielding in between; the counting and planning run on the pool.
+   * Short next calls run on this thread (cheaper than the pool's round trip).
+   */
   async #planSessionAsync(messages: readonly unknown[], ctx: WireContext, pick: Pick): Promise<Planned> {
     const { conv } = pick
+    const n = messages.length
     conv.busy = true
     try {
-      let reuse = pick.reuse
+      let reuse = 0
+      while (reuse < pick.reuse) {
+        const stop = Math.min(pick.reuse, reuse + CHECK_PIECE)
+        reuse = this.#unchangedUpTo(messages, conv, reuse, stop)
+        if (reuse < stop) break
+        if (reuse < pick.reuse) await yieldToEventLoop()
+      }
+      if (reuse > 0 && n - reuse <= INLINE_TAIL && n <= INLINE_HISTORY) {
+        return this.#planSession(messages, ctx, { conv, reuse }, true)
+      }
       let prints: Array<unknown[] | undefined> = []
       let sent = reuse
-      const n = messages.length
-      while (n - sent > PIECE_MESSAGES) {
-        const end = Math.min(n, sent + PIECE_MESSAGES)
-        if (!this.#native.appendSessionSync(conv.id, sent, this.#tail(messages, sent, end, prints))) {
+      for (;;) {
+        const [piece, end] = this.#piece(messages, sent, n, prints, PIECE_CHARS)
+        if (end === n) {
+          let packed = await this.#native.planSession(conv.id, sent, piece, ctx)
+          if (packed === null) {
+            reuse = 0
+            prints = []
+            packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
+          }
+          this.#remember({ conv, reuse }, messages, reuse, prints)
+          return { plan: unpack(packed!), unchangedBelow: reuse }
+        }
+        if (this.#native.appendSessionSync(conv.id, sent, piece)) {
+          sent = end
+        } else {
           // Evicted meanwhile: start over from the first message (appending at 0 always succeeds).
           reuse = 0
           sent = 0
           prints = []
-          continue
         }
-        sent = end
         await yieldToEventLoop()
       }
-      let packed = await this.#native.planSession(conv.id, sent, this.#tail(messages, sent, n, prints), ctx)
-      if (packed === null) {
-        reuse = 0
-        prints = []
-        packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
-      }
-      this.#remember(pick, messages, reuse, prints)
-      return { plan: unpack(packed!), unchangedBelow: reuse }
     } catch (e) {
       this.#forget(conv.list, conv)
       throw fromNative(e)
@@ -273,11 +313,6 @@ export class ContextEditor {
   async #planAsync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Promise<Planned> {
     const ctx = this.#context(messages, context)
     const pick = this.#conversation(messages, context)
-    // A next call on a history of moderate size costs less on this thread than the round trip
-    // through the thread pool: run it here.
-    if (pick !== undefined && pick.reuse > 0 && messages.length - pick.reuse <= INLINE_TAIL && messages.length <= INLINE_HISTORY) {
-      return this.#planSession(messages, ctx, pick)
-    }
     if (pick !== undefined) return this.#planSessionAsync(messages, ctx, pick)
     const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
     try {
@@ -408,8 +443,10 @@ interface Planned {
 
 /** Conversations kept per first message (threads that share one system-message object). */
 const MAX_CONVERSATIONS_PER_HEAD = 8
-/** Messages sent per piece when a long history goes over asynchronously. */
-const PIECE_MESSAGES = 400
+/** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
+const PIECE_CHARS = 256 * 1024
+/** Held messages checked per piece by the asynchronous calls. */
+const CHECK_PIECE = 2500
 /**
  * `planAsync` plans a next call on the calling thread when at most `INLINE_TAIL` messages are new
  * and the history holds at most `INLINE_HISTORY` (about a millisecond of work, less than the
