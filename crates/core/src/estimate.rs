@@ -460,8 +460,9 @@ impl Features {
     let mut i = 0;
     while i < n {
       // Windows of mostly non-ASCII text (CJK prose) are not worth the masks.
-      if ascii_prefix(bytes, i) >= 32.min(n - i) {
-        let m = Masks::new(bytes, i);
+      let ascii = ascii_prefix(bytes, i);
+      if ascii >= 32.min(n - i) {
+        let m = Masks::new(bytes, i, ascii);
         if let Some(len) = m.cut(n - i) {
           m.count(&mut f, &mut hist, bytes, i, len, i + len == n);
           i += len;
@@ -640,7 +641,7 @@ fn scalar(f: &mut Features, hist: &mut [u64; 16], text: &str, mut i: usize, unti
 /// Byte classes of 64 bytes of text from some offset, one bit per byte (bit `j` for byte `j`);
 /// bytes past the end of the text are in no class.
 struct Masks {
-  /// Non-ASCII bytes.
+  /// The first non-ASCII byte and all bytes after it.
   high: u64,
   lower: u64,
   upper: u64,
@@ -688,9 +689,10 @@ const fn low_bits(n: u32) -> u64 {
 }
 
 impl Masks {
-  /// The classes of `bytes[i..i + 64]` (fewer at the end of the text).
+  /// The classes of `bytes[i..i + 64]` (fewer at the end of the text), whose first `ascii` bytes
+  /// are ASCII (from [`ascii_prefix`]).
   #[inline]
-  fn new(bytes: &[u8], i: usize) -> Self {
+  fn new(bytes: &[u8], i: usize, ascii: usize) -> Self {
     let mut padded = [0u8; 64];
     let (window, valid) = if let Some(w) = bytes.get(i..i + 64) {
       (w, u64::MAX)
@@ -701,7 +703,13 @@ impl Masks {
       (&padded[..], low_bits(rest.len() as u32))
     };
     let mut m = Self {
-      high: 0,
+      // Only the first non-ASCII byte matters: nothing after it is counted from the masks.
+      #[allow(clippy::cast_possible_truncation)]
+      high: if ascii < 64 && i + ascii < bytes.len() {
+        !low_bits(ascii as u32)
+      } else {
+        0
+      },
       lower: 0,
       upper: 0,
       digit: 0,
@@ -713,7 +721,6 @@ impl Masks {
     for (k, chunk) in window.chunks_exact(8).enumerate() {
       let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
       let at = 8 * k;
-      m.high |= gather(v & HIGH) << at;
       m.lower |= gather(in_range(v, b'a', b'z')) << at;
       m.upper |= gather(in_range(v, b'A', b'Z')) << at;
       m.digit |= gather(in_range(v, b'0', b'9')) << at;
@@ -821,10 +828,12 @@ impl Masks {
     let mut starts = (letter & !(letter << 1)) | (upper & (lower << 1));
     let ends = letter & (!(letter >> 1) | (lower & (upper >> 1)));
     let mut long = 0u64;
+    // Starts and ends alternate: the k-th piece runs from the k-th start to the k-th end.
+    let mut piece_ends = ends;
     while starts != 0 {
-      let p = starts.trailing_zeros();
+      let n = piece_ends.trailing_zeros() + 1 - starts.trailing_zeros();
       starts &= starts - 1;
-      let n = (ends >> p).trailing_zeros() + 1;
+      piece_ends &= piece_ends - 1;
       hist[n.min(15) as usize] += 1;
       long += if n >= 14 { u64::from(n) } else { 0 };
     }
