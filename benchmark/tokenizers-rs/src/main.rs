@@ -13,8 +13,18 @@ fn main() {
     let mb = bytes as f64 / 1e6;
     println!("corpus: {} strings, {:.2} MB", texts.len(), mb);
 
+    let rss = || -> f64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    let rss0 = rss();
     let t0 = Instant::now();
     let tk = tiktoken_rs::o200k_base_singleton();
+    let rss_tk = rss();
     let tk_init = t0.elapsed().as_secs_f64() * 1e3;
     if std::env::var_os("INIT_SPLIT").is_some() {
         let t0 = Instant::now();
@@ -32,6 +42,12 @@ fn main() {
     let t0 = Instant::now();
     let _ = Encoding::O200kBase.count("warm up");
     let ours_init = t0.elapsed().as_secs_f64() * 1e3;
+    let rss_ours = rss();
+    println!(
+        "RSS: {rss0:.0} MiB at start, +{:.0} MiB for tiktoken-rs's o200k singleton, +{:.0} MiB for our o200k table",
+        rss_tk - rss0,
+        rss_ours - rss_tk
+    );
     let t0 = Instant::now();
     let bpe = bpe_openai::o200k_base();
     let _ = bpe.count("warm up");
