@@ -676,10 +676,15 @@ fn ascii_prefix(bytes: &[u8], i: usize) -> usize {
   k - i
 }
 
-/// Gathers the high bit of each byte of `v` into the low byte.
+/// Transposes `x` as an 8×8 bit matrix (bit `8 * r + c` to bit `8 * c + r`).
 #[inline]
-const fn gather(v: u64) -> u64 {
-  ((v >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+const fn transpose8(mut x: u64) -> u64 {
+  let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+  x ^= t ^ (t << 7);
+  let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+  x ^= t ^ (t << 14);
+  let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+  x ^ t ^ (t << 28)
 }
 
 /// The mask of the low `n` bits (`n < 64`).
@@ -718,16 +723,24 @@ impl Masks {
       printable: 0,
       valid,
     };
+    // Word `k`'s flags (the high bit of each byte) land at bits `8 * j + k` for its byte `j`; a
+    // bit-matrix transpose at the end puts byte `8 * k + j` at bit `8 * k + j`.
     for (k, chunk) in window.chunks_exact(8).enumerate() {
       let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-      let at = 8 * k;
-      m.lower |= gather(in_range(v, b'a', b'z')) << at;
-      m.upper |= gather(in_range(v, b'A', b'Z')) << at;
-      m.digit |= gather(in_range(v, b'0', b'9')) << at;
-      m.space |= gather(in_range(v, b' ', b' ')) << at;
-      m.ctl_space |= gather(in_range(v, b'\t', b'\r')) << at;
-      m.printable |= gather(in_range(v, b'!', b'~')) << at;
+      let right = 7 - k;
+      m.lower |= in_range(v, b'a', b'z') >> right;
+      m.upper |= in_range(v, b'A', b'Z') >> right;
+      m.digit |= in_range(v, b'0', b'9') >> right;
+      m.space |= in_range(v, b' ', b' ') >> right;
+      m.ctl_space |= in_range(v, b'\t', b'\r') >> right;
+      m.printable |= in_range(v, b'!', b'~') >> right;
     }
+    m.lower = transpose8(m.lower);
+    m.upper = transpose8(m.upper);
+    m.digit = transpose8(m.digit);
+    m.space = transpose8(m.space);
+    m.ctl_space = transpose8(m.ctl_space);
+    m.printable = transpose8(m.printable);
     m
   }
 
@@ -1354,6 +1367,13 @@ mod tests {
     for _ in 0..3000 {
       let text: String = (0..next(120)).map(|_| PIECES[next(PIECES.len())]).collect();
       assert_eq!(Features::of(&text), Features::of_scalar(&text), "{text:?}");
+    }
+  }
+
+  #[test]
+  fn transpose8_transposes() {
+    for (r, c) in [(0, 0), (0, 7), (7, 0), (3, 5), (7, 7), (1, 6)] {
+      assert_eq!(transpose8(1 << (8 * r + c)), 1 << (8 * c + r));
     }
   }
 
