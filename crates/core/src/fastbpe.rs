@@ -321,14 +321,17 @@ fn o200k_end(t: &Text<'_>, s: usize) -> usize {
     return e;
   }
   let Some(c0) = t.at(s) else { return s };
-  let with_prefix = is_word_prefix(c0);
-  // Alternative 1 (with, then without the prefix), then alternative 2.
+  // Alternative 1 (with, then without the prefix), then alternative 2; each needs a letter or mark
+  // where it starts (checked first, to skip them quickly for white space, punctuation and digits).
+  let wordish = |c: Ch| c.flags & (UPPERISH | LOWERISH) != 0;
+  let with_prefix = is_word_prefix(c0) && t.at(s + c0.len).is_some_and(wordish);
+  let without_prefix = wordish(c0);
   if with_prefix {
     if let Some(e) = upper_then_lower(t, s + c0.len) {
       return contraction(t, e);
     }
   }
-  if c0.flags & (UPPERISH | LOWERISH) != 0 {
+  if without_prefix {
     if let Some(e) = upper_then_lower(t, s) {
       return contraction(t, e);
     }
@@ -338,8 +341,10 @@ fn o200k_end(t: &Text<'_>, s: usize) -> usize {
       return contraction(t, e);
     }
   }
-  if let Some(e) = upper_plus_lower(t, s) {
-    return contraction(t, e);
+  if without_prefix {
+    if let Some(e) = upper_plus_lower(t, s) {
+      return contraction(t, e);
+    }
   }
   // \p{N}{1,3}
   if c0.flags & NUMBER != 0 {
@@ -498,6 +503,26 @@ fn pack(b: &[u8]) -> Option<u128> {
   Some(u128::from_le_bytes(buf))
 }
 
+/// `pack(&bytes[s..e])`, reading 16 bytes at once when the text has them (no `memcpy` call).
+#[inline(always)]
+fn pack_at(bytes: &[u8], s: usize, e: usize) -> Option<u128> {
+  let len = e - s;
+  if len > 15 {
+    return None;
+  }
+  match bytes.get(s..s + 16) {
+    Some(window) => {
+      let mut buf = [0u8; 16];
+      buf.copy_from_slice(window);
+      let v = u128::from_le_bytes(buf);
+      // Keep the piece's `len` bytes, put the length in the top byte.
+      let mask = (1u128 << (8 * len)) - 1;
+      Some((v & mask) | ((len as u128) << 120))
+    }
+    None => pack(&bytes[s..e]),
+  }
+}
+
 /// Token ranks by bytes: short tokens packed, long ones boxed.
 #[derive(Default)]
 struct Ranks {
@@ -639,16 +664,16 @@ impl FastBpe {
       let e = self.pattern.next_end(&t, s);
       debug_assert!(e > s);
       let piece = &bytes[s..e];
-      n += u64::from(self.piece_count(piece, cache));
+      n += u64::from(self.piece_count(piece, pack_at(bytes, s, e), cache));
       s = e;
     }
     n
   }
 
   #[inline]
-  fn piece_count<'a>(&self, piece: &'a [u8], cache: &mut PieceCache<'a>) -> u32 {
+  fn piece_count<'a>(&self, piece: &'a [u8], key: Option<u128>, cache: &mut PieceCache<'a>) -> u32 {
     if !cache.front.is_empty() {
-      if let Some(k) = pack(piece) {
+      if let Some(k) = key {
         // `pack` never yields 0 for a non-empty piece (its length byte), so 0 marks an empty slot.
         let slot = front_slot(k);
         if cache.front[slot].0 == k {
@@ -1163,6 +1188,17 @@ mod tests {
       let whole: Vec<&str> = pieces(name, &text).collect();
       let cut: Vec<&str> = segs.iter().flat_map(|s| pieces(name, s)).collect();
       assert_eq!(whole, cut, "{name} pieces of the segments");
+    }
+  }
+
+  #[test]
+  fn pack_at_equals_pack() {
+    let text = "héllo, wörld! 0123456789abcdefghijklmnop 中文 😀";
+    let b = text.as_bytes();
+    for s in 0..b.len() {
+      for e in s + 1..=b.len() {
+        assert_eq!(pack_at(b, s, e), pack(&b[s..e]), "{s}..{e}");
+      }
     }
   }
 
