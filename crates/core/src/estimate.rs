@@ -737,7 +737,10 @@ impl Masks {
     }
     m.lower = transpose8(m.lower);
     m.upper = transpose8(m.upper);
-    m.digit = transpose8(m.digit);
+    // Digits are absent from most windows of prose.
+    if m.digit != 0 {
+      m.digit = transpose8(m.digit);
+    }
     m.space = transpose8(m.space);
     m.ctl_space = transpose8(m.ctl_space);
     m.printable = transpose8(m.printable);
@@ -848,7 +851,9 @@ impl Masks {
       starts &= starts - 1;
       piece_ends &= piece_ends - 1;
       hist[n.min(15) as usize] += 1;
-      long += if n >= 14 { u64::from(n) } else { 0 };
+      if n >= 14 {
+        long += u64::from(n);
+      }
     }
     f.long_letters += long;
     // All-capitals pieces of 2 or more: a piece's capitals come first, so those are the pieces
