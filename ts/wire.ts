@@ -734,42 +734,48 @@ function applier<T extends AnyMessage>(
   const request = plan.summary ?? undefined
   const summarize = request !== undefined && options.summary !== undefined
   const kept = new Set(request && !summarize ? request.replaced : [])
-  const byIndex = new Map<number, PlanOp[]>()
-  for (const op of plan.ops) {
-    if (op.type === 'remove' && kept.has(op.index)) continue
-    const list = byIndex.get(op.index)
-    if (list) list.push(op)
-    else byIndex.set(op.index, [op])
+  // Operations come sorted by index (several for one index in the order given): walk them with a
+  // cursor; sort a copy only if a caller's hand-made plan is out of order.
+  let ops = plan.ops
+  for (let k = 1; k < ops.length; k++) {
+    if (ops[k].index < ops[k - 1].index) {
+      ops = ops.map((op, at) => ({ op, at })).sort((a, b) => a.op.index - b.op.index || a.at - b.at).map((x) => x.op)
+      break
+    }
   }
   const { memo, memoBelow = 0 } = options
   const out: T[] = []
   let i = 0
+  let c = 0
   const step = (end: number): void => {
     for (; i < end; i++) {
       if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
-      const ops = byIndex.get(i)
-      if (!ops) {
+      while (c < ops.length && ops[c].index < i) c++
+      if (c >= ops.length || ops[c].index !== i) {
         out.push(messages[i])
         continue
       }
       let m: AnyMessage = messages[i]
-      if (memo !== undefined && ops.length === 1 && ops[0].type === 'clear_tool_result') {
-        const op = ops[0]
-        const placeholder = op.placeholder ?? '[cleared]'
-        const strategy = op.strategy ?? 'clear_tool_uses'
+      const first = ops[c]
+      const single = c + 1 >= ops.length || ops[c + 1].index !== i
+      if (memo !== undefined && single && first.type === 'clear_tool_result') {
+        c++
+        const placeholder = first.placeholder ?? '[cleared]'
+        const strategy = first.strategy ?? 'clear_tool_uses'
         const hit = i < memoBelow ? memo.get(m) : undefined
         if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy) {
           out.push(hit.copy as T)
           continue
         }
-        const copy = clearedResult(m, op, i)
+        const copy = clearedResult(m, first, i)
         memo.set(m, { placeholder, strategy, copy })
         out.push(copy as T)
         continue
       }
       let removed = false
-      for (const op of ops) {
-        if (op.type === 'remove') removed = true
+      for (; c < ops.length && ops[c].index === i; c++) {
+        const op = ops[c]
+        if (op.type === 'remove') removed ||= !kept.has(i)
         else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
         else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i)
         else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
