@@ -162,3 +162,22 @@ test('sessions are bounded, and clearCache forgets them', () => {
   editor.clearCache()
   assert.deepEqual(observable(editor.edit(threads[0])), observable(new ContextEditor({}).edit(threads[0])))
 })
+
+test('applyPlan accepts a hand-made plan whose operations are out of order', async () => {
+  const { applyPlan } = await import('../dist/index.js')
+  const h = [new HumanMessage('go')]
+  for (let t = 0; t < 3; t++) {
+    h.push(new AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'read', args: {} }] }))
+    h.push(new ToolMessage({ content: `result ${t}`, tool_call_id: `c${t}`, name: 'read' }))
+  }
+  const ops = [
+    { type: 'clear_tool_result', index: 6, placeholder: '[x]', strategy: 'clear_tool_uses' },
+    { type: 'remove', index: 0 },
+    { type: 'clear_tool_result', index: 2, placeholder: '[y]', strategy: 'clear_tool_uses' },
+  ]
+  const out = applyPlan(h, { ops })
+  assert.deepEqual(
+    out.map((m) => m.content),
+    ['', '[y]', '', 'result 1', '', '[x]'],
+  )
+})
