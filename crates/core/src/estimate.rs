@@ -1146,6 +1146,9 @@ const CJK_BLOCKS: [u8; 4096] = {
   t
 };
 
+/// Per [`CJK_BLOCKS`] class: one in the low half for hiragana, in the high half for katakana.
+const KANA_STEP: [u64; 4] = [0, 0, 1, 1 << 32];
+
 /// The class and UTF-8 length of the (non-ASCII) character at `i`: three-byte characters (all of
 /// CJK) are decoded here and most classified by their block; others go through [`wide_class`].
 #[inline]
@@ -1179,23 +1182,26 @@ fn wide_run(f: &mut Features, text: &str, i: usize) -> usize {
     Wide::Han | Wide::Hiragana | Wide::Katakana => {
       let bytes = text.as_bytes();
       let (mut han, mut hiragana, mut katakana) = (0u64, 0u64, 0u64);
+      // Three-byte characters of the pure Han and kana blocks: `chars` counts them, `kana` the
+      // hiragana (low half) and katakana (high half), without a branch per class.
+      let (mut chars, mut kana) = (0u64, 0u64);
       let mut end = i;
-      while end < bytes.len() && bytes[end] >= 0x80 {
-        // Three-byte characters of the pure Han and kana blocks are counted without a branch
-        // per class; anything else goes through `wide_at`.
+      loop {
         if let Some(&[b0, b1, b2]) = bytes.get(end..end + 3) {
           if b0 & 0xF0 == 0xE0 {
             let cp =
               (u32::from(b0 & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
             let block = CJK_BLOCKS[(cp >> 4) as usize];
             if (1..=3).contains(&block) {
-              han += u64::from(block == 1);
-              hiragana += u64::from(block == 2);
-              katakana += u64::from(block == 3);
+              chars += 1;
+              kana += KANA_STEP[usize::from(block)];
               end += 3;
               continue;
             }
           }
+        }
+        if end >= bytes.len() || bytes[end] < 0x80 {
+          break;
         }
         let (class, len) = wide_at(text, end);
         match class {
@@ -1206,6 +1212,10 @@ fn wide_run(f: &mut Features, text: &str, i: usize) -> usize {
         }
         end += len;
       }
+      let (fast_hiragana, fast_katakana) = (kana & 0xFFFF_FFFF, kana >> 32);
+      han += chars - fast_hiragana - fast_katakana;
+      hiragana += fast_hiragana;
+      katakana += fast_katakana;
       f.hiragana += hiragana;
       f.katakana += katakana;
       f.cjk_runs += 1;
