@@ -621,15 +621,16 @@ const SPLIT_MIN_BYTES: usize = 128 * 1024;
 const CHUNK_BYTES: usize = 32 * 1024;
 
 impl FastBpe {
-  /// Reads the ordinary tokens of `bpe` (every rank that decodes, minus special tokens).
-  pub(crate) fn from_core(bpe: &CoreBPE, pattern: Pattern) -> Self {
+  /// Reads the ordinary tokens of `bpe` (every rank that decodes, minus special tokens); `tokens`
+  /// is their expected number (the table's initial capacity).
+  pub(crate) fn from_core(bpe: &CoreBPE, pattern: Pattern, tokens: usize) -> Self {
     let special: Vec<Vec<u8>> = bpe
       .special_tokens()
       .into_iter()
       .map(|s| s.as_bytes().to_vec())
       .collect();
     let mut ranks = Ranks::default();
-    ranks.short.reserve(210_000);
+    ranks.short.reserve(tokens);
     let mut misses = 0;
     let mut rank: Rank = 0;
     // Ranks are dense below the special tokens; stop after a long run of unknown ranks.
@@ -961,13 +962,16 @@ pub(crate) fn for_encoding(name: &str) -> Option<&'static FastBpe> {
   static O200K: OnceLock<FastBpe> = OnceLock::new();
   static CL100K: OnceLock<FastBpe> = OnceLock::new();
   match name {
-    "o200k_base" | "o200k_harmony" => Some(
-      O200K.get_or_init(|| FastBpe::from_core(tiktoken_rs::o200k_base_singleton(), Pattern::O200k)),
-    ),
-    "cl100k_base" => Some(
-      CL100K
-        .get_or_init(|| FastBpe::from_core(tiktoken_rs::cl100k_base_singleton(), Pattern::Cl100k)),
-    ),
+    "o200k_base" | "o200k_harmony" => Some(O200K.get_or_init(|| {
+      FastBpe::from_core(tiktoken_rs::o200k_base_singleton(), Pattern::O200k, 200_000)
+    })),
+    "cl100k_base" => Some(CL100K.get_or_init(|| {
+      FastBpe::from_core(
+        tiktoken_rs::cl100k_base_singleton(),
+        Pattern::Cl100k,
+        100_300,
+      )
+    })),
     _ => None,
   }
 }
