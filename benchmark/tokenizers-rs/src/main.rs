@@ -115,6 +115,15 @@ fn main() {
     let b1 = run("bpe-openai count (1 thread)", &|| texts.iter().map(|t| bpe.count(t)).collect());
     let bp = run("bpe-openai count (rayon, all cores)", &|| texts.par_iter().map(|t| bpe.count(t)).collect());
     let tp = run("tiktoken-rs encode_ordinary (rayon, all cores)", &|| texts.par_iter().map(|t| tk.encode_ordinary(t).len()).collect());
+    let tk_cl = tiktoken_rs::cl100k_base_singleton();
+    let cl_ref = run("cl100k: tiktoken-rs encode_ordinary (1 thread)", &|| texts.iter().map(|t| tk_cl.encode_ordinary(t).len()).collect());
+    let cl_ours = run("cl100k: ours Encoding::count_many (all cores)", &|| {
+        Encoding::Cl100kBase.count_many(&refs).into_iter().map(|n| n as usize).collect()
+    });
+    println!(
+        "cl100k strings whose count differs from tiktoken-rs: {}",
+        cl_ours.iter().zip(&cl_ref).filter(|(p, q)| p != q).count()
+    );
     let diff = |x: &Vec<usize>| x.iter().zip(&a).filter(|(p, q)| p != q).count();
     println!(
         "strings whose count differs from tiktoken-rs: ours 1 thread {}, ours batches {}, ours all cores {}, bpe-openai {}, bpe-openai par {}, tiktoken-rs par {}",
