@@ -805,8 +805,10 @@ impl Masks {
     let newline = lf | cr;
     let letters = self.lower | self.upper;
 
-    // Letters and digits. Runs mixing both (hex, base64, `x86`, `utf8`) are counted one by one
-    // by `alnum_run`, and left out of the masks.
+    // Letters and digits. Runs mixing both are hex-like (8 or more, all hex digits) or
+    // base64-like (16 or more), counted by length and left out of the masks; shorter ones (`x86`,
+    // `utf8`, `u64`) split into digit groups and letter pieces like any other run (as `alnum_run`
+    // does).
     let (lower, upper, digit) = (self.lower & span, self.upper & span, self.digit & span);
     let alnum = lower | upper | digit;
     let mut mixed = ((lower | upper) & (digit << 1)) | (digit & ((lower | upper) << 1));
@@ -817,10 +819,21 @@ impl Masks {
         let p = mixed.trailing_zeros();
         let start = 63 - (starts & (u64::MAX >> (63 - p))).leading_zeros();
         let end = p + (!(alnum >> p)).trailing_zeros();
-        alnum_run(f, hist, &bytes[i + start as usize..i + end as usize]);
         let run = low_bits(end - start) << start;
-        done |= run;
         mixed &= !run;
+        let n = end - start;
+        if n >= 8 {
+          if bytes[i + start as usize..i + end as usize]
+            .iter()
+            .all(u8::is_ascii_hexdigit)
+          {
+            f.hex_chars += u64::from(n);
+            done |= run;
+          } else if n >= 16 {
+            f.b64_chars += u64::from(n);
+            done |= run;
+          }
+        }
       }
     }
     // Digit runs: a group at every third digit from the start of each run.
