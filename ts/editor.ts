@@ -444,9 +444,9 @@ interface Planned {
 /** Conversations kept per first message (threads that share one system-message object). */
 const MAX_CONVERSATIONS_PER_HEAD = 8
 /** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
-const PIECE_CHARS = 256 * 1024
+const PIECE_CHARS = 128 * 1024
 /** Held messages checked per piece by the asynchronous calls. */
-const CHECK_PIECE = 2500
+const CHECK_PIECE = 1000
 /**
  * `planAsync` plans a next call on the calling thread when at most `INLINE_TAIL` messages are new
  * and the history holds at most `INLINE_HISTORY` (about a millisecond of work, less than the
@@ -455,7 +455,7 @@ const CHECK_PIECE = 2500
 const INLINE_TAIL = 16
 const INLINE_HISTORY = 3000
 /** Messages a plan is applied to at once by `editAsync` before yielding. */
-const APPLY_PIECE = 2000
+const APPLY_PIECE = 500
 let useClock = 0
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
