@@ -193,6 +193,18 @@ fn is_punct(c: Ch) -> bool {
   c.flags & (LETTER | NUMBER | SPACE) == 0
 }
 
+/// Where ` ?[^\s\p{L}\p{N}]+` starts its punctuation run at `s` (whose character is `c0`), if it matches.
+#[inline]
+fn punct_start(t: &Text<'_>, s: usize, c0: Ch) -> Option<usize> {
+  if c0.cp == u32::from(b' ') && t.at(s + 1).is_some_and(is_punct) {
+    Some(s + 1)
+  } else if is_punct(c0) {
+    Some(s)
+  } else {
+    None
+  }
+}
+
 #[inline]
 fn is_crlf(c: Ch) -> bool {
   c.cp == u32::from(b'\r') || c.cp == u32::from(b'\n')
@@ -351,13 +363,7 @@ fn o200k_end(t: &Text<'_>, s: usize) -> usize {
     return digits(t, s);
   }
   // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
-  let punct_start = if c0.cp == u32::from(b' ') && t.at(s + 1).is_some_and(is_punct) {
-    Some(s + 1)
-  } else if is_punct(c0) {
-    Some(s)
-  } else {
-    None
-  };
+  let punct_start = punct_start(t, s, c0);
   if let Some(p) = punct_start {
     let mut e = punct_run(t, p);
     while matches!(t.byte(e), b'\r' | b'\n' | b'/') {
@@ -436,13 +442,7 @@ fn cl100k_end(t: &Text<'_>, s: usize) -> usize {
     return digits(t, s);
   }
   // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
-  let punct_start = if c0.cp == u32::from(b' ') && t.at(s + 1).is_some_and(is_punct) {
-    Some(s + 1)
-  } else if is_punct(c0) {
-    Some(s)
-  } else {
-    None
-  };
+  let punct_start = punct_start(t, s, c0);
   if let Some(p) = punct_start {
     let mut e = punct_run(t, p);
     while matches!(t.byte(e), b'\r' | b'\n') {

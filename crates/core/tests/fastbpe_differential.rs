@@ -285,7 +285,10 @@ fn batch_counts_equal_tiktoken_across_threads() {
     .take(400)
     .flat_map(|t| [*t, "\n"])
     .collect::<String>();
-  assert!(long.len() > 300_000, "above the parallel and split thresholds");
+  assert!(
+    long.len() > 300_000,
+    "above the parallel and split thresholds"
+  );
   for enc in FAST {
     assert_eq!(
       enc.count_many(&[long.as_str()]),
