@@ -10,7 +10,8 @@
 //        --budget SECONDS (time spent per measured cell of ours; default 2), --no-tokenizers,
 //        --only-tokenizers, --no-extras (event loop, memory), --corpus-messages N (tokenizer corpus
 //        size; default 2000), --dump-corpus FILE (write the tokenizer corpus as JSON and exit; see
-//        benchmark/tokenizers-rs for the Rust-side comparison).
+//        benchmark/tokenizers-rs for the Rust-side comparison), --next-calls N (agent-loop calls timed
+//        per size for the "next call" columns; default 25).
 // Build the release addon first: `npm run build` (napi build --platform --release --esm && tsc).
 
 import os from 'node:os'
@@ -40,6 +41,8 @@ const CAP_MS = Number(flags.cap ?? 15) * 1000
 const EXACT_CAP_MS = Number(flags['exact-cap'] ?? flags.cap ?? 15) * 1000
 const BUDGET_MS = Number(flags.budget ?? 2) * 1000
 const CORPUS_MESSAGES = Number(flags['corpus-messages'] ?? 2000)
+/** Next calls timed per size (one per AI turn at the end of the conversation). */
+const NEXT_CALLS = Number(flags['next-calls'] ?? 25)
 
 const log = (...a) => console.error('[bench]', ...a)
 const median = (xs) => {
@@ -215,22 +218,27 @@ async function benchSize(n, js) {
   const { messages, systemPrompt, tools, stats } = conv
   log(`${n} messages: ${stats.toolResults} tool results, ${stats.mb.toFixed(2)} MB`)
   const ctx = { systemPrompt, tools, model: 'gpt-4o' }
-  // "Previous call": everything before the newest AI turn.
-  let lastAi = messages.length - 1
-  while (lastAi > 0 && messages[lastAi]._getType() !== 'ai') lastAi--
-  const prefix = messages.slice(0, lastAi)
-
   const modelOptions = { ...EDIT_OPTIONS, tokenCountMethod: 'model', model: 'gpt-4o' }
   // Load the encoding once so "cold" means an empty token cache, not loading the ranks.
   new ContextEditor(modelOptions).countTokens([{ role: 'user', content: 'warm up the encoder' }])
-  // An agent's next model call: the editor saw the history up to the newest turn on the previous call.
-  const grown = (options) => () => {
-    const ed = new ContextEditor(options)
-    ed.edit(prefix, ctx)
-    return ed
+  // An agent's next model calls: one before each of the last AI turns, each seeing the history up
+  // to that turn; the editor saw the previous one. Timed call by call on one editor, as an agent runs.
+  const cuts = []
+  for (let j = messages.length - 1; j > 0 && cuts.length < NEXT_CALLS; j--) if (messages[j]._getType() === 'ai') cuts.unshift(j)
+  cuts.push(messages.length)
+  const agentLoop = async (call) => {
+    const times = []
+    await call(messages.slice(0, cuts[0]))
+    for (const end of cuts.slice(1)) {
+      const view = messages.slice(0, end)
+      const t0 = performance.now()
+      await call(view)
+      times.push(performance.now() - t0)
+    }
+    return times
   }
-
-  const approx = await measure((ed) => ed.edit(messages, ctx), { setup: grown(EDIT_OPTIONS), minRuns: 5, maxRuns: 25 })
+  const approxEd = new ContextEditor(EDIT_OPTIONS)
+  const approx = await agentLoop((v) => approxEd.edit(v, ctx))
   log(`  ours approx (next call) ${fmtMs(median(approx))}`)
   const sameEditor = new ContextEditor(EDIT_OPTIONS)
   const again = await measure(() => sameEditor.edit(messages, ctx))
@@ -239,22 +247,17 @@ async function benchSize(n, js) {
   log(`  ours approx (first call) ${fmtMs(median(first))}`)
   const cold = await measure((ed) => ed.edit(messages, ctx), { setup: () => new ContextEditor(modelOptions), minRuns: 3, maxRuns: 9, warmup: 1 })
   log(`  ours model cold ${fmtMs(median(cold))}`)
-  const warm = await measure((ed) => ed.edit(messages, ctx), { setup: grown(modelOptions), minRuns: 3, maxRuns: 15 })
+  const warmEd = new ContextEditor(modelOptions)
+  const warm = await agentLoop((v) => warmEd.edit(v, ctx))
   log(`  ours model warm ${fmtMs(median(warm))}`)
-  const asyncTimes = await measure((ed) => ed.editAsync(messages, ctx), { setup: grown(EDIT_OPTIONS), minRuns: 5, maxRuns: 25 })
+  const asyncEd = new ContextEditor(EDIT_OPTIONS)
+  const asyncTimes = await agentLoop((v) => asyncEd.editAsync(v, ctx))
   log(`  ours async ${fmtMs(median(asyncTimes))}`)
   // The whole hook as LangChain's agent calls it, with a handler that returns at once.
   const request = (msgs) => ({ messages: msgs, systemPrompt, model: { model: 'gpt-4o' } })
   const handler = async () => null
-  const hook = await measure((mw) => mw.wrapModelCall(request(messages), handler), {
-    setup: async () => {
-      const mw = contextEditingMiddlewareObject(EDIT_OPTIONS)
-      await mw.wrapModelCall(request(prefix), handler)
-      return mw
-    },
-    minRuns: 5,
-    maxRuns: 25,
-  })
+  const mw = contextEditingMiddlewareObject(EDIT_OPTIONS)
+  const hook = await agentLoop((v) => mw.wrapModelCall(request(v), handler))
   log(`  ours wrapModelCall ${fmtMs(median(hook))}`)
   const jsRef = await measure(() => jsClearToolUses(messages, EDIT_OPTIONS))
   log(`  JS single pass ${fmtMs(median(jsRef))}`)
@@ -626,7 +629,7 @@ async function main() {
     console.log('\n### Context editing: per-call time (median), speed-up vs LangChain in the same run\n')
     console.log(
       `Options: \`trigger: { tokens: 100000 }, keep: { messages: 3 }\`; ours also counts the system prompt and tool schemas (model \`gpt-4o\`, o200k_base). ` +
-        `"next call" = what an agent pays per model call: the editor saw the history without its newest turn on the previous call (\`wrapModelCall\`: our LangChain/Xpert middleware hook, handler returning at once); "same history again" = the previous call saw exactly this history; "first call" / "cold" = a new editor (model: empty token cache, ranks loaded); \`editAsync\` is approx; "JS single pass" = benchmark/js-reference.mjs, a careful one-pass JS implementation of the same semantics for these options (reference, not a product). ` +
+        `"next call" = what an agent pays per model call: one editor, one call before each of the last ${NEXT_CALLS} AI turns (each sees the history up to that turn; the previous call saw the one before), median of those calls (\`wrapModelCall\`: our LangChain/Xpert middleware hook, handler returning at once); "same history again" = the previous call saw exactly this history; "first call" / "cold" = a new editor (model: empty token cache, ranks loaded); \`editAsync\` is approx; "JS single pass" = benchmark/js-reference.mjs, a careful one-pass JS implementation of the same semantics for these options (reference, not a product). ` +
         `Outputs are compared with LangChain's field by field except \`id\` (LangChain builds cleared ToolMessages anew and drops their id; we keep it). ` +
         `Ratios of approx/async columns are against LangChain approx, of model columns against LangChain exact; "~" = against an estimate of a capped LangChain run ` +
         `(LangChain re-counts the whole history once per cleared result; a capped run is extrapolated from the part done). LangChain time cap: ${fmtMs(CAP_MS)} per call (exact: ${fmtMs(EXACT_CAP_MS)}).\n`,
