@@ -81,7 +81,10 @@ export declare class NativeContextEditor {
   get sessionCount(): number
 }
 
-/** The report of a `PackedPlan`, converted only when read. */
+/**
+ * The report of a `PackedPlan`, converted only when read. Its native size is reported to V8 as
+ * external memory, so unread reports are collected as promptly as the strings they would have been.
+ */
 export declare class PackedReport {
   /**
    * JSON text of the `EditReport` (once: the native copy is released).

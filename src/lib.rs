@@ -185,8 +185,9 @@ impl NativeContextEditor {
     let tail = tail_from_js(&env, tail, reuse as usize)?;
     let context = input::context_from_js(&env, context)?;
     plan_session_impl(&self.inner, session, reuse, tail, context)
-      .map(|p| p.map(PackedPlan::from))
-      .map_err(|e| to_js_error(&env, &e))
+      .map_err(|e| to_js_error(&env, &e))?
+      .map(|p| p.into_js(&env))
+      .transpose()
   }
 
   /// `planSessionSync` with the counting and planning on the libuv thread pool (the tail is
@@ -303,10 +304,13 @@ pub struct PackedPlan {
   pub report: PackedReport,
 }
 
-/// The report of a `PackedPlan`, converted only when read.
-#[napi]
+/// The report of a `PackedPlan`, converted only when read. Its native size is reported to V8 as
+/// external memory, so unread reports are collected as promptly as the strings they would have been.
+#[napi(custom_finalize)]
 pub struct PackedReport {
   report: Option<core::Report>,
+  /// Bytes announced to V8 (given back when read or finalized).
+  bytes: i64,
 }
 
 #[napi]
@@ -316,14 +320,30 @@ impl PackedReport {
   /// @throws {Error} with `code` `INTERNAL` when read twice.
   #[napi]
   pub fn json(&mut self, env: Env) -> Result<String> {
-    guarded(|| {
+    let out = guarded(|| {
       let report = self
         .report
         .take()
         .ok_or_else(|| core::Error::internal("the report was already read"))?;
       to_json("report", &wire::EditReport::from(report))
     })
-    .map_err(|e| to_js_error(&env, &e))
+    .map_err(|e| to_js_error(&env, &e));
+    self.release(&env)?;
+    out
+  }
+
+  fn release(&mut self, env: &Env) -> Result<()> {
+    if self.bytes != 0 {
+      env.adjust_external_memory(-self.bytes)?;
+      self.bytes = 0;
+    }
+    Ok(())
+  }
+}
+
+impl ObjectFinalize for PackedReport {
+  fn finalize(mut self, env: Env) -> Result<()> {
+    self.release(&env)
   }
 }
 
@@ -334,16 +354,41 @@ pub struct Packed {
   report: core::Report,
 }
 
-impl From<Packed> for PackedPlan {
-  fn from(p: Packed) -> Self {
-    Self {
-      ops: Uint32Array::new(p.ops),
-      extra: p.extra,
+impl Packed {
+  /// The JavaScript-facing plan; the report's native size is announced to V8.
+  fn into_js(self, env: &Env) -> Result<PackedPlan> {
+    let bytes = report_bytes(&self.report);
+    env.adjust_external_memory(bytes)?;
+    Ok(PackedPlan {
+      ops: Uint32Array::new(self.ops),
+      extra: self.extra,
       report: PackedReport {
-        report: Some(p.report),
+        report: Some(self.report),
+        bytes,
       },
-    }
+    })
   }
+}
+
+/// Roughly what a report holds on the native heap.
+fn report_bytes(r: &core::Report) -> i64 {
+  let cleared: usize = r
+    .cleared
+    .iter()
+    .map(|c| 64 + c.tool_call_id.len() + c.tool_name.len())
+    .sum();
+  let inputs: usize = r
+    .cleared_tool_inputs
+    .iter()
+    .map(|c| 48 + c.tool_call_id.len())
+    .sum();
+  let orphans: usize = r
+    .removed_orphans
+    .iter()
+    .map(|o| 40 + o.tool_call_id.len())
+    .sum();
+  let warnings: usize = r.warnings.iter().map(|w| 64 + w.message.len()).sum();
+  i64::try_from(512 + cleared + inputs + orphans + warnings).unwrap_or(i64::MAX)
 }
 
 #[derive(serde::Serialize)]
@@ -433,8 +478,9 @@ impl Task for PlanSessionTask {
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
     output
-      .map(|p| p.map(PackedPlan::from))
-      .map_err(|e| to_js_error(&env, &e))
+      .map_err(|e| to_js_error(&env, &e))?
+      .map(|p| p.into_js(&env))
+      .transpose()
   }
 }
 
