@@ -366,60 +366,104 @@ function sameKey(a: CacheKey, b: CacheKey): boolean {
 const isObject = (v: unknown): v is AnyMessage => v !== null && typeof v === 'object'
 
 /**
- * Appends to `out`, in a fixed order, every value a message's conversion depends on, down to
- * content blocks and tool calls (compared by identity; strings by value). Deep in-place edits
- * inside a tool call's `args` object or a non-text block are not seen.
+ * Takes a fingerprint (`fp` undefined: values go to `out`) or checks one (values are compared with
+ * `fp` in order; `same` turns false at the first difference).
  */
-function pushFingerprint(m: AnyMessage, out: unknown[]): void {
+class Print {
+  out: unknown[] = []
+  fp: readonly unknown[] | undefined = undefined
+  k = 0
+  same = true
+
+  v(x: unknown): void {
+    if (this.fp === undefined) this.out.push(x)
+    else if (this.fp[this.k++] !== x) this.same = false
+  }
+}
+
+/**
+ * Feeds `p`, in a fixed order, every value a message's conversion depends on, down to content blocks
+ * and tool calls (compared by identity; strings by value). Deep in-place edits inside a tool call's
+ * `args` object or a non-text block are not seen. Stops early once a check has failed.
+ */
+function walkFingerprint(m: AnyMessage, p: Print): void {
   const f: AnyMessage = isLangChainInstance(m) || !isObject(m.data) ? m : m.data
   const md = f.response_metadata
   const ce = isObject(md) ? md.context_editing : undefined
   const ak = f.additional_kwargs
-  out.push(f, m.type, m.role, f.content, f.tool_calls, f.name, f.tool_call_id, md, ce, ak, f.reasoning_content)
-  if (isObject(ce)) out.push(ce.cleared, ce.truncated, ce.cleared_tool_inputs)
-  if (isObject(ak)) out.push(ak.reasoning_content, ak.reasoning)
   const content = f.content
-  if (Array.isArray(content)) {
-    out.push(content.length)
-    for (const b of content) {
-      if (isObject(b)) out.push(b, b.type, b.text, b.id)
-      else out.push(b)
-    }
-  }
   const calls = f.tool_calls
-  if (Array.isArray(calls)) {
-    out.push(calls.length)
-    for (const c of calls) {
-      if (!isObject(c)) {
-        out.push(c)
-        continue
+  p.v(f)
+  p.v(content)
+  p.v(calls)
+  p.v(md)
+  p.v(ak)
+  p.v(m.type)
+  p.v(m.role)
+  p.v(f.name)
+  p.v(f.tool_call_id)
+  p.v(ce)
+  p.v(f.reasoning_content)
+  if (!p.same) return
+  if (isObject(ce)) {
+    p.v(ce.cleared)
+    p.v(ce.truncated)
+    p.v(ce.cleared_tool_inputs)
+  }
+  if (isObject(ak)) {
+    p.v(ak.reasoning_content)
+    p.v(ak.reasoning)
+  }
+  if (Array.isArray(content)) {
+    p.v(content.length)
+    for (const b of content) {
+      p.v(b)
+      if (isObject(b)) {
+        p.v(b.type)
+        p.v(b.text)
+        p.v(b.id)
       }
-      const fn = c.function
-      out.push(c, c.id, c.name, c.args, fn)
-      if (isObject(fn)) out.push(fn.name, fn.arguments)
     }
   }
-}
-
-/** A message's fingerprint (see `pushFingerprint`); `undefined` for a non-object. */
-export function fingerprint(m: unknown): unknown[] | undefined {
-  if (!isObject(m) || Array.isArray(m)) return undefined
-  const out: unknown[] = []
-  pushFingerprint(m, out)
-  return out
+  if (Array.isArray(calls)) {
+    p.v(calls.length)
+    for (const c of calls) {
+      p.v(c)
+      if (!isObject(c)) continue
+      const fn = c.function
+      p.v(c.id)
+      p.v(c.name)
+      p.v(c.args)
+      p.v(fn)
+      if (isObject(fn)) {
+        p.v(fn.name)
+        p.v(fn.arguments)
+      }
+    }
+  }
 }
 
 /** Reused by `unchanged`, so checking a long history allocates nothing. */
-const scratch: unknown[] = []
+const checker = new Print()
+
+/** A message's fingerprint (see `walkFingerprint`); `undefined` for a non-object. */
+export function fingerprint(m: unknown): unknown[] | undefined {
+  if (!isObject(m) || Array.isArray(m)) return undefined
+  const p = new Print()
+  walkFingerprint(m, p)
+  return p.out
+}
 
 /** Whether `m` still has the fingerprint `fp` taken earlier. */
 export function unchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
   if (fp === undefined || !isObject(m) || Array.isArray(m)) return false
-  scratch.length = 0
-  pushFingerprint(m, scratch)
-  if (scratch.length !== fp.length) return false
-  for (let k = 0; k < fp.length; k++) if (scratch[k] !== fp[k]) return false
-  return true
+  checker.fp = fp
+  checker.k = 0
+  checker.same = true
+  walkFingerprint(m, checker)
+  const same = checker.same && checker.k === fp.length
+  checker.fp = undefined
+  return same
 }
 
 // ---------------------------------------------------------------------------------------------
