@@ -15,10 +15,9 @@ import {
   type ApplyOptions,
   type ClearedMemo,
   countCacheBreakpoints,
-  fingerprint,
   systemPromptText,
-  toWire,
   toWireMessages,
+  toWireRemembered,
   unchanged,
   type WireCache,
   type WireOptions,
@@ -202,11 +201,11 @@ export class ContextEditor {
     let chars = 0
     let i = from
     while (i < to && chars < maxChars) {
-      const wire = toWire(messages[i], i, opts)
+      const [wire, print] = toWireRemembered(messages[i], i, opts)
       chars += (wire.content?.length ?? 0) + (wire.other?.length ?? 0) + 64
       if (wire.toolCalls) for (const c of wire.toolCalls) chars += c.args?.length ?? 0
       out.push(wire)
-      prints.push(fingerprint(messages[i]))
+      prints.push(print)
       i++
     }
     // Lengths only (approx): one JSON string beats reading every field through napi. With text
@@ -218,8 +217,7 @@ export class ContextEditor {
     return this.#piece(messages, from, to, prints)[0]
   }
 
-  #remember(pick: Pick, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
-    const { conv } = pick
+  #remember(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
     conv.refs = messages.slice()
     conv.prints.length = reuse
     for (const p of prints) conv.prints.push(p)
@@ -237,7 +235,7 @@ export class ContextEditor {
         prints = []
         packed = this.#native.planSessionSync(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
       }
-      this.#remember(pick, messages, reuse, prints)
+      this.#remember(conv, messages, reuse, prints)
       return { plan: unpack(packed!), unchangedBelow: reuse }
     } catch (e) {
       this.#forget(conv.list, conv)
@@ -276,7 +274,7 @@ export class ContextEditor {
             prints = []
             packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
           }
-          this.#remember({ conv, reuse }, messages, reuse, prints)
+          this.#remember(conv, messages, reuse, prints)
           return { plan: unpack(packed!), unchangedBelow: reuse }
         }
         if (this.#native.appendSessionSync(conv.id, sent, piece)) {

@@ -293,71 +293,30 @@ export function toWireMessages(messages: unknown, opts: WireOptions): WireMessag
     })
   }
   const out = new Array<WireMessage>(messages.length)
-  const cache = opts.cache
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]
-    if (cache === undefined || m === null || typeof m !== 'object' || opts.messageTokens?.[i] != null) {
-      out[i] = toWire(m, i, opts)
-      continue
-    }
-    const key = cacheKey(m)
-    const hit = key && cache.get(m)
-    if (hit && sameKey(hit.key, key)) {
-      out[i] = hit.wire
-      continue
-    }
-    const wire = toWire(m, i, opts)
-    if (key) cache.set(m, { key, wire })
-    out[i] = wire
-  }
+  for (let i = 0; i < messages.length; i++) out[i] = toWireRemembered(messages[i], i, opts)[0]
   return out
 }
 
-/** What a cached conversion depends on. Only messages whose text cannot change behind our back are
- * cached: string content (strings are immutable), no tool calls, and every other field the
- * conversion reads compared by reference. */
-interface CacheKey {
-  fields: AnyMessage
-  content: string
-  name: unknown
-  toolCallId: unknown
-  metadata: unknown
-  editing: unknown
-  kwargs: unknown
-  reasoning: unknown
-}
+/** Per-editor memo of message conversions, keyed by message object, valid while its fingerprint holds. */
+export type WireCache = WeakMap<object, { print: unknown[]; wire: WireMessage }>
 
-/** Per-editor memo of message conversions, keyed by message object. */
-export type WireCache = WeakMap<object, { key: CacheKey; wire: WireMessage }>
-
-function cacheKey(m: AnyMessage): CacheKey | undefined {
-  const fields: AnyMessage = m.lc_kwargs !== undefined || typeof m._getType === 'function' || m.data === undefined ? m : m.data
-  if (fields === null || typeof fields !== 'object' || typeof fields.content !== 'string') return undefined
-  if (Array.isArray(fields.tool_calls) && fields.tool_calls.length > 0) return undefined
-  const md = fields.response_metadata
-  return {
-    fields,
-    content: fields.content,
-    name: fields.name,
-    toolCallId: fields.tool_call_id,
-    metadata: md,
-    editing: md && typeof md === 'object' ? md.context_editing : undefined,
-    kwargs: fields.additional_kwargs,
-    reasoning: fields.reasoning_content,
+/**
+ * `toWire` through the editor's memo (`opts.cache`): a message converted before and unchanged since
+ * (same fingerprint) is not converted again. Returns the wire form and the message's fingerprint
+ * (`undefined` when the memo is bypassed: no memo, or a caller-supplied token count, which depends
+ * on the index).
+ */
+export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
+  const cache = opts.cache
+  if (cache === undefined || !isObject(m) || Array.isArray(m) || opts.messageTokens?.[i] != null) {
+    return [toWire(m, i, opts), undefined]
   }
-}
-
-function sameKey(a: CacheKey, b: CacheKey): boolean {
-  return (
-    a.fields === b.fields &&
-    a.content === b.content &&
-    a.name === b.name &&
-    a.toolCallId === b.toolCallId &&
-    a.metadata === b.metadata &&
-    a.editing === b.editing &&
-    a.kwargs === b.kwargs &&
-    a.reasoning === b.reasoning
-  )
+  const hit = cache.get(m)
+  if (hit !== undefined && unchanged(m, hit.print)) return [hit.wire, hit.print]
+  const wire = toWire(m, i, opts)
+  const print = fingerprint(m)!
+  cache.set(m, { print, wire })
+  return [wire, print]
 }
 
 // ---------------------------------------------------------------------------------------------
