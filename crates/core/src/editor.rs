@@ -191,11 +191,9 @@ impl ContextEditor {
     tail: Vec<Message>,
     context: &Context,
   ) -> Result<Option<EditPlan>> {
-    let Some(mut session) = self.sessions().take(id, reuse) else {
+    let Some(mut session) = self.continued(id, reuse, tail)? else {
       return Ok(None);
     };
-    validate(&tail, reuse)?;
-    session.extend(tail);
     let mut warnings = Vec::new();
     let counter = self.counter(context, &mut warnings);
     session.measure(&counter);
@@ -217,13 +215,27 @@ impl ContextEditor {
   /// # Errors
   /// As [`plan_session`](Self::plan_session).
   pub fn append_session(&self, id: u64, reuse: usize, tail: Vec<Message>) -> Result<bool> {
-    let Some(mut session) = self.sessions().take(id, reuse) else {
+    let Some(session) = self.continued(id, reuse, tail)? else {
       return Ok(false);
+    };
+    self.sessions().put(id, session);
+    Ok(true)
+  }
+
+  /// Session `id` cut to `reuse` messages (taken out of the store) with `tail` appended; `None` on
+  /// a miss. On an invalid tail the session stays out: it is dropped.
+  fn continued(
+    &self,
+    id: u64,
+    reuse: usize,
+    tail: Vec<Message>,
+  ) -> Result<Option<crate::session::Session>> {
+    let Some(mut session) = self.sessions().take(id, reuse) else {
+      return Ok(None);
     };
     validate(&tail, reuse)?;
     session.extend(tail);
-    self.sessions().put(id, session);
-    Ok(true)
+    Ok(Some(session))
   }
 
   /// Forgets the session `id` (a no-op when unknown).
