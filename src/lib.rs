@@ -449,10 +449,6 @@ fn to_json(what: &str, value: &impl serde::Serialize) -> CoreResult<String> {
   serde_json::to_string(value)
     .map_err(|e| core::Error::internal(format!("serializing the {what}: {e}")))
 }
-fn plan_to_json(plan: core::EditPlan) -> CoreResult<String> {
-  to_json("plan", &EditPlan::from(plan))
-}
-
 /// Async `planSession`.
 pub struct PlanSessionTask {
   editor: Arc<core::ContextEditor>,
@@ -518,7 +514,7 @@ fn plan_json_impl(
   guarded(|| {
     let messages = parse_wire_json(messages_json)?;
     let context = wire::context_from_wire(context)?;
-    plan_to_json(editor.plan(&messages, &context)?)
+    to_json("plan", &EditPlan::from(editor.plan(&messages, &context)?))
   })
 }
 
