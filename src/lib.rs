@@ -19,6 +19,11 @@ use napi_derive::napi;
 use crate::error::{to_js_error, CoreResult};
 use crate::wire::{EditContext, EditPlan, Message, TokenCountResult};
 
+/// mimalloc for the native side: planning a long history allocates and frees many small strings
+/// and a few large buffers per call; glibc returned those buffers to the OS and faulted them back.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Runs `f`, turning a panic into an `INTERNAL` error so that no Rust panic ever reaches Node.
 fn guarded<T>(f: impl FnOnce() -> CoreResult<T>) -> CoreResult<T> {
   catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {

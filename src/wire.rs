@@ -714,7 +714,7 @@ impl From<core::Op> for PlanOp {
         ..
       } => {
         out.op_type = "clear_tool_result".into();
-        out.placeholder = Some(placeholder);
+        out.placeholder = Some(placeholder.to_string());
         out.strategy = Some(strategy.to_owned());
       }
       core::Op::ClearToolInputs {

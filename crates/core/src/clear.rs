@@ -101,6 +101,7 @@ pub(crate) fn clear_tool_uses(
   let start_tokens = draft.tokens();
   let mut run = Clearing {
     edit,
+    placeholder: std::sync::Arc::from(edit.placeholder.as_str()),
     pairs: &pairs,
     start_tokens,
     freed: 0,
@@ -359,6 +360,8 @@ fn stable_clear(
 
 struct Clearing<'a> {
   edit: &'a ClearToolUses,
+  /// `edit.placeholder`, shared by every result cleared.
+  placeholder: std::sync::Arc<str>,
   pairs: &'a [Option<CallRef>],
   start_tokens: u64,
   freed: u64,
@@ -399,7 +402,7 @@ impl Clearing<'_> {
     let before = draft.tokens();
     let tool_name = tool_name.to_owned();
     let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
-    draft.clear_result(i, &self.edit.placeholder, CLEAR_TOOL_USES_STRATEGY);
+    draft.clear_result(i, &self.placeholder, CLEAR_TOOL_USES_STRATEGY);
     if self.edit.clear_tool_inputs.applies_to(&tool_name)
       && !draft.slots[ai].removed_calls.contains(&k)
     {

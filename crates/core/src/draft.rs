@@ -5,6 +5,9 @@
 use std::collections::hash_map::Entry;
 use std::collections::BTreeSet;
 
+use std::rc::Rc;
+use std::sync::Arc;
+
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::message::{Message, Role};
@@ -14,7 +17,7 @@ use crate::tokens::{Counter, Measure};
 /// One message's state during planning.
 pub(crate) struct Slot<'m> {
   pub removed: bool,
-  pub cleared: Option<(String, &'static str)>,
+  pub cleared: Option<(Arc<str>, &'static str)>,
   pub size: u64,
   pub measure: &'m Measure,
   /// Calls whose arguments this call cleared (positions in `tool_calls`).
@@ -46,7 +49,7 @@ pub(crate) struct Draft<'m, 'c> {
   pub total: u64,
   pub counter: &'c Counter<'c>,
   /// The pairing of the current state, once computed (see [`Draft::pair`]).
-  pairs: std::cell::OnceCell<Vec<Option<CallRef>>>,
+  pairs: std::cell::OnceCell<Rc<[Option<CallRef>]>>,
 }
 
 impl<'m, 'c> Draft<'m, 'c> {
@@ -118,8 +121,8 @@ impl<'m, 'c> Draft<'m, 'c> {
   /// Pairs every live tool result with the nearest earlier assistant call of the same id; `None`
   /// for orphans. Several calls sharing an id in one message are matched to results in order, so
   /// each result owns exactly one call. Linear in the number of messages and calls.
-  pub fn pair(&self) -> Vec<Option<CallRef>> {
-    self.pairs.get_or_init(|| self.compute_pairs()).clone()
+  pub fn pair(&self) -> Rc<[Option<CallRef>]> {
+    Rc::clone(self.pairs.get_or_init(|| self.compute_pairs().into()))
   }
 
   fn compute_pairs(&self) -> Vec<Option<CallRef>> {
@@ -179,22 +182,46 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Live assistant tool calls that no later live tool result answers.
   pub fn dangling_calls(&self, pairs: &[Option<CallRef>]) -> Vec<CallRef> {
-    let answered: FxHashSet<CallRef> = pairs.iter().flatten().copied().collect();
-    self
-      .alive()
-      .filter(|&i| self.msgs[i].role == Role::Assistant && !self.msgs[i].tool_calls.is_empty())
-      .flat_map(|i| self.live_calls(i).into_iter().map(move |k| (i, k)))
-      .filter(|r| !answered.contains(r))
-      .collect()
+    // Answered calls as bits per assistant message (a set only for positions past 63).
+    let mut answered = vec![0u64; self.msgs.len()];
+    let mut far: FxHashSet<CallRef> = FxHashSet::default();
+    for &(ai, k) in pairs.iter().flatten() {
+      if k < 64 {
+        answered[ai] |= 1 << k;
+      } else {
+        far.insert((ai, k));
+      }
+    }
+    let is_answered = |(i, k): CallRef| {
+      if k < 64 {
+        answered[i] & (1 << k) != 0
+      } else {
+        far.contains(&(i, k))
+      }
+    };
+    let mut dangling = Vec::new();
+    for i in self.alive() {
+      let m = &self.msgs[i];
+      if m.role != Role::Assistant {
+        continue;
+      }
+      let removed = &self.slots[i].removed_calls;
+      for k in 0..m.tool_calls.len() {
+        if !removed.contains(&k) && !is_answered((i, k)) {
+          dangling.push((i, k));
+        }
+      }
+    }
+    dangling
   }
 
   /// Replaces a tool result's content with `placeholder`.
-  pub fn clear_result(&mut self, i: usize, placeholder: &str, strategy: &'static str) {
+  pub fn clear_result(&mut self, i: usize, placeholder: &Arc<str>, strategy: &'static str) {
     let size = self.counter.cleared_size(&self.msgs[i], placeholder);
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;
-    slot.cleared = Some((placeholder.to_owned(), strategy));
+    slot.cleared = Some((Arc::clone(placeholder), strategy));
   }
 
   /// Positions of the calls of message `i` that are still there.
@@ -275,7 +302,13 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// The operations that turn the input into the current state, sorted by index.
   pub fn into_ops(self) -> Vec<Op> {
-    let mut ops = Vec::new();
+    let mut ops = Vec::with_capacity(
+      self
+        .slots
+        .iter()
+        .filter(|s| s.removed || s.content_replaced())
+        .count(),
+    );
     for (i, slot) in self.slots.into_iter().enumerate() {
       if slot.removed {
         ops.push(Op::Remove { index: i });

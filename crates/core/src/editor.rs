@@ -358,7 +358,17 @@ impl ContextEditor {
     }
 
     // Calls that have results now; edits that remove messages must not leave them dangling.
-    let answered = answered(&draft.pair());
+    let removes = self.options.edits.iter().any(|e| {
+      matches!(
+        e,
+        Edit::LastN(_) | Edit::StripToolCalls(_) | Edit::StripAndTruncate(_) | Edit::TrimTurns(_)
+      )
+    });
+    let answered = if removes {
+      answered(&draft.pair())
+    } else {
+      BTreeSet::new()
+    };
     let mut summary = None;
     let mut boundaries = Vec::new();
     let mut breakpoints = false;

@@ -25,8 +25,8 @@ pub enum Op {
   ClearToolResult {
     /// Index in the input.
     index: usize,
-    /// The new content.
-    placeholder: String,
+    /// The new content (shared by every result one edit clears).
+    placeholder: std::sync::Arc<str>,
     /// The strategy name for the metadata marker.
     strategy: &'static str,
   },
@@ -277,7 +277,7 @@ impl EditPlan {
           index, placeholder, ..
         } => {
           if let Some(m) = out[*index].as_mut() {
-            m.content = Some(placeholder.clone());
+            m.content = Some(placeholder.to_string());
             m.content_length = None;
             m.other = None;
             m.other_length = None;

@@ -93,7 +93,7 @@ fn ops_json(plan: &EditPlan) -> Value {
         index,
         placeholder,
         strategy,
-      } => json!({ "type": "clear_tool_result", "index": index, "placeholder": placeholder, "strategy": strategy }),
+      } => json!({ "type": "clear_tool_result", "index": index, "placeholder": &**placeholder, "strategy": strategy }),
       Op::ClearToolInputs {
         index,
         call_indices,

@@ -477,7 +477,7 @@ proptest! {
           prop_assert_eq!(msgs[i].role, Role::Tool);
           prop_assert!(!msgs[i].cleared, "an already-cleared result is never cleared again");
           prop_assert_eq!(*strategy, "clear_tool_uses");
-          prop_assert!(PLACEHOLDERS.contains(&placeholder.as_str()));
+          prop_assert!(PLACEHOLDERS.contains(&&**placeholder));
         }
         Op::ClearToolInputs { call_indices, tool_call_ids, cleared_tool_inputs, .. } => {
           prop_assert_eq!(msgs[i].role, Role::Assistant);

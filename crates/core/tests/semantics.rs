@@ -668,10 +668,7 @@ fn rule_2_4_placeholder_and_metadata_marker() {
   else {
     panic!("expected a clear op, got {:?}", p.ops)
   };
-  assert_eq!(
-    (placeholder.as_str(), *strategy),
-    ("<gone ✂>", "clear_tool_uses")
-  );
+  assert_eq!((&**placeholder, *strategy), ("<gone ✂>", "clear_tool_uses"));
   // The reference application: content replaced, marker set, identity fields untouched.
   let mut with_extras = msgs.clone();
   with_extras[r[0]].images = 2;
@@ -1334,7 +1331,7 @@ fn report_pipeline_has_one_applied_edit_per_edit() {
     .ops
     .iter()
     .filter_map(|op| match op {
-      Op::ClearToolResult { placeholder, .. } => Some(placeholder.as_str()),
+      Op::ClearToolResult { placeholder, .. } => Some(&**placeholder),
       _ => None,
     })
     .collect();
