@@ -321,108 +321,290 @@ export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [Wir
 
 // ---------------------------------------------------------------------------------------------
 // Fingerprints: has a message seen before changed?
+//
+// A fingerprint is a flat array: a header (the message's kind and what its fields hold), a fixed
+// head of top-level fields, then what hangs below them (the `context_editing` marker, reasoning
+// kwargs, each content block and tool call), in an order where each entry depends only on entries
+// before it. A check re-reads the same values and stops at the first difference.
+//
+// The check runs over the whole held history on every call, where nearly every load misses the
+// cache, so it is written to touch little memory and run few instructions per message:
+// - the kind is decided once, when the fingerprint is taken: a check reads only the fields the
+//   conversion of that kind reads (no `_getType` call, no misses on fields a LangChain message never
+//   has), and each kind has its own check function, so inline caches see a few classes;
+// - a LangChain instance's fields are all loaded before any comparison: one class check covers
+//   them and their cache misses overlap;
+// - strings (and `args` objects) are compared with `Object.is`, whose identical-pointer case reads
+//   nothing (`===` on two strings first loads their headers: a cache miss per message);
+// - the header says which fields are objects or arrays (their identity is compared, so that cannot
+//   change) and whether `response_metadata` and `additional_kwargs` held none of the keys the
+//   conversion reads, the usual case: then the check only asks that they still hold none.
+// Deep in-place edits inside a tool call's `args` object or a non-text block are not seen.
 
 const isObject = (v: unknown): v is AnyMessage => v !== null && typeof v === 'object'
 
-/**
- * Takes a fingerprint (`fp` undefined: values go to `out`) or checks one (values are compared with
- * `fp` in order; `same` turns false at the first difference).
- */
-class Print {
-  out: unknown[] = []
-  fp: readonly unknown[] | undefined = undefined
-  k = 0
-  same = true
+// Kinds (the header's low bits), as `partsOf` tells them apart.
+/** A LangChain instance: type from `_getType()` (1.x: the own `type` field; 0.3: the class). */
+const INSTANCE = 0
+/** A LangChain `ChatMessage` (type `generic`): `role` says what it is. */
+const GENERIC = 1
+/** A LangChain dict: `{ type, content, ... }` (a `data` object would make it a stored message). */
+const DICT = 2
+/** A `StoredMessage`: `{ type, data: { content, ... } }`. */
+const STORED = 3
+/** An OpenAI message: `{ role, content, ... }`, no `type`, top-level `reasoning_content`. */
+const OPENAI = 4
+/** Anything else (conversion rejects it): every field any kind reads. */
+const OTHER = 5
+const KIND_BITS = 7
+// Header flags.
+/** `response_metadata` is an object without `context_editing` (no entries). */
+const NO_MARKER = 8
+/** `response_metadata` is an object with `context_editing` (entries: it, and its fields if an object). */
+const HAS_MARKER = 16
+/** `additional_kwargs` is an object without reasoning (no entries). */
+const NO_REASONING = 32
+/** `additional_kwargs` is an object with reasoning (entries: `reasoning_content`, `reasoning`). */
+const HAS_REASONING = 64
+/** `content` is an array (entries: its length, each block and its fields). */
+const BLOCKS = 128
+/** `tool_calls` is an array (entries: its length, each call and its fields). */
+const CALL_LIST = 256
 
-  v(x: unknown): void {
-    if (this.fp === undefined) this.out.push(x)
-    else if (this.fp[this.k++] !== x) this.same = false
+// The head: one slot per top-level field; a kind that does not read a field leaves it undefined.
+const HEADER = 0
+const TYPE = 1
+const ROLE = 2
+const DATA = 3
+const CONTENT = 4
+const CALLS = 5
+const METADATA = 6
+const KWARGS = 7
+const NAME = 8
+const CALL_ID = 9
+const REASONING = 10
+const HEAD = 11
+
+function kindOf(m: AnyMessage): number {
+  if (isLangChainInstance(m)) {
+    const type = typeof m._getType === 'function' ? m._getType() : m.type
+    return type === 'generic' ? GENERIC : INSTANCE
   }
+  if (typeof m.type === 'string' && isObject(m.data) && !Array.isArray(m.data)) return STORED
+  if (typeof m.role === 'string' && m.type === undefined) return OPENAI
+  return typeof m.type === 'string' ? DICT : OTHER
 }
 
-/**
- * Feeds `p`, in a fixed order, every value a message's conversion depends on, down to content blocks
- * and tool calls (compared by identity; strings by value). Deep in-place edits inside a tool call's
- * `args` object or a non-text block are not seen. Stops early once a check has failed.
- */
-function walkFingerprint(m: AnyMessage, p: Print): void {
-  const f: AnyMessage = isLangChainInstance(m) || !isObject(m.data) ? m : m.data
+/** A message's fingerprint; `undefined` for a non-object. */
+export function fingerprint(m: unknown): unknown[] | undefined {
+  if (!isObject(m) || Array.isArray(m)) return undefined
+  const kind = kindOf(m)
+  const f: AnyMessage = kind === STORED ? m.data : m
   const md = f.response_metadata
-  const ce = isObject(md) ? md.context_editing : undefined
   const ak = f.additional_kwargs
   const content = f.content
   const calls = f.tool_calls
-  p.v(f)
-  p.v(content)
-  p.v(calls)
-  p.v(md)
-  p.v(ak)
-  p.v(m.type)
-  p.v(m.role)
-  p.v(f.name)
-  p.v(f.tool_call_id)
-  p.v(ce)
-  p.v(f.reasoning_content)
-  if (!p.same) return
-  if (isObject(ce)) {
-    p.v(ce.cleared)
-    p.v(ce.truncated)
-    p.v(ce.cleared_tool_inputs)
+  const fp: unknown[] = [
+    kind,
+    // `type` decides the kind of every shape (1.x instances hold it; 0.3 ones have none, harmlessly).
+    m.type,
+    kind === GENERIC || kind === OPENAI || kind === OTHER ? m.role : undefined,
+    kind === DICT || kind === STORED || kind === OTHER ? m.data : undefined,
+    content,
+    calls,
+    md,
+    ak,
+    f.name,
+    f.tool_call_id,
+    kind === OPENAI || kind === OTHER ? f.reasoning_content : undefined,
+  ]
+  let header = kind
+  if (isObject(md)) {
+    const ce = md.context_editing
+    if (ce === undefined) header |= NO_MARKER
+    else {
+      header |= HAS_MARKER
+      fp.push(ce)
+      if (isObject(ce)) fp.push(ce.cleared, ce.truncated, ce.cleared_tool_inputs)
+    }
   }
   if (isObject(ak)) {
-    p.v(ak.reasoning_content)
-    p.v(ak.reasoning)
+    if (ak.reasoning_content === undefined && ak.reasoning === undefined) header |= NO_REASONING
+    else {
+      header |= HAS_REASONING
+      fp.push(ak.reasoning_content, ak.reasoning)
+    }
   }
   if (Array.isArray(content)) {
-    p.v(content.length)
-    for (const b of content) {
-      p.v(b)
-      if (isObject(b)) {
-        p.v(b.type)
-        p.v(b.text)
-        p.v(b.id)
-      }
+    header |= BLOCKS
+    fp.push(content.length)
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i]
+      fp.push(b)
+      if (!isObject(b)) continue
+      fp.push(b.type, b.text, b.id)
+      // `text: undefined` counts nothing, no `text` at all counts the block's JSON.
+      if (b.type === 'text' && b.text === undefined) fp.push('text' in b)
+      // A file block is an image or not by its MIME type.
+      if (b.type === 'file') fp.push(b.mime_type)
     }
   }
   if (Array.isArray(calls)) {
-    p.v(calls.length)
-    for (const c of calls) {
-      p.v(c)
+    header |= CALL_LIST
+    fp.push(calls.length)
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i]
+      fp.push(c)
       if (!isObject(c)) continue
       const fn = c.function
-      p.v(c.id)
-      p.v(c.name)
-      p.v(c.args)
-      p.v(fn)
-      if (isObject(fn)) {
-        p.v(fn.name)
-        p.v(fn.arguments)
-      }
+      fp.push(c.id, c.name, c.args, fn)
+      if (isObject(fn)) fp.push(fn.name, fn.arguments)
     }
   }
-}
-
-/** Reused by `unchanged`, so checking a long history allocates nothing. */
-const checker = new Print()
-
-/** A message's fingerprint (see `walkFingerprint`); `undefined` for a non-object. */
-export function fingerprint(m: unknown): unknown[] | undefined {
-  if (!isObject(m) || Array.isArray(m)) return undefined
-  const p = new Print()
-  walkFingerprint(m, p)
-  return p.out
+  fp[HEADER] = header
+  // An exact-size copy: the history's fingerprints are read on every call, so they should be small.
+  return fp.slice()
 }
 
 /** Whether `m` still has the fingerprint `fp` taken earlier. */
 export function unchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
+  return headUnchanged(m, fp) && belowUnchanged(fp!)
+}
+
+/** The message's own fields (the fingerprint's head). */
+function headUnchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
   if (fp === undefined || !isObject(m) || Array.isArray(m)) return false
-  checker.fp = fp
-  checker.k = 0
-  checker.same = true
-  walkFingerprint(m, checker)
-  const same = checker.same && checker.k === fp.length
-  checker.fp = undefined
-  return same
+  switch ((fp[HEADER] as number) & KIND_BITS) {
+    case INSTANCE:
+    case GENERIC:
+      return instanceUnchanged(m, fp)
+    case STORED:
+      return storedUnchanged(m, fp)
+    default:
+      return plainUnchanged(m, fp)
+  }
+}
+
+function instanceUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
+  const content = m.content
+  const calls = m.tool_calls
+  const md = m.response_metadata
+  const ak = m.additional_kwargs
+  const name = m.name
+  const id = m.tool_call_id
+  const type = m.type
+  return (
+    Object.is(content, fp[CONTENT]) &&
+    calls === fp[CALLS] &&
+    md === fp[METADATA] &&
+    ak === fp[KWARGS] &&
+    Object.is(name, fp[NAME]) &&
+    Object.is(id, fp[CALL_ID]) &&
+    // Type names are a few shared strings: `===` is cheap here.
+    type === fp[TYPE] &&
+    (((fp[HEADER] as number) & KIND_BITS) !== GENERIC || Object.is(m.role, fp[ROLE]))
+  )
+}
+
+function storedUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
+  const type = m.type
+  const f = m.data
+  if (!(Object.is(type, fp[TYPE]) && f === fp[DATA])) return false
+  return (
+    Object.is(f.content, fp[CONTENT]) &&
+    Object.is(f.tool_calls, fp[CALLS]) &&
+    Object.is(f.response_metadata, fp[METADATA]) &&
+    Object.is(f.additional_kwargs, fp[KWARGS]) &&
+    Object.is(f.name, fp[NAME]) &&
+    Object.is(f.tool_call_id, fp[CALL_ID])
+  )
+}
+
+/** Dicts, OpenAI messages and the rest: plain objects, whose extra top-level reads are cheap. */
+function plainUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
+  const kind = (fp[HEADER] as number) & KIND_BITS
+  return (
+    Object.is(m.type, fp[TYPE]) &&
+    Object.is(m.content, fp[CONTENT]) &&
+    Object.is(m.tool_calls, fp[CALLS]) &&
+    Object.is(m.response_metadata, fp[METADATA]) &&
+    Object.is(m.additional_kwargs, fp[KWARGS]) &&
+    Object.is(m.name, fp[NAME]) &&
+    Object.is(m.tool_call_id, fp[CALL_ID]) &&
+    (kind === DICT || Object.is(m.role, fp[ROLE])) &&
+    (kind === OPENAI || Object.is(m.data, fp[DATA])) &&
+    (kind === DICT || Object.is(m.reasoning_content, fp[REASONING]))
+  )
+}
+
+/**
+ * What hangs below the head's objects, read through the fingerprint's references to them (the
+ * head check has found the message still holds them), against the entries after the head.
+ */
+function belowUnchanged(fp: readonly unknown[]): boolean {
+  const header = fp[HEADER] as number
+  if (header & NO_MARKER && (fp[METADATA] as AnyMessage).context_editing !== undefined) return false
+  if (header & NO_REASONING) {
+    const ak = fp[KWARGS] as AnyMessage
+    if (ak.reasoning_content !== undefined || ak.reasoning !== undefined) return false
+  }
+  let k = HEAD
+  if (header & (HAS_MARKER | HAS_REASONING | BLOCKS)) {
+    k = unchangedRare(fp, header)
+    if (k < 0) return false
+  }
+  if (header & CALL_LIST) {
+    const calls = fp[CALLS] as unknown[]
+    const n = calls.length
+    if (n !== fp[k++]) return false
+    for (let i = 0; i < n; i++) {
+      const c = fp[k++]
+      if (calls[i] !== c) return false
+      if (!isObject(c)) continue
+      const fn = c.function
+      const id = c.id
+      const name = c.name
+      const args = c.args
+      if (!(Object.is(id, fp[k++]) && Object.is(name, fp[k++]) && Object.is(args, fp[k++]) && fn === fp[k++])) return false
+      if (isObject(fn) && !(Object.is(fn.name, fp[k++]) && Object.is(fn.arguments, fp[k++]))) return false
+    }
+  }
+  return k === fp.length
+}
+
+/** The entries of a marker, reasoning kwargs and content blocks: where the calls' entries start, or -1 on a difference. */
+function unchangedRare(fp: readonly unknown[], header: number): number {
+  const md = fp[METADATA] as AnyMessage
+  const ak = fp[KWARGS] as AnyMessage
+  const content = fp[CONTENT] as unknown[]
+  let k = HEAD
+  if (header & HAS_MARKER) {
+    const ce = md.context_editing
+    if (!Object.is(ce, fp[k++])) return -1
+    if (
+      isObject(ce) &&
+      !(Object.is(ce.cleared, fp[k++]) && Object.is(ce.truncated, fp[k++]) && Object.is(ce.cleared_tool_inputs, fp[k++]))
+    ) {
+      return -1
+    }
+  }
+  if (header & HAS_REASONING && !(Object.is(ak.reasoning_content, fp[k++]) && Object.is(ak.reasoning, fp[k++]))) {
+    return -1
+  }
+  if (header & BLOCKS) {
+    const n = content.length
+    if (n !== fp[k++]) return -1
+    for (let i = 0; i < n; i++) {
+      const b = fp[k++]
+      if (!Object.is(content[i], b)) return -1
+      if (!isObject(b)) continue
+      const type = b.type
+      if (!(Object.is(type, fp[k++]) && Object.is(b.text, fp[k++]) && Object.is(b.id, fp[k++]))) return -1
+      if (type === 'text' && b.text === undefined && 'text' in b !== fp[k++]) return -1
+      if (type === 'file' && !Object.is(b.mime_type, fp[k++])) return -1
+    }
+  }
+  return k
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -670,6 +852,11 @@ export interface ApplyOptions {
   memo?: ClearedMemo
   /** Messages below this index are known unchanged since the memo's copies were made. */
   memoBelow?: number
+  /**
+   * The output for `messages[0..upTo)` when it is already known: the first `length` entries of
+   * `messages` (an earlier output, for the same objects and the same operations).
+   */
+  prefix?: { messages: readonly unknown[]; length: number; upTo: number }
 }
 
 /** Cleared copies by original message (see `ApplyOptions.memo`). */
@@ -746,9 +933,9 @@ function applier<T extends AnyMessage>(
       break
     }
   }
-  const { memo, memoBelow = 0 } = options
-  const out: T[] = []
-  let i = 0
+  const { memo, memoBelow = 0, prefix } = options
+  const out = (prefix === undefined ? [] : prefix.messages.slice(0, prefix.length)) as T[]
+  let i = prefix?.upTo ?? 0
   let c = 0
   const step = (end: number): void => {
     for (; i < end; i++) {
