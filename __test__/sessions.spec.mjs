@@ -181,3 +181,42 @@ test('applyPlan accepts a hand-made plan whose operations are out of order', asy
     ['', '[y]', '', 'result 1', '', '[x]'],
   )
 })
+
+test('the previous output is reused only where it is still right: changed limits, plan() calls, mutated outputs, replaced messages', async () => {
+  /** Each output message must be the input object exactly where a fresh editor leaves it unchanged. */
+  const sameShape = (got, want, view, what) => {
+    assert.deepEqual(observable(got), observable(want), what)
+    assert.deepEqual(
+      got.messages.map((m) => view.indexOf(m)),
+      want.messages.map((m) => view.indexOf(m)),
+      `${what}: unchanged messages are the caller's own objects, changed ones are copies`,
+    )
+  }
+  for (let seed = 1; seed <= 40; seed++) {
+    const rng = new Rng(1000 + seed)
+    const history = buildMessages(conversationSpecs(rng, { maxTurns: 20 }))
+    const { options } = editOptions(rng, approxTokens(history), history.length)
+    const editor = new ContextEditor(options)
+    const total = approxTokens(history)
+    let view = []
+    for (let end = 1; end <= history.length; end += 1 + rng.int(0, 2)) {
+      view = [...view, ...history.slice(view.length, end)]
+      // The model's limit moves between calls, so the operations over the unchanged prefix change too.
+      const context = { maxInputTokens: rng.chance(0.5) ? Math.max(50, rng.int(total >> 3, total)) : undefined }
+      const action = rng.int(0, 5)
+      if (action === 0) editor.plan(view, context) // planned, not applied: its output is not kept
+      if (action === 1 && view.length > 2) {
+        // The host replaced an old message by an equal copy of another class instance.
+        const k = rng.int(0, view.length - 2)
+        const m = view[k]
+        view = view.slice()
+        view[k] = new m.constructor({ ...m })
+      }
+      const got = action === 2 ? await editor.editAsync(view, context) : editor.edit(view, context)
+      sameShape(got, new ContextEditor(options).edit(view, context), view, `seed ${seed}, ${view.length} messages, action ${action}`)
+      // Whatever the caller does to the array it got does not reach the next call.
+      if (action === 3) got.messages.reverse()
+      if (action === 4) got.messages.splice(0, got.messages.length, ...got.messages.map(() => new HumanMessage('junk')))
+    }
+  }
+})
