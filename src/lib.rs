@@ -468,13 +468,9 @@ impl Task for PlanSessionTask {
     let Some((session, reuse, tail, context)) = self.input.take() else {
       return Ok(Ok(None));
     };
-    Ok(plan_session_impl(
-      &self.editor,
-      session,
-      reuse,
-      tail,
-      context,
-    ))
+    Ok(core::in_background(|| {
+      plan_session_impl(&self.editor, session, reuse, tail, context)
+    }))
   }
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -535,7 +531,9 @@ impl Task for PlanJsonTask {
 
   fn compute(&mut self) -> Result<Self::Output> {
     let (messages, context) = self.input.take().unwrap_or_default();
-    Ok(plan_json_impl(&self.editor, &messages, context))
+    Ok(core::in_background(|| {
+      plan_json_impl(&self.editor, &messages, context)
+    }))
   }
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -555,7 +553,9 @@ impl Task for PlanTask {
 
   fn compute(&mut self) -> Result<Self::Output> {
     let (messages, context) = self.input.take().unwrap_or_default();
-    Ok(plan_impl(&self.editor, messages, context))
+    Ok(core::in_background(|| {
+      plan_impl(&self.editor, messages, context)
+    }))
   }
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -575,7 +575,9 @@ impl Task for CountTask {
 
   fn compute(&mut self) -> Result<Self::Output> {
     let (messages, context) = self.input.take().unwrap_or_default();
-    Ok(count_impl(&self.editor, messages, context))
+    Ok(core::in_background(|| {
+      count_impl(&self.editor, messages, context)
+    }))
   }
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {

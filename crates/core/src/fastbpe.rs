@@ -16,6 +16,7 @@
 //! - **Both cores.** [`FastBpe::count_many`] splits a large batch across threads (strings are
 //!   independent); a small batch stays on the calling thread.
 
+use std::cell::Cell;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -611,6 +612,36 @@ impl<'a> PieceCache<'a> {
   }
 }
 const PIECE_CACHE_MAX: usize = 1 << 16;
+
+thread_local! {
+  /// Set by [`in_background`] on the thread running background work.
+  static BACKGROUND: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` as background work (an asynchronous call, on a thread of Node's pool): a batch that
+/// is counted across threads is counted by worker threads at a lower CPU priority (nice +10), the
+/// calling thread only waiting, so that on a machine with few cores the event loop's thread and
+/// the garbage collector are not starved while a long history is counted. Synchronous calls keep
+/// the normal priority: the caller is waiting for them.
+pub fn in_background<T>(f: impl FnOnce() -> T) -> T {
+  struct Reset(bool);
+  impl Drop for Reset {
+    fn drop(&mut self) {
+      BACKGROUND.with(|b| b.set(self.0));
+    }
+  }
+  let _reset = Reset(BACKGROUND.with(|b| b.replace(true)));
+  f()
+}
+
+/// Lowers the calling thread's CPU priority (Linux keeps the nice value per thread). Best effort:
+/// where it is not allowed or not supported, the thread keeps its priority.
+fn lower_priority() {
+  #[cfg(target_os = "linux")]
+  {
+    let _ = rustix::process::nice(10);
+  }
+}
 /// Batches smaller than this (total bytes) are counted on the calling thread.
 pub(crate) const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 /// Batches from this size (total bytes) get the front table of the piece cache.
@@ -914,13 +945,27 @@ impl FastBpe {
         out[i] += n;
       }
     };
+    let background = BACKGROUND.with(Cell::get);
     std::thread::scope(|scope| {
       // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
-      // the others (the calling thread always works).
-      let handles: Vec<_> = (1..threads)
-        .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+      // the others. The calling thread works too, unless the work is background work (its
+      // workers run at a lower priority, and the calling thread is one of Node's pool).
+      let spawned = if background { threads } else { threads - 1 };
+      let handles: Vec<_> = (0..spawned)
+        .filter_map(|_| {
+          std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+              if background {
+                lower_priority();
+              }
+              work()
+            })
+            .ok()
+        })
         .collect();
-      place(work());
+      if !background || handles.is_empty() {
+        place(work());
+      }
       for h in handles {
         match h.join() {
           Ok(done) => place(done),

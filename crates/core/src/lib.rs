@@ -36,7 +36,7 @@ mod error;
 mod estimate;
 mod fastbpe;
 #[doc(hidden)]
-pub use fastbpe::pieces;
+pub use fastbpe::{in_background, pieces};
 mod message;
 mod options;
 mod plan;

@@ -278,6 +278,13 @@ fn batch_counts_equal_tiktoken_across_threads() {
         enc.as_str()
       );
     }
+    // As background work (asynchronous calls): only lower-priority workers count, the same counts.
+    assert_eq!(
+      context_editor_core::in_background(|| enc.count_many(&refs)),
+      counts,
+      "{} batch counted in the background",
+      enc.as_str()
+    );
   }
   // One long multi-line string, counted in segments by several threads.
   let long: String = refs
