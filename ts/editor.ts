@@ -246,8 +246,8 @@ export class ContextEditor {
   #planned(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>, packed: PackedPlan): Planned {
     const previous = conv.refs
     this.#remember(conv, messages, reuse, prints)
-    const { plan, strings } = unpack(packed)
-    return { plan, unchangedBelow: reuse, session: { conv, previous, refs: conv.refs, words: packed.ops, strings } }
+    const { plan, strings, opsFrom } = unpack(packed)
+    return { plan, unchangedBelow: reuse, session: { conv, previous, refs: conv.refs, words: packed.ops, strings, opsFrom } }
   }
 
   /**
@@ -260,12 +260,14 @@ export class ContextEditor {
     const n = messages.length
     conv.busy = true
     try {
+      // Alone, the first piece runs at once; among others, in its turn.
+      if (asyncCalls > 1) await nextTurn()
       let reuse = 0
       while (reuse < pick.reuse) {
-        const stop = Math.min(pick.reuse, reuse + shareOf(CHECK_PIECE))
+        const stop = Math.min(pick.reuse, reuse + CHECK_PIECE)
         reuse = this.#unchangedUpTo(messages, conv, reuse, stop)
         if (reuse < stop) break
-        if (reuse < pick.reuse) await yieldToEventLoop()
+        if (reuse < pick.reuse) await nextTurn()
       }
       // Alone: concurrent calls inline would run back to back in one turn of the event loop.
       if (reuse > 0 && n - reuse <= INLINE_TAIL && n <= INLINE_HISTORY && asyncCalls === 1) {
@@ -274,7 +276,7 @@ export class ContextEditor {
       let prints: Array<unknown[] | undefined> = []
       let sent = reuse
       for (;;) {
-        const [piece, end] = this.#piece(messages, sent, n, prints, shareOf(PIECE_CHARS))
+        const [piece, end] = this.#piece(messages, sent, n, prints, PIECE_CHARS)
         if (end === n) {
           let packed = await this.#native.planSession(conv.id, sent, piece, ctx)
           if (packed === null) {
@@ -282,6 +284,8 @@ export class ContextEditor {
             prints = []
             packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
           }
+          // Plans that come back together are unpacked in turns too.
+          await nextTurn()
           return this.#planned(conv, messages, reuse, prints, packed!)
         }
         if (this.#native.appendSessionSync(conv.id, sent, piece)) {
@@ -292,7 +296,7 @@ export class ContextEditor {
           sent = 0
           prints = []
         }
-        await yieldToEventLoop()
+        await nextTurn()
       }
     } catch (e) {
       this.#forget(conv.list, conv)
@@ -403,11 +407,10 @@ export class ContextEditor {
     const { plan } = planned
     const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
     const options = { summary, ...this.#applyOptions(planned) }
-    const piece = shareOf(APPLY_PIECE)
-    if (snapshot.length - (options.prefix?.upTo ?? 0) <= piece || plan.summary) {
+    if (snapshot.length - (options.prefix?.upTo ?? 0) <= APPLY_PIECE || plan.summary) {
       return keepOutput(planned, finish(this, snapshot, plan, context, summary, options))
     }
-    return keepOutput(planned, result(await applyPlanInPieces(snapshot, plan, options, piece, yieldToEventLoop), plan))
+    return keepOutput(planned, result(await applyPlanInPieces(snapshot, plan, options, APPLY_PIECE, nextTurn), plan))
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -477,6 +480,7 @@ interface SessionPlan {
   refs: unknown[]
   words: Uint32Array
   strings: string[]
+  opsFrom: (first: number) => PlanOp[]
 }
 
 /** An edit's output, kept (as a copy) to be reused by the conversation's next edit. */
@@ -491,7 +495,7 @@ interface Output {
 /** Conversations kept per first message (threads that share one system-message object). */
 const MAX_CONVERSATIONS_PER_HEAD = 8
 /** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
-const PIECE_CHARS = 128 * 1024
+const PIECE_CHARS = 64 * 1024
 /** Held messages checked per piece by the asynchronous calls. */
 const CHECK_PIECE = 2500
 /**
@@ -505,14 +509,34 @@ const INLINE_HISTORY = 20000
 /** Messages a plan is applied to at once by `editAsync` before yielding. */
 const APPLY_PIECE = 500
 let useClock = 0
-/**
- * Asynchronous calls in flight, across editors. Their pieces run back to back in the same turn of
- * the event loop (each resumes from `setImmediate`), so each takes its share of a turn's work.
- */
+/** Asynchronous calls in flight, across editors. */
 let asyncCalls = 0
-const shareOf = (piece: number): number => Math.max(1, Math.floor(piece / Math.max(1, asyncCalls)))
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+/**
+ * The asynchronous calls' pieces of work wait here for their turn: one piece per turn of the event
+ * loop, across all calls and editors, first come first served. Resuming every waiting call from its
+ * own `setImmediate` would run all their pieces back to back in one turn; here each release
+ * schedules the next one, which Node runs in the next turn, after timers and I/O.
+ */
+const waiting: Array<() => void> = []
+let releasing = false
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve)
+    if (!releasing) {
+      releasing = true
+      setImmediate(release)
+    }
+  })
+}
+
+function release(): void {
+  const resolve = waiting.shift()
+  if (waiting.length > 0) setImmediate(release)
+  else releasing = false
+  resolve?.()
+}
 
 const PACKED_KINDS = ['remove', 'clear_tool_result', 'remove_thinking', 'cache_breakpoint'] as const
 
@@ -520,22 +544,38 @@ const PACKED_KINDS = ['remove', 'clear_tool_result', 'remove_thinking', 'cache_b
  * The plan from its packed form (see `PackedPlan`). The report, the bulk of the text when many
  * results are cleared, is parsed when first read.
  */
-function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[] } {
+function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFrom: (first: number) => PlanOp[] } {
   const extra = JSON.parse(packed.extra) as { strings: string[]; ops: PlanOp[]; summary?: EditPlan['summary'] }
   const words = packed.ops
-  const ops = new Array<PlanOp>(words.length >>> 2)
-  for (let k = 0, w = 0; w < words.length; k++, w += 4) {
-    const kind = words[w]
-    const index = words[w + 1]
-    if (kind === 1) {
-      ops[k] = { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
-    } else if (kind === 9) {
-      ops[k] = extra.ops[words[w + 2]]
-    } else {
-      ops[k] = { type: PACKED_KINDS[kind], index }
+  /** The operations from the `first`-th on, as objects (an edit that reuses its previous output needs only the last few). */
+  const opsFrom = (first: number): PlanOp[] => {
+    const ops = new Array<PlanOp>(Math.max(0, (words.length >>> 2) - first))
+    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) {
+      const kind = words[w]
+      const index = words[w + 1]
+      if (kind === 1) {
+        ops[k] = { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
+      } else if (kind === 9) {
+        ops[k] = extra.ops[words[w + 2]]
+      } else {
+        ops[k] = { type: PACKED_KINDS[kind], index }
+      }
     }
+    return ops
   }
-  const plan = { ops } as EditPlan
+  const plan = {} as EditPlan
+  let ops: PlanOp[] | undefined
+  Object.defineProperty(plan, 'ops', {
+    enumerable: true,
+    configurable: true,
+    get(): PlanOp[] {
+      ops ??= opsFrom(0)
+      return ops
+    },
+    set(value: PlanOp[]) {
+      ops = value
+    },
+  })
   if (extra.summary) plan.summary = extra.summary
   const handle = packed.report
   let report: EditReport | undefined
@@ -550,7 +590,7 @@ function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[] } {
       report = value
     },
   })
-  return { plan, strings: extra.strings }
+  return { plan, strings: extra.strings, opsFrom }
 }
 
 /**
@@ -577,8 +617,9 @@ function reusedPrefix(session: SessionPlan, unchangedBelow: number): ApplyOption
   if (w < words.length) upTo = Math.min(upTo, words[w + 1])
   if (w < before.length) upTo = Math.min(upTo, before[w + 1])
   let removed = 0
-  for (let v = 0; v < w && words[v + 1] < upTo; v += 4) if (words[v] === 0) removed++
-  return upTo > 0 ? { messages: last.messages, length: upTo - removed, upTo } : undefined
+  let v = 0
+  for (; v < w && words[v + 1] < upTo; v += 4) if (words[v] === 0) removed++
+  return upTo > 0 ? { messages: last.messages, length: upTo - removed, upTo, rest: session.opsFrom(v >>> 2) } : undefined
 }
 
 /** Keeps a copy of an edit's output on its conversation, for the next edit (see `reusedPrefix`). */

@@ -854,9 +854,10 @@ export interface ApplyOptions {
   memoBelow?: number
   /**
    * The output for `messages[0..upTo)` when it is already known: the first `length` entries of
-   * `messages` (an earlier output, for the same objects and the same operations).
+   * `messages` (an earlier output, for the same objects and the same operations). `rest`, when
+   * given, stands for the plan's operations from `upTo` on.
    */
-  prefix?: { messages: readonly unknown[]; length: number; upTo: number }
+  prefix?: { messages: readonly unknown[]; length: number; upTo: number; rest?: readonly PlanOp[] }
 }
 
 /** Cleared copies by original message (see `ApplyOptions.memo`). */
@@ -889,7 +890,7 @@ export function applyPlan<T extends AnyMessage>(
   plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
   options: ApplyOptions = {},
 ): T[] {
-  if (plan.ops.length === 0) return messages.slice()
+  if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
   const step = applier(messages, plan, options)
   step(messages.length)
   return step.out
@@ -906,7 +907,7 @@ export async function applyPlanInPieces<T extends AnyMessage>(
   piece: number,
   pause: () => Promise<void>,
 ): Promise<T[]> {
-  if (plan.ops.length === 0) return messages.slice()
+  if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
   const step = applier(messages, plan, options)
   for (let end = piece; ; end += piece) {
     step(Math.min(end, messages.length))
@@ -926,7 +927,7 @@ function applier<T extends AnyMessage>(
   const kept = new Set(request && !summarize ? request.replaced : [])
   // Operations come sorted by index (several for one index in the order given): walk them with a
   // cursor; sort a copy only if a caller's hand-made plan is out of order.
-  let ops = plan.ops
+  let ops = options.prefix?.rest ?? plan.ops
   for (let k = 1; k < ops.length; k++) {
     if (ops[k].index < ops[k - 1].index) {
       ops = ops.map((op, at) => ({ op, at })).sort((a, b) => a.op.index - b.op.index || a.at - b.at).map((x) => x.op)
