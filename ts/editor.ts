@@ -264,7 +264,7 @@ export class ContextEditor {
       if (asyncCalls > 1) await nextTurn()
       let reuse = 0
       while (reuse < pick.reuse) {
-        const stop = Math.min(pick.reuse, reuse + CHECK_PIECE)
+        const stop = Math.min(pick.reuse, reuse + (asyncCalls > 1 ? CHECK_PIECE : CHECK_PIECE_ALONE))
         reuse = this.#unchangedUpTo(messages, conv, reuse, stop)
         if (reuse < stop) break
         if (reuse < pick.reuse) await nextTurn()
@@ -496,8 +496,13 @@ interface Output {
 const MAX_CONVERSATIONS_PER_HEAD = 8
 /** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
 const PIECE_CHARS = 64 * 1024
-/** Held messages checked per piece by the asynchronous calls. */
-const CHECK_PIECE = 2500
+/**
+ * Held messages checked per piece by an asynchronous call: a piece costs about 0.2 ms per 1,000
+ * messages alone, and up to several times that among other calls (their histories compete for the
+ * CPU cache), where pieces are kept short.
+ */
+const CHECK_PIECE = 1000
+const CHECK_PIECE_ALONE = 5000
 /**
  * `planAsync` plans a next call on the calling thread when no other asynchronous call is in
  * flight (`asyncCalls`), at most `INLINE_TAIL` messages are new and the history holds at most
