@@ -561,6 +561,7 @@ async function benchEventLoop() {
     h.enable()
     await new Promise((r) => setTimeout(r, 20)) // arm the histogram's own timer first
     h.reset() // only the calls count, not what setting up the editors left to collect
+    late = 0
     last = performance.now()
     const t0 = performance.now()
     const agent = async (c, k) => {
