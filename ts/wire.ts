@@ -4,7 +4,7 @@
 // caller's arrays or messages and never uses `instanceof` (a plugin and its host may hold different
 // copies of @langchain/core).
 
-import { invalidMessage } from './errors.js'
+import { type ContextEditorError, invalidMessage } from './errors.js'
 import type { EditPlan, PlanOp, SummaryRequest, WireMessage, WireToolCall } from './native.js'
 
 /** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
@@ -61,31 +61,37 @@ function partsOf(m: unknown, i: number): Parts {
     throw invalidMessage(i, 'type', `expected a message object, got ${describe(m)}`)
   }
   const msg = m as AnyMessage
-  if (isLangChainInstance(msg)) {
-    let type: unknown = typeof msg._getType === 'function' ? msg._getType() : msg.type
-    if (type === 'generic') type = msg.role
-    const role = typeof type === 'string' ? LC_TYPES[type] : undefined
-    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${String(type)}\` (expected human, ai, system or tool)`)
-    return { shape: 'langchain', fields: msg, role }
-  }
-  if (typeof msg.type === 'string' && msg.data !== null && typeof msg.data === 'object' && !Array.isArray(msg.data)) {
-    const role = LC_TYPES[msg.type]
-    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${msg.type}\` (expected human, ai, system or tool)`)
-    return { shape: 'stored', fields: msg.data, role }
-  }
-  if (typeof msg.role === 'string' && msg.type === undefined) {
-    const role = LC_TYPES[msg.role]
-    if (!role) {
-      throw invalidMessage(i, 'role', `unknown role \`${msg.role}\` (expected system, developer, user, assistant or tool)`)
+  const unsupported = (type: unknown): ContextEditorError =>
+    invalidMessage(i, 'type', `unsupported message type \`${String(type)}\` (expected human, ai, system or tool)`)
+  switch (kindOf(msg)) {
+    case INSTANCE:
+    case GENERIC: {
+      let type: unknown = typeof msg._getType === 'function' ? msg._getType() : msg.type
+      if (type === 'generic') type = msg.role
+      const role = typeof type === 'string' ? LC_TYPES[type] : undefined
+      if (!role) throw unsupported(type)
+      return { shape: 'langchain', fields: msg, role }
     }
-    return { shape: 'openai', fields: msg, role }
+    case STORED: {
+      const role = LC_TYPES[msg.type]
+      if (!role) throw unsupported(msg.type)
+      return { shape: 'stored', fields: msg.data, role }
+    }
+    case OPENAI: {
+      const role = LC_TYPES[msg.role]
+      if (!role) {
+        throw invalidMessage(i, 'role', `unknown role \`${msg.role}\` (expected system, developer, user, assistant or tool)`)
+      }
+      return { shape: 'openai', fields: msg, role }
+    }
+    case DICT: {
+      const role = LC_TYPES[msg.type]
+      if (!role) throw unsupported(msg.type)
+      return { shape: 'langchain', fields: msg, role }
+    }
+    default:
+      throw invalidMessage(i, 'role', 'missing `role` (OpenAI) or `type` (LangChain)')
   }
-  if (typeof msg.type === 'string') {
-    const role = LC_TYPES[msg.type]
-    if (!role) throw invalidMessage(i, 'type', `unsupported message type \`${msg.type}\` (expected human, ai, system or tool)`)
-    return { shape: 'langchain', fields: msg, role }
-  }
-  throw invalidMessage(i, 'role', 'missing `role` (OpenAI) or `type` (LangChain)')
 }
 
 function checkString(v: unknown, i: number, field: string): string {
