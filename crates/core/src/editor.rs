@@ -357,18 +357,9 @@ impl ContextEditor {
       }
     }
 
-    // Calls that have results now; edits that remove messages must not leave them dangling.
-    let removes = self.options.edits.iter().any(|e| {
-      matches!(
-        e,
-        Edit::LastN(_) | Edit::StripToolCalls(_) | Edit::StripAndTruncate(_) | Edit::TrimTurns(_)
-      )
-    });
-    let answered = if removes {
-      answered(&draft.pair())
-    } else {
-      BTreeSet::new()
-    };
+    // Calls that have results now (removing orphans left the pairing as it was); edits that
+    // remove messages must not leave them dangling. Built only if such an edit runs.
+    let answered_now = std::cell::OnceCell::new();
     let mut summary = None;
     let mut boundaries = Vec::new();
     let mut breakpoints = false;
@@ -394,7 +385,8 @@ impl ContextEditor {
         other => {
           if gate(edit_trigger(other), &draft, max_input_tokens) {
             applied.triggered = true;
-            run_structural(other, &mut draft, &answered, &mut applied);
+            let answered = answered_now.get_or_init(|| answered(&pairs));
+            run_structural(other, &mut draft, answered, &mut applied);
             applied.cleared_input_tokens = before.saturating_sub(draft.tokens());
           }
         }
