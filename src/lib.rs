@@ -19,8 +19,8 @@ use napi_derive::napi;
 use crate::error::{to_js_error, CoreResult};
 use crate::wire::{EditContext, EditPlan, Message, TokenCountResult};
 
-/// mimalloc for the native side: planning a long history allocates and frees many small strings
-/// and a few large buffers per call; glibc returned those buffers to the OS and faulted them back.
+/// mimalloc for the native side: planning a long history allocates and frees a few large buffers
+/// and many small strings per call; with glibc's malloc that took more than half of a plan.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -353,12 +353,7 @@ export class ContextEditor {
    * the native side in pieces, yielding to the event loop in between.
    */
   async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
-    asyncCalls++
-    try {
-      return (await this.#planAsync(messages, context)).plan
-    } finally {
-      asyncCalls--
-    }
+    return (await inFlight(() => this.#planAsync(messages, context))).plan
   }
 
   /**
@@ -393,12 +388,7 @@ export class ContextEditor {
    * loop in between (the array is snapshotted first, so later changes to it do not matter).
    */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
-    asyncCalls++
-    try {
-      return await this.#editAsync(messages, context)
-    } finally {
-      asyncCalls--
-    }
+    return inFlight(() => this.#editAsync(messages, context))
   }
 
   async #editAsync<T extends AnyMessage>(messages: readonly T[], context: EditContext | null | undefined): Promise<EditResult<T>> {
@@ -516,6 +506,16 @@ const APPLY_PIECE = 500
 let useClock = 0
 /** Asynchronous calls in flight, across editors. */
 let asyncCalls = 0
+
+/** Runs an asynchronous call, counted in `asyncCalls` while it is in flight. */
+async function inFlight<T>(call: () => Promise<T>): Promise<T> {
+  asyncCalls++
+  try {
+    return await call()
+  } finally {
+    asyncCalls--
+  }
+}
 
 /**
  * The asynchronous calls' pieces of work wait here for their turn: one piece per turn of the event
