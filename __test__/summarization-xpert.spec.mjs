@@ -85,7 +85,7 @@ afterEach(() => {
   console.warn = originalWarn
 })
 
-describe('Xpert host: SummarizationMiddleware strategy', () => {
+describe('Xpert host: ContextEditorSummarizationMiddleware strategy', () => {
   let host
   before(async () => {
     host = await bootHost([{ name: 'context-editor', dir: root }])
@@ -94,13 +94,13 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
     await host?.close()
   })
 
-  test('the registry resolves SummarizationMiddleware beside ContextEditingMiddleware, with localized meta', () => {
-    const strategy = host.registry.get('SummarizationMiddleware')
+  test('the registry resolves ContextEditorSummarizationMiddleware beside ContextEditingMiddleware, with localized meta', () => {
+    const strategy = host.registry.get('ContextEditorSummarizationMiddleware')
     assert.ok(strategy)
     assert.notEqual(strategy, host.registry.get('ContextEditingMiddleware'))
     assert.ok(host.registry.list().includes(strategy))
     const { meta } = strategy
-    assert.equal(meta.name, 'SummarizationMiddleware')
+    assert.equal(meta.name, 'ContextEditorSummarizationMiddleware')
     for (const lang of ['en_US', 'zh_Hans']) assert.ok(meta.label[lang] && meta.description[lang], lang)
     assert.equal(meta.icon.type, 'svg')
     assert.match(meta.icon.value, /^<svg/)
@@ -117,11 +117,11 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
     for (const option of ['trigger', 'keep', 'summaryPrompt', 'summaryPrefix', 'trimTokensToSummarize', 'toolTrimLimit', 'summaryRole', 'maxTokens', 'tokenCountMethod', 'maxInputTokens']) {
       assert.ok(meta.configSchema.properties[option], option)
     }
-    assert.ok(host.logs.some((l) => l.msg.includes('SummarizationMiddleware')))
+    assert.ok(host.logs.some((l) => l.msg.includes('ContextEditorSummarizationMiddleware')))
   })
 
   test('the example options pass the configSchema (nulls dropped, as the UI sends them)', () => {
-    const { configSchema } = host.registry.get('SummarizationMiddleware').meta
+    const { configSchema } = host.registry.get('ContextEditorSummarizationMiddleware').meta
     const validate = new Ajv({ strict: false, validateSchema: false }).compile(configSchema)
     const withoutNulls = Object.fromEntries(Object.entries(OPTIONS).filter(([, v]) => v !== null))
     assert.ok(validate(withoutNulls), JSON.stringify(validate.errors))
@@ -130,7 +130,7 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
   })
 
   test('the configSchema and the core accept and reject the same option sets', () => {
-    const strategy = host.registry.get('SummarizationMiddleware')
+    const strategy = host.registry.get('ContextEditorSummarizationMiddleware')
     const validate = new Ajv({ strict: false, validateSchema: false }).compile(strategy.meta.configSchema)
     const sets = [
       {},
@@ -175,8 +175,8 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
   for (const core of cores) {
     describe(core.label, () => {
       test("first step: the agent's own model writes the summary, the model gets the summarized request, afterModel persists it", async () => {
-        const mw = await host.registry.get('SummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
-        assert.equal(mw.name, 'SummarizationMiddleware')
+        const mw = await host.registry.get('ContextEditorSummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
+        assert.equal(mw.name, 'ContextEditorSummarizationMiddleware')
         const { M } = core
         const model = agentModel(core)
         const history = conversation(M, { turns: 5, size: 200 }) // 11 messages: human, then 5 × (AI call, tool result)
@@ -208,7 +208,7 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
       })
 
       test('later steps: beforeModel summarizes again once the trigger holds, summary of the summary, written once', async () => {
-        const mw = await host.registry.get('SummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
+        const mw = await host.registry.get('ContextEditorSummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
         const { M } = core
         const model = agentModel(core)
         let { state } = await agentStep(mw, { messages: conversation(M, { turns: 5, size: 200 }) }, model)
@@ -239,7 +239,7 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
       })
 
       test('a failing model: the step goes through unsummarized, one warning, nothing thrown', async () => {
-        const mw = await host.registry.get('SummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
+        const mw = await host.registry.get('ContextEditorSummarizationMiddleware').createMiddleware(OPTIONS, { tenantId: 't', userId: 'u', node: {} })
         const { M } = core
         const model = agentModel(core, { failSummary: true })
         const history = conversation(M, { turns: 5, size: 200 })
@@ -254,7 +254,7 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
   }
 
   test('bad options fail in createMiddleware naming the field; a model cannot be configured (the agent’s is used)', () => {
-    const strategy = host.registry.get('SummarizationMiddleware')
+    const strategy = host.registry.get('ContextEditorSummarizationMiddleware')
     const cases = [
       [{ keep: { messages: 1, tokens: 2 } }, 'keep'],
       [{ trigger: { tokens: 0 } }, 'trigger'],
@@ -272,6 +272,6 @@ describe('Xpert host: SummarizationMiddleware strategy', () => {
     }
     // Nulls mean unset: every option null is the DeepAgents default.
     const nulls = Object.fromEntries(Object.keys(strategy.meta.configSchema.properties).map((k) => [k, null]))
-    assert.equal(strategy.createMiddleware(nulls, {}).name, 'SummarizationMiddleware')
+    assert.equal(strategy.createMiddleware(nulls, {}).name, 'ContextEditorSummarizationMiddleware')
   })
 })

@@ -1,8 +1,10 @@
 // One option schema: the JSON Schema the Xpert UI renders (`configSchema`), the option validation
 // of the core (what `createMiddleware` and the LangChain factory run) and the documented defaults
 // must not drift. The same option sets go to both validators; they must accept and reject the same
-// ones. The JSON form has two documented extensions the UI schema leaves out (a list of trigger
-// conditions, a list of tool names for clearToolInputs); they are listed explicitly below.
+// ones. The JSON form has documented extensions the UI schema leaves out (a list of trigger
+// conditions, a list of tool names for clearToolInputs, a step-rule object for `stable`,
+// `"anthropic"` for cacheBreakpoints): the form renders one widget per field from its `type`, so
+// those stay JSON-only; they are listed explicitly below.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import Ajv from 'ajv'
@@ -54,14 +56,18 @@ const values = {
   cacheBreakpoints: [true, false, 'anthropic', 'openai', 1, {}, []],
 }
 
+/** The JSON-only extensions of `stable` and `cacheBreakpoints` (checked in the next test). */
+function jsonOnly(key, v) {
+  return (key === 'stable' && v !== null && typeof v === 'object' && !Array.isArray(v)) || (key === 'cacheBreakpoints' && v === 'anthropic')
+}
+
 test('the UI schema and the core accept and reject the same options', () => {
   assert.deepEqual(Object.keys(values).sort(), [...OPTION_NAMES].sort(), 'every option is covered')
   const cases = [
     {}, { foo: 1 }, { trigger: { tokens: 5000 }, keep: { messages: 2 }, excludeTools: ['search'], clearAtLeast: 100 },
     { trigger: { tokens: 90000 }, stable: true, cacheBreakpoints: true, tokenCountMethod: 'model' },
-    { stable: { stepRatio: 2, maxTokens: 80000 }, cacheBreakpoints: 'anthropic' },
   ]
-  for (const [key, list] of Object.entries(values)) for (const v of list) cases.push({ [key]: v })
+  for (const [key, list] of Object.entries(values)) for (const v of list) if (!jsonOnly(key, v)) cases.push({ [key]: v })
   let accepted = 0
   let rejected = 0
   for (const options of cases) {
@@ -76,16 +82,31 @@ test('the UI schema and the core accept and reject the same options', () => {
 })
 
 test('documented JSON-only extensions: accepted by the core, left out of the UI schema', () => {
-  for (const options of [{ trigger: [{ tokens: 5 }] }, { trigger: [{ messages: 2 }, { tokens: 5 }] }, { clearToolInputs: ['read_file'] }]) {
+  for (const options of [
+    { trigger: [{ tokens: 5 }] }, { trigger: [{ messages: 2 }, { tokens: 5 }] }, { clearToolInputs: ['read_file'] },
+    { stable: { stepRatio: 2, maxTokens: 80000 } }, { stable: { stepTokens: 8000 } }, { stable: {} }, { cacheBreakpoints: 'anthropic' },
+  ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))
   }
   assert.match(configSchema.properties.trigger.description.en_US, /list/)
   assert.match(configSchema.properties.clearToolInputs.description.en_US, /list of tool names/)
+  assert.match(configSchema.properties.stable.description.en_US, /In JSON you may give a step rule/)
+  assert.match(configSchema.properties.cacheBreakpoints.description.en_US, /"anthropic" is the same as true/)
+  for (const bad of [{ stable: { stepRatio: 0 } }, { stable: { steps: 2 } }, { cacheBreakpoints: 'openai' }]) {
+    assert.equal(acceptedByCore(bad), false, JSON.stringify(bad))
+  }
 })
 
 test("the schema's defaults are the core's defaults", () => {
   const defaults = Object.fromEntries(Object.entries(configSchema.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]))
+  // trigger and keep carry no `default`: the form copies a default into the empty field, and a
+  // pre-filled `{ messages: 3 }` plus the user's `tokens` would be two keep rules. Their defaults are
+  // in the descriptions, and the core applies them.
+  assert.match(configSchema.properties.trigger.description.en_US, /Default: \{ "tokens": 100000 \}/)
+  assert.match(configSchema.properties.keep.description.en_US, /Default: \{ "messages": 3 \}/)
+  defaults.trigger = { tokens: 100000 }
+  defaults.keep = { messages: 3 }
   assert.deepEqual(defaults, {
     trigger: { tokens: 100000 }, keep: { messages: 3 }, excludeTools: [], placeholder: '[cleared]', clearToolInputs: false,
     clearAtLeast: 0, stable: false, cacheBreakpoints: false, tokenCountMethod: 'approx', tokenCacheSize: 200000,
@@ -102,4 +123,61 @@ test("the schema's defaults are the core's defaults", () => {
     assert.deepEqual(explicit.ops, implicit.ops)
     assert.equal(implicit.report.triggered, turns === 30)
   }
+})
+
+// What the Xpert 3.7.x form can render (apps/cloud json-schema-property): one widget chosen by
+// the field's `type` (string, number, integer, boolean as a switch, array, object with
+// properties). A field without `type`, or with a list of types or a union, becomes a text input
+// that can only produce strings (then `"true"` is rejected). The form copies `default` into an
+// empty field, so an object field, or a field inside one, must not carry a default that combines
+// with what the user types into an invalid or different rule.
+const RENDERABLE = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object'])
+function formProblems(props, at = '') {
+  const problems = []
+  for (const [k, p] of Object.entries(props)) {
+    const path = `${at}${k}`
+    if (typeof p.type !== 'string' || !RENDERABLE.has(p.type)) problems.push(`${path}: type ${JSON.stringify(p.type)} is not one the form renders`)
+    for (const union of ['anyOf', 'oneOf', 'allOf']) if (p[union]) problems.push(`${path}: ${union} renders as a text input`)
+    if (p.type === 'object' && 'default' in p) problems.push(`${path}: an object default is pre-filled and combines with the user's keys`)
+    if (at && 'default' in p) problems.push(`${path}: a default inside an object field is pre-filled beside the user's keys`)
+    if (p.type === 'array' && typeof p.items?.type !== 'string') problems.push(`${path}: array items need a type`)
+    if (p.properties) problems.push(...formProblems(p.properties, `${path}.`))
+  }
+  return problems
+}
+
+test('every field of both Xpert configSchemas renders as a typed widget, with nothing pre-filled that the validator rejects', async () => {
+  const { summarizationConfigSchema } = await import('context-editor/xpert')
+  for (const schema of [configSchema, summarizationConfigSchema]) assert.deepEqual(formProblems(schema.properties), [])
+  assert.equal(configSchema.properties.stable.type, 'boolean')
+  assert.equal(configSchema.properties.cacheBreakpoints.type, 'boolean')
+  // The switches produce booleans; both are accepted as they are.
+  for (const v of [true, false]) assert.equal(acceptedByCore({ stable: v, cacheBreakpoints: v }), true)
+  // Filling every empty field with its schema default, as the form does, gives valid options, and
+  // so does each key a user may set in trigger/keep on top of what the form filled.
+  for (const schema of [configSchema, summarizationConfigSchema]) {
+    const filled = Object.fromEntries(Object.entries(schema.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]))
+    assert.equal(ajv.validate(schema, filled), true, ajv.errorsText())
+    for (const field of ['trigger', 'keep']) {
+      for (const key of Object.keys(schema.properties[field].properties)) {
+        const sample = { ...filled, [field]: { [key]: key === 'fraction' ? 0.5 : 10 } }
+        assert.equal(ajv.validate(schema, sample), true, `${JSON.stringify(sample)}: ${ajv.errorsText()}`)
+      }
+    }
+  }
+})
+
+test('unknown options on the Xpert path list the form’s option names, not the library’s', () => {
+  for (const options of [{ foo: 1 }, { edits: [] }, { onReport: 'x' }]) {
+    const key = Object.keys(options)[0]
+    assert.throws(() => strategy.createMiddleware(options, {}), (e) => {
+      assert.equal(e.code, 'INVALID_OPTIONS')
+      assert.equal(e.path, key)
+      const listed = /expected one of (.*)\)$/.exec(e.message)?.[1].split(', ')
+      assert.deepEqual(listed, [...OPTION_NAMES], e.message)
+      return true
+    })
+  }
+  // LangChain's deprecated aliases stay accepted from old configurations.
+  assert.equal(acceptedByCore({ triggerTokens: 5000, keepMessages: 2 }), true)
 })

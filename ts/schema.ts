@@ -270,7 +270,6 @@ const properties = {
       'When to start clearing old tool results. Every key set must hold; in JSON you may also give a list of such objects (any one fires). Default: { "tokens": 100000 }.',
       '何时开始清理旧的工具结果。所设置的条件需同时满足；在 JSON 中也可以给出多个这样的对象组成的列表（任一满足即触发）。默认：{ "tokens": 100000 }。',
     ),
-    default: { tokens: 100000 },
     properties: triggerProperties,
     additionalProperties: false,
     minProperties: 1,
@@ -282,7 +281,6 @@ const properties = {
       'How many of the newest tool results stay intact: exactly one of messages, tokens or fraction. Default: { "messages": 3 }.',
       '保留多少条最近的工具结果不被清理：messages、tokens、fraction 三者选其一。默认：{ "messages": 3 }。',
     ),
-    default: { messages: 3 },
     properties: keepProperties,
     additionalProperties: false,
     minProperties: 1,
@@ -326,30 +324,14 @@ const properties = {
   stable: {
     title: text('Stable clearing (prompt cache)', '稳定清理（提示词缓存）'),
     description: text(
-      'Cache-aware clearing: the cleared boundary moves only in steps, so consecutive model calls send identical prefixes and the provider\'s prompt cache keeps hitting. true = { "stepRatio": 3 }: step when a step frees at least 3× the tokens it takes out of the cache. Or { "stepTokens": N } (step when the uncleared results outside the kept window exceed N tokens), { "stepResults": N } (clear a multiple of N results); "maxTokens" is the hard ceiling (default: the tokens trigger, capped by the model\'s input limit). Stateless: replicas agree.',
-      '缓存友好的清理：被清理的边界只按步移动，连续的模型调用发送相同的前缀，服务商的提示词缓存得以持续命中。true = { "stepRatio": 3 }：当一步释放的 token 至少为其移出缓存的 token 的 3 倍时才移动。也可用 { "stepTokens": N }（保留窗口之外未清理的结果超过 N 个 token 时移动）、{ "stepResults": N }（清理 N 条结果的整数倍）；"maxTokens" 为硬上限（默认：tokens 触发值，且不超过模型输入上限）。无状态：多个副本结果一致。',
+      'Cache-aware clearing: the cleared boundary moves only in steps, so consecutive model calls send identical prefixes and the provider\'s prompt cache keeps hitting. true = { "stepRatio": 3 }: step when a step frees at least 3× the tokens it takes out of the cache. In JSON you may give a step rule instead of true: { "stepRatio": R }, { "stepTokens": N } (step when the uncleared results outside the kept window exceed N tokens), { "stepResults": N } (clear a multiple of N results); "maxTokens" is the hard ceiling (default: the tokens trigger, capped by the model\'s input limit). Stateless: replicas agree.',
+      '缓存友好的清理：被清理的边界只按步移动，连续的模型调用发送相同的前缀，服务商的提示词缓存得以持续命中。true = { "stepRatio": 3 }：当一步释放的 token 至少为其移出缓存的 token 的 3 倍时才移动。在 JSON 中也可以用步进规则代替 true：{ "stepRatio": R }、{ "stepTokens": N }（保留窗口之外未清理的结果超过 N 个 token 时移动）、{ "stepResults": N }（清理 N 条结果的整数倍）；"maxTokens" 为硬上限（默认：tokens 触发值，且不超过模型输入上限）。无状态：多个副本结果一致。',
     ),
+    // A switch in the form (a field without `type` renders as a text input there); the step-rule
+    // objects (`{ stepRatio }`, `{ stepTokens }`, ...) are a documented JSON-only extension.
+    type: 'boolean',
     default: false,
-    anyOf: [
-      { type: 'boolean' },
-      {
-        type: 'object',
-        properties: {
-          stepRatio: { type: 'number', exclusiveMinimum: 0 },
-          stepTokens: { type: 'integer', minimum: 1, maximum: MAX_INT },
-          stepResults: { type: 'integer', minimum: 1, maximum: MAX_INT },
-          maxTokens: { type: 'integer', minimum: 1, maximum: MAX_INT },
-        },
-        additionalProperties: false,
-        not: {
-          anyOf: [
-            { required: ['stepRatio', 'stepTokens'] },
-            { required: ['stepRatio', 'stepResults'] },
-            { required: ['stepTokens', 'stepResults'] },
-          ],
-        },
-      },
-    ],
+    'x-ui': { component: 'switch' },
   },
   cacheBreakpoints: {
     title: text('Cache breakpoints (Anthropic)', '缓存断点（Anthropic）'),
@@ -357,8 +339,9 @@ const properties = {
       'Mark the end of the request and the cleared boundaries with Anthropic cache_control, at most 4 breakpoints counting those already set. OpenAI-shaped messages are left alone (OpenAI caches prefixes automatically). "anthropic" is the same as true.',
       '用 Anthropic 的 cache_control 标记请求末尾和被清理的边界，连同已有的断点最多 4 个。OpenAI 格式的消息不做改动（OpenAI 自动缓存前缀）。"anthropic" 等同于 true。',
     ),
+    // A switch in the form; `"anthropic"` (the same as true) is accepted in JSON.
+    type: 'boolean',
     default: false,
-    anyOf: [{ type: 'boolean' }, { const: 'anthropic' }],
     'x-ui': { component: 'switch' },
   },
   tokenCountMethod: {
@@ -459,6 +442,17 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Options are small; deeper nesting is a mistake or a cycle (and would overflow the stack). */
 const MAX_OPTIONS_DEPTH = 64
+/**
+ * Options are small; a longer list is a mistake, and walking a sparse array of length 2**32 - 1
+ * (e.g. `excludeTools.length = 2 ** 32 - 1`) would hang and then exhaust memory.
+ */
+export const MAX_OPTIONS_LIST = 100_000
+
+function checkListLength(v: readonly unknown[], path: string): void {
+  if (v.length > MAX_OPTIONS_LIST) {
+    throw invalid(path || 'options', `expected a list of at most ${MAX_OPTIONS_LIST.toLocaleString('en-US')} entries, got ${v.length.toLocaleString('en-US')}`)
+  }
+}
 
 /**
  * Drops `null` values (the UI's "unset"); an object left empty by that is unset too. This is the
@@ -469,7 +463,14 @@ const MAX_OPTIONS_DEPTH = 64
  */
 export function withoutNulls(v: unknown, path = '', depth = 0): unknown {
   if (depth > MAX_OPTIONS_DEPTH) throw invalid(path || 'options', `nested more than ${MAX_OPTIONS_DEPTH} levels deep (a cycle?)`)
-  if (Array.isArray(v)) return v.map((x, i) => withoutNulls(x, `${path}[${i}]`, depth + 1))
+  if (Array.isArray(v)) {
+    checkListLength(v, path)
+    // A plain loop, not `map`: holes of a sparse list become `undefined` and are rejected by the
+    // core with their index, instead of staying holes.
+    const out: unknown[] = []
+    for (let i = 0; i < v.length; i++) out.push(withoutNulls(v[i], `${path}[${i}]`, depth + 1))
+    return out
+  }
   if (!isPlainObject(v)) return v
   const out: Record<string, unknown> = {}
   let hadNull = false
@@ -490,7 +491,10 @@ function checkJsonValues(v: unknown, path: string): void {
   if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') {
     throw invalid(path, `expected a JSON value, got a ${typeof v}`)
   }
-  if (Array.isArray(v)) v.forEach((x, i) => checkJsonValues(x, `${path}[${i}]`))
+  if (Array.isArray(v)) {
+    checkListLength(v, path)
+    for (let i = 0; i < v.length; i++) checkJsonValues(v[i], `${path}[${i}]`)
+  }
   else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) checkJsonValues(x, path ? `${path}.${k}` : k)
 }
 
@@ -553,7 +557,8 @@ export function resolveOptions(input: ContextEditingMiddlewareConfig | null | un
   const options = (withoutNulls(rest) ?? {}) as Record<string, unknown>
   if (edits !== undefined && edits !== null) {
     if (!Array.isArray(edits)) throw invalid('edits', `expected a list of edits, got ${describe(edits)}`)
-    options.edits = edits.map((e, k) => withoutNulls(plainEdit(e, k), `edits[${k}]`) ?? { type: 'clear_tool_uses' })
+    checkListLength(edits, 'edits')
+    options.edits = Array.from(edits).map((e, k) => withoutNulls(plainEdit(e, k), `edits[${k}]`) ?? { type: 'clear_tool_uses' })
   }
   checkJsonValues(options, '')
   let editor: ContextEditor
@@ -576,8 +581,15 @@ export function resolveOptions(input: ContextEditingMiddlewareConfig | null | un
 // ---------------------------------------------------------------------------------------------
 // Summarization (`SummarizationMiddleware`): LangChain's option names, plus ours.
 
-/** The name under which the summarization middleware registers (LangChain `name`, Xpert strategy). */
+/** The LangChain middleware's `name`: the same as LangChain's own, whose drop-in it is. */
 export const SUMMARIZATION_MIDDLEWARE_NAME = 'SummarizationMiddleware'
+
+/**
+ * The Xpert strategy name of our summarization. Not `SummarizationMiddleware`: the host's built-in
+ * plugin (`@xpert-ai/plugin-agent-middlewares`) owns that name with other options (`model`), the
+ * provider discovered last wins a name, and uninstalling a plugin removes every name it registered.
+ */
+export const XPERT_SUMMARIZATION_STRATEGY = 'ContextEditorSummarizationMiddleware'
 
 /** One condition of a summarization trigger; every key set must hold (AND). A list is ORed. */
 export interface SummarizationTrigger {

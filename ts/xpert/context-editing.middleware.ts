@@ -5,9 +5,12 @@
 // the plugin.
 
 import { contextEditingMiddlewareObject, type ContextEditingMiddlewareObject } from '../middleware.js'
-import { configSchema, MIDDLEWARE_NAME, type ContextEditingOptions, type I18nText } from '../schema.js'
+import { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, type ContextEditingOptions, type I18nText } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
 import { ICON } from './icon.js'
+
+/** LangChain's deprecated `ClearToolUsesEdit` aliases, still accepted from old configurations. */
+const LEGACY_ALIASES: ReadonlySet<string> = new Set(['triggerTokens', 'keepMessages'])
 
 /** `TAgentMiddlewareMeta` of @metad/contracts, structurally. */
 export interface ContextEditingStrategyMeta {
@@ -46,15 +49,18 @@ export class ContextEditingStrategy {
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
       throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: options: expected an object`, { path: 'options' })
     }
-    const { edits, onReport, ...flat } = (options ?? {}) as Record<string, unknown>
-    if (edits !== undefined || onReport !== undefined) {
-      const key = edits !== undefined ? 'edits' : 'onReport'
+    // The Xpert path takes the form's options only (the JSON Schema's keys, plus LangChain's
+    // deprecated aliases, which old configurations may carry); the error lists the form's names,
+    // not the library's (`edits`, `onReport` and the aliases are not offered here).
+    for (const key of Object.keys(options ?? {})) {
+      if ((options as Record<string, unknown>)[key] == null || OPTION_NAMES.includes(key as never) || LEGACY_ALIASES.has(key)) continue
       throw new ContextEditorError(
         'INVALID_OPTIONS',
-        `${MIDDLEWARE_NAME}: ${key}: unknown option (expected one of ${Object.keys(configSchema.properties).join(', ')})`,
+        `${MIDDLEWARE_NAME}: ${key}: unknown option (expected one of ${OPTION_NAMES.join(', ')})`,
         { path: key },
       )
     }
+    const flat = { ...(options ?? {}) }
     return contextEditingMiddlewareObject(flat as ContextEditingOptions)
   }
 }

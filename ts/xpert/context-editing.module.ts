@@ -6,13 +6,13 @@
 // Equivalent to:
 //   @Injectable() @AgentMiddlewareStrategy('ContextEditingMiddleware')
 //   class ContextEditingMiddlewareStrategy extends ContextEditingStrategy {}
-//   @Injectable() @AgentMiddlewareStrategy('SummarizationMiddleware')
+//   @Injectable() @AgentMiddlewareStrategy('ContextEditorSummarizationMiddleware')
 //   class SummarizationMiddlewareStrategy extends SummarizationStrategy {}
 //   @XpertServerPlugin({ providers: [ContextEditingMiddlewareStrategy, SummarizationMiddlewareStrategy] })
 //   class ContextEditingPluginModule implements IOnPluginBootstrap, IOnPluginDestroy {}
 
 import { createRequire } from 'node:module'
-import { MIDDLEWARE_NAME, SUMMARIZATION_MIDDLEWARE_NAME } from '../schema.js'
+import { MIDDLEWARE_NAME, XPERT_SUMMARIZATION_STRATEGY } from '../schema.js'
 import { ContextEditingStrategy } from './context-editing.middleware.js'
 import { SummarizationStrategy } from './summarization.middleware.js'
 
@@ -23,7 +23,7 @@ export type Class<T = unknown> = new (...args: any[]) => T
 export interface ContextEditingNestClasses {
   /** `@Injectable() @AgentMiddlewareStrategy('ContextEditingMiddleware')` strategy. */
   strategy: Class<ContextEditingStrategy>
-  /** `@Injectable() @AgentMiddlewareStrategy('SummarizationMiddleware')` strategy. */
+  /** `@Injectable() @AgentMiddlewareStrategy('ContextEditorSummarizationMiddleware')` strategy. */
   summarization: Class<SummarizationStrategy>
   /** `@XpertServerPlugin({ providers: [strategy] })` module. */
   module: Class<{ onPluginBootstrap(): void; onPluginDestroy(): void }>
@@ -60,12 +60,12 @@ export function contextEditingNestClasses(resolveFrom: string | URL = import.met
 
   class SummarizationMiddlewareStrategy extends SummarizationStrategy {}
   common.Injectable()(SummarizationMiddlewareStrategy)
-  sdk.AgentMiddlewareStrategy(SUMMARIZATION_MIDDLEWARE_NAME)(SummarizationMiddlewareStrategy)
+  sdk.AgentMiddlewareStrategy(XPERT_SUMMARIZATION_STRATEGY)(SummarizationMiddlewareStrategy)
 
   const logger = new common.Logger('ContextEditingPlugin')
   class ContextEditingPluginModule {
     onPluginBootstrap(): void {
-      logger.debug?.(`${MIDDLEWARE_NAME} and ${SUMMARIZATION_MIDDLEWARE_NAME} strategies ready`)
+      logger.debug?.(`${MIDDLEWARE_NAME} and ${XPERT_SUMMARIZATION_STRATEGY} strategies ready`)
     }
     onPluginDestroy(): void {
       logger.debug?.(`${MIDDLEWARE_NAME} plugin stopped`)

@@ -16,5 +16,5 @@ export { SummarizationStrategy, summarizationStrategyMeta, SUMMARIZATION_ICON } 
 export type { SummarizationMiddlewareObject, SummarizationStrategyMeta } from './summarization.middleware.js'
 export { createSummarizationHooks, REMOVE_ALL_MESSAGES } from '../summarization.js'
 export type { SummarizationHooks, SummarizationHost, SummarizationHookConfig } from '../summarization.js'
-export { summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME, resolveSummarizationOptions } from '../schema.js'
+export { summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME, XPERT_SUMMARIZATION_STRATEGY, resolveSummarizationOptions } from '../schema.js'
 export type { SummarizationOptions, SummarizationKeep, SummarizationTrigger } from '../schema.js'

@@ -46,7 +46,7 @@ function authorOf(author: unknown): string {
 
 let zodSchema: unknown
 
-/** The Xpert plugin: registers the `ContextEditingMiddleware` and `SummarizationMiddleware` agent-middleware strategies. */
+/** The Xpert plugin: registers the `ContextEditingMiddleware` and `ContextEditorSummarizationMiddleware` agent-middleware strategies. */
 export const plugin: ContextEditingXpertPlugin = {
   meta: {
     name: pkg.name,
@@ -76,7 +76,7 @@ export const plugin: ContextEditingXpertPlugin = {
   },
   register(ctx) {
     const module = contextEditingPluginModule()
-    ctx?.logger?.log?.(`register ${pkg.name}@${pkg.version}: ContextEditingMiddleware, SummarizationMiddleware`)
+    ctx?.logger?.log?.(`register ${pkg.name}@${pkg.version}: ContextEditingMiddleware, ContextEditorSummarizationMiddleware`)
     return { module, global: true }
   },
 }

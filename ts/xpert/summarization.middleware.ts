@@ -1,6 +1,6 @@
-// The Xpert agent-middleware strategy `SummarizationMiddleware`, without NestJS: the class is
+// The Xpert agent-middleware strategy `ContextEditorSummarizationMiddleware`, without NestJS: the class is
 // plain so that importing it needs no host library. `context-editing.module.ts` decorates a
-// subclass with `@Injectable()` and `@AgentMiddlewareStrategy(SUMMARIZATION_MIDDLEWARE_NAME)` from
+// subclass with `@Injectable()` and `@AgentMiddlewareStrategy(XPERT_SUMMARIZATION_STRATEGY)` from
 // the host's own SDK when the host registers the plugin.
 //
 // The summary is written by the agent's own model: Xpert's `createMiddleware(options, context)`
@@ -9,7 +9,7 @@
 
 import { createRequire } from 'node:module'
 import { createSummarizationHooks, REMOVE_ALL_MESSAGES, type SummarizationHooks } from '../summarization.js'
-import { summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME, type I18nText, type SummarizationOptions } from '../schema.js'
+import { summarizationConfigSchema, XPERT_SUMMARIZATION_STRATEGY, type I18nText, type SummarizationOptions } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
 import type { AnyMessage } from '../wire.js'
 
@@ -34,8 +34,8 @@ export interface SummarizationStrategyMeta {
 
 /** The strategy's `meta`: name, localized label and description, icon, and the options' JSON Schema. */
 export const summarizationStrategyMeta: SummarizationStrategyMeta = {
-  name: SUMMARIZATION_MIDDLEWARE_NAME,
-  label: { en_US: 'Summarization', zh_Hans: '对话摘要' },
+  name: XPERT_SUMMARIZATION_STRATEGY,
+  label: { en_US: 'Summarization (context-editor)', zh_Hans: '对话摘要（context-editor）' },
   description: {
     en_US:
       "Once the trigger is reached, older messages of the conversation are replaced by a summary written by the agent's own model (kept in the conversation state, written once per trigger); the newest messages stay verbatim and tool calls are never separated from their results. If the summary fails, the request goes through unsummarized.",
@@ -48,7 +48,7 @@ export const summarizationStrategyMeta: SummarizationStrategyMeta = {
 
 /** The middleware object `createMiddleware` returns (LangChain v1 protocol hooks). */
 export interface SummarizationMiddlewareObject extends SummarizationHooks {
-  name: typeof SUMMARIZATION_MIDDLEWARE_NAME
+  name: typeof XPERT_SUMMARIZATION_STRATEGY
 }
 
 const require = createRequire(import.meta.url)
@@ -78,18 +78,18 @@ export class SummarizationStrategy {
    */
   createMiddleware(options: SummarizationOptions | null | undefined, _context?: unknown): SummarizationMiddlewareObject {
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
-      throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: options: expected an object`, { path: 'options' })
+      throw new ContextEditorError('INVALID_OPTIONS', `${XPERT_SUMMARIZATION_STRATEGY}: options: expected an object`, { path: 'options' })
     }
     if (options && Object.hasOwn(options, 'model') && (options as Record<string, unknown>).model != null) {
       // Options are JSON from the UI: a model instance cannot be configured; the agent's own model writes the summary.
       throw new ContextEditorError(
         'INVALID_OPTIONS',
-        `${SUMMARIZATION_MIDDLEWARE_NAME}: model: unknown option (the agent's own model writes the summary; expected one of ${Object.keys(summarizationConfigSchema.properties).join(', ')})`,
+        `${XPERT_SUMMARIZATION_STRATEGY}: model: unknown option (the agent's own model writes the summary; expected one of ${Object.keys(summarizationConfigSchema.properties).join(', ')})`,
         { path: 'model' },
       )
     }
     const { model: _unset, ...json } = (options ?? {}) as Record<string, unknown>
     const hooks = createSummarizationHooks(json, { removeAll })
-    return { name: SUMMARIZATION_MIDDLEWARE_NAME, ...hooks }
+    return { name: XPERT_SUMMARIZATION_STRATEGY, ...hooks }
   }
 }
