@@ -181,3 +181,21 @@ test('unknown options on the Xpert path list the form’s option names, not the 
   // LangChain's deprecated aliases stay accepted from old configurations.
   assert.equal(acceptedByCore({ triggerTokens: 5000, keepMessages: 2 }), true)
 })
+
+test('a huge or sparse option list is rejected at once with its path, on the Xpert and LangChain paths', async () => {
+  const { contextEditingMiddleware } = await import('context-editor/langchain')
+  const sparse = []
+  sparse.length = 2 ** 32 - 1
+  const long = new Array(100_001).fill('t')
+  for (const [label, options, path] of [
+    ['sparse excludeTools', { excludeTools: sparse }, 'excludeTools'],
+    ['long excludeTools', { excludeTools: long }, 'excludeTools'],
+    ['sparse trigger list', { trigger: sparse }, 'trigger'],
+  ]) {
+    for (const build of [(o) => strategy.createMiddleware(o, {}), (o) => contextEditingMiddleware(o)]) {
+      assert.throws(() => build(options), (e) => e.code === 'INVALID_OPTIONS' && e.path === path && /at most 100,000 entries/.test(e.message), label)
+    }
+  }
+  const holey = ['a', , 'c'] // eslint-disable-line no-sparse-arrays
+  assert.throws(() => strategy.createMiddleware({ excludeTools: holey }, {}), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'excludeTools[1]', 'a hole is named by its index')
+})
