@@ -23,7 +23,7 @@ pub(crate) struct Facts {
   clippy::cast_sign_loss,
   clippy::cast_precision_loss
 )]
-fn fraction_of(max: u64, fraction: f64) -> u64 {
+pub(crate) fn fraction_of(max: u64, fraction: f64) -> u64 {
   (max as f64 * fraction).floor().max(0.0) as u64
 }
 

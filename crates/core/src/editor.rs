@@ -19,7 +19,7 @@ use crate::session::SessionStore;
 use crate::strategies::{
   clear_thinking, facts, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
 };
-use crate::summarize::{answered, plan_summary};
+use crate::summarize::{answered, plan_summary, summary_triggered};
 use crate::tokens::{Counter, Encoding, Measure, TokenCache};
 
 /// What the model sees besides the messages, and what the editor should know about the model.
@@ -51,7 +51,8 @@ pub struct TokenCount {
   pub fixed: u64,
   /// `approx`, `model` or `estimate`.
   pub method: &'static str,
-  /// The encoding, in model mode (in estimate mode, the encoding whose rates were used).
+  /// The encoding resolved for the call (`encoding`, else the model's, else o200k_base): model
+  /// mode counts with it, estimate mode uses its rates; always set, approx mode included.
   pub encoding: Option<&'static str>,
   /// Recoverable oddities (e.g. an unknown model name).
   pub warnings: Vec<Warning>,
@@ -330,9 +331,9 @@ impl ContextEditor {
       warnings,
       ..Report::default()
     };
-    if counter.method != TokenCountMethod::Approx {
-      report.encoding = Some(counter.encoding.as_str());
-    }
+    // Always, as the README lists it: model mode counts with it, estimate mode uses its rates,
+    // approx mode (chars / 4) needs none but names the one model mode would use.
+    report.encoding = Some(counter.encoding.as_str());
     let max_input_tokens = self.max_input_tokens(context);
     report.max_input_tokens = max_input_tokens;
     let mut draft = Draft::with_measures(messages, counter, fixed, measures);
@@ -404,14 +405,14 @@ impl ContextEditor {
         .options
         .edits
         .iter()
-        .any(|e| edit_trigger(e).is_some_and(|t| is_triggered(t, &facts)));
+        .any(|e| edit_trigger(e).is_some_and(|t| holds(e, t, &facts)));
     // Warn only when a size condition still holds: count conditions stay met by design.
     let over_budget = report.triggered
       && self
         .options
         .edits
         .iter()
-        .any(|e| edit_trigger(e).is_some_and(|t| is_over_budget(t, &facts)));
+        .any(|e| edit_trigger(e).is_some_and(|t| is_over_budget(e, t, &facts)));
     if over_budget {
       report.warnings.push(Warning {
         code: "still_over_trigger",
@@ -486,7 +487,7 @@ impl ContextEditor {
         .collect(),
       fixed: counter.tokens_of(fixed),
       method: counter.method.as_str(),
-      encoding: (counter.method != TokenCountMethod::Approx).then_some(counter.encoding.as_str()),
+      encoding: Some(counter.encoding.as_str()),
       warnings,
     })
   }
@@ -538,11 +539,20 @@ fn first_difference(plan: &EditPlan, before: &EditPlan, end: usize) -> usize {
 /// Whether a trigger still holds *by size*: conditions on `tokens` or `fraction` that are met.
 /// Count-only conditions (`messages`, `toolUses`, `turns`) are left out: clearing cannot lower
 /// them, so they would report every call as over budget.
-fn is_over_budget(trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
+fn is_over_budget(edit: &Edit, trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
   trigger
     .iter()
     .filter(|t| t.tokens.is_some() || t.fraction.is_some())
-    .any(|t| is_triggered(std::slice::from_ref(t), facts))
+    .any(|t| holds(edit, std::slice::from_ref(t), facts))
+}
+
+/// Whether `edit`'s trigger holds: summarization reads a fraction as LangChain's
+/// `shouldSummarize` does, the other edits as `ClearToolUsesEdit`.
+fn holds(edit: &Edit, trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
+  match edit {
+    Edit::Summarize(_) => summary_triggered(trigger, facts),
+    _ => is_triggered(trigger, facts),
+  }
 }
 
 /// The trigger that decides an edit, if it has one (`None` = always applies).

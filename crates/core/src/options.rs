@@ -738,8 +738,13 @@ const SUMMARIZE_KEYS: &[&str] = &[
 
 fn parse_summarize(obj: &Map<String, Value>, path: &str) -> Result<Summarize> {
   only_keys(obj, SUMMARIZE_KEYS, "summarize", path)?;
+  let trigger = match field(obj, "trigger") {
+    // LangChain (JS and Python) accepts an empty list: no condition, so it never fires.
+    Some(Value::Array(list)) if list.is_empty() => Some(Vec::new()),
+    _ => optional_trigger(obj, path)?,
+  };
   let mut s = Summarize {
-    trigger: optional_trigger(obj, path)?,
+    trigger,
     ..Summarize::default()
   };
   if let Some(k) = field(obj, "keep") {

@@ -224,7 +224,8 @@ pub struct Report {
   pub applied_edits: Vec<AppliedEdit>,
   /// `approx`, `model` or `estimate`.
   pub token_count_method: &'static str,
-  /// The encoding used, in model mode.
+  /// The encoding resolved for the call (see [`TokenCount::encoding`](crate::TokenCount)); always
+  /// set, approx mode included.
   pub encoding: Option<&'static str>,
   /// The model's input limit used for `fraction` options, if known.
   pub max_input_tokens: Option<u64>,

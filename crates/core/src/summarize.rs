@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::clear::{fraction_of, is_triggered, Facts};
 use crate::draft::{CallRef, Draft};
 use crate::error::{Error, Result};
 use crate::message::{Message, Role};
@@ -125,6 +126,27 @@ fn unsafe_cutoffs(draft: &Draft<'_, '_>, conv: &[usize]) -> Vec<bool> {
     .collect()
 }
 
+/// LangChain's `shouldSummarize`: keys ANDed, list ORed, inclusive, an empty list never fires.
+/// Unlike clearing (`ClearToolUsesEdit` skips a fraction whose threshold is <= 0), a fraction
+/// whose threshold `floor(maxInputTokens * fraction)` rounds down to 0 holds: `tokens >= 0`, as in
+/// LangChain.js (Python raises such a threshold to 1, which differs only for a request of 0 tokens).
+/// The caller has already refused a fraction without a known limit.
+pub(crate) fn summary_triggered(trigger: &[Trigger], f: &Facts) -> bool {
+  trigger.iter().any(|t| {
+    let others = Trigger {
+      fraction: None,
+      ..*t
+    };
+    let others_hold =
+      others == Trigger::default() || is_triggered(std::slice::from_ref(&others), f);
+    let fraction_holds = t.fraction.is_none_or(|fraction| {
+      f.max_input_tokens
+        .is_some_and(|max| f.tokens >= fraction_of(max, fraction))
+    });
+    others_hold && fraction_holds
+  })
+}
+
 /// Plans one `summarize` edit; `Ok(None)` when it does not fire or has nothing to summarize.
 #[allow(clippy::too_many_lines)]
 pub(crate) fn plan_summary(
@@ -156,7 +178,7 @@ pub(crate) fn plan_summary(
       "`summarize` uses a `fraction`, which needs the model's input limit (pass `maxInputTokens`, or use absolute `tokens`)",
     ));
   }
-  if !crate::clear::is_triggered(trigger, &facts(draft, max_input_tokens)) {
+  if !summary_triggered(trigger, &facts(draft, max_input_tokens)) {
     return Ok(None);
   }
   applied.triggered = true;

@@ -985,7 +985,11 @@ fn rule_2_7_approx_is_ceil_of_total_chars_over_four() {
   assert_eq!(c.total, 1);
   assert_eq!(c.messages, vec![1, 1, 1]);
   assert_eq!(c.method, "approx");
-  assert_eq!(c.encoding, None);
+  assert_eq!(
+    c.encoding,
+    Some("o200k_base"),
+    "the resolved encoding, as the README lists it"
+  );
   assert_eq!(approx(&[Message::user("x".repeat(8))]), 2);
   assert_eq!(approx(&[Message::user("x".repeat(9))]), 3);
   assert_eq!(approx(&[]), 0);
@@ -1160,10 +1164,7 @@ fn report_tokens_before_and_after_match_recounts() {
       (13, 13)
     );
     assert_eq!(p.report.token_count_method, method);
-    assert_eq!(
-      p.report.encoding,
-      (method == "model").then_some("o200k_base")
-    );
+    assert_eq!(p.report.encoding, Some("o200k_base"), "{method}");
   }
 }
 
@@ -1486,5 +1487,59 @@ fn caller_supplied_counts_replace_counting() {
     // Once cleared, the result is measured again (the supplied count described the old content).
     assert!(p.report.cleared[0].tokens_freed >= 990, "{method}");
     assert!(p.report.tokens_after < 100, "{method}");
+  }
+}
+
+#[test]
+fn report_names_the_encoding_in_every_counting_mode_and_on_every_path() {
+  // The README lists `encoding` in every report: the encoding resolved for the call (`encoding`,
+  // else the model's, else o200k_base), approx mode included; plans, sessions and counts agree.
+  let msgs = vec![Message::user("hello"), Message::assistant("hi", &[])];
+  let gpt4 = Context {
+    model: Some("gpt-4".into()),
+    ..Context::default()
+  };
+  for method in ["approx", "model", "estimate"] {
+    let cases = [
+      (
+        json!({ "tokenCountMethod": method }),
+        Context::default(),
+        "o200k_base",
+      ),
+      (
+        json!({ "tokenCountMethod": method }),
+        gpt4.clone(),
+        "cl100k_base",
+      ),
+      (
+        json!({ "tokenCountMethod": method, "encoding": "p50k_base" }),
+        gpt4.clone(),
+        "p50k_base",
+      ),
+    ];
+    for (options, ctx, want) in cases {
+      let e = editor(options);
+      let at = format!("{method}, model {:?}", ctx.model);
+      assert_eq!(
+        plan_in(&e, &msgs, &ctx).report.encoding,
+        Some(want),
+        "plan: {at}"
+      );
+      assert_eq!(
+        e.count_tokens(&msgs, &ctx).unwrap().encoding,
+        Some(want),
+        "count: {at}"
+      );
+      let first = e
+        .plan_session(7, 0, msgs.clone(), &ctx)
+        .unwrap()
+        .expect("new session");
+      assert_eq!(first.report.encoding, Some(want), "session: {at}");
+      let next = e
+        .plan_session(7, msgs.len(), vec![Message::user("more")], &ctx)
+        .unwrap()
+        .expect("held session");
+      assert_eq!(next.report.encoding, Some(want), "session, next call: {at}");
+    }
   }
 }

@@ -806,6 +806,115 @@ fn summarize_fraction_without_a_limit_is_an_invalid_context() {
 }
 
 #[test]
+fn summarize_fraction_trigger_whose_threshold_rounds_down_to_zero_fires() {
+  // LangChain.js `shouldSummarize`: `tokens < floor(100 * 0.001) = 0` is false, so the condition
+  // holds (Python raises the threshold to 1: the same here, the request has tokens).
+  let ctx = Context {
+    max_input_tokens: Some(100),
+    ..Context::default()
+  };
+  let msgs = chat(3, 10);
+  let (p, out) = run_in(
+    one(
+      json!({ "type": "summarize", "trigger": { "fraction": 0.001 }, "keep": { "messages": 2 } }),
+    ),
+    &msgs,
+    &ctx,
+  );
+  assert_eq!(summary(&p).replaced, vec![0, 1, 2, 3]);
+  assert_eq!(texts(&out), texts(&msgs[4..]));
+  assert!(
+    p.report.still_triggered,
+    "a threshold of 0 tokens still holds"
+  );
+  // Still ANDed with the other keys of its condition, and ORed across a list.
+  let with_messages = |n: u64| {
+    one(
+      json!({ "type": "summarize", "trigger": { "fraction": 0.001, "messages": n }, "keep": { "messages": 2 } }),
+    )
+  };
+  assert!(run_in(with_messages(7), &msgs, &ctx).0.summary.is_none());
+  assert!(run_in(with_messages(6), &msgs, &ctx).0.summary.is_some());
+  let listed = one(
+    json!({ "type": "summarize", "trigger": [{ "messages": 50 }, { "fraction": 0.001 }], "keep": { "messages": 2 } }),
+  );
+  assert!(run_in(listed, &msgs, &ctx).0.summary.is_some());
+  // Clearing keeps LangChain's `ClearToolUsesEdit` rule: a threshold <= 0 is skipped.
+  let calls = vec![Message::user("u"), ai("", &["c1"]), tool("c1", "result")];
+  let (p, _) = run_in(
+    json!({ "trigger": { "fraction": 0.001 }, "keep": { "messages": 0 } }),
+    &calls,
+    &ctx,
+  );
+  assert!(!p.report.triggered);
+}
+
+#[test]
+fn summarize_keep_fraction_or_budget_rounding_down_to_zero_keeps_one_token() {
+  // LangChain: a target of 0 tokens becomes 1; nothing fits, so only the newest message stays.
+  let ctx = Context {
+    max_input_tokens: Some(100),
+    ..Context::default()
+  };
+  let msgs = chat(3, 10);
+  for keep in [
+    json!({ "fraction": 0.001 }),
+    json!({ "fraction": 0 }),
+    json!({ "tokens": 0 }),
+    json!({ "tokens": 0.5 }),
+  ] {
+    let (p, out) = run_in(
+      one(json!({ "type": "summarize", "trigger": { "messages": 1 }, "keep": keep })),
+      &msgs,
+      &ctx,
+    );
+    assert_eq!(summary(&p).replaced, vec![0, 1, 2, 3, 4], "{keep}");
+    assert_eq!(texts(&out), texts(&msgs[5..]), "{keep}");
+  }
+  // One message: nothing to summarize.
+  let (p, _) = run_in(
+    one(json!({ "type": "summarize", "trigger": { "messages": 1 }, "keep": { "fraction": 0 } })),
+    &msgs[..1],
+    &ctx,
+  );
+  assert!(p.summary.is_none());
+}
+
+#[test]
+fn summarize_empty_trigger_list_is_accepted_and_never_fires() {
+  // Both LangChains: no condition, no summary, however long the conversation.
+  let msgs = chat(40, 400);
+  let ctx = Context {
+    max_input_tokens: Some(100),
+    ..Context::default()
+  };
+  for keep in [json!({ "messages": 1 }), json!({ "fraction": 0.1 })] {
+    let (p, out) = run_in(
+      one(json!({ "type": "summarize", "trigger": [], "keep": keep })),
+      &msgs,
+      &ctx,
+    );
+    assert!(p.summary.is_none() && p.ops.is_empty(), "{keep}");
+    assert!(!p.report.triggered && !p.report.applied_edits[0].triggered);
+    assert_eq!(out, msgs);
+  }
+  // The keep still needs its limit, as LangChain checks the profile before the trigger.
+  let err = editor(one(
+    json!({ "type": "summarize", "trigger": [], "keep": { "fraction": 0.1 } }),
+  ))
+  .plan(&msgs, &Context::default())
+  .unwrap_err();
+  assert_eq!(
+    (err.kind(), err.path()),
+    (ErrorKind::InvalidContext, Some("maxInputTokens"))
+  );
+  // An empty condition is still an error.
+  let err =
+    ContextEditor::from_json(&one(json!({ "type": "summarize", "trigger": [{}] }))).unwrap_err();
+  assert_eq!(err.path(), Some("edits[0].trigger[0]"));
+}
+
+#[test]
 fn summarize_keeps_the_last_n_messages() {
   let msgs = chat(5, 10);
   let (p, out) = run(
