@@ -407,7 +407,7 @@ describe('summarize', () => {
   test('an async summarizer in edit is an error that says to use editAsync', () => {
     assert.throws(
       () => pipeline(SUMMARIZE).edit(chat(4), { summarize: async () => 'x' }),
-      (e) => e.code === 'INVALID_CONTEXT' && /editAsync/.test(e.message),
+      (e) => e.code === 'INVALID_SUMMARY' && e.path === 'summary' && /editAsync/.test(e.message),
     )
   })
 

@@ -1,5 +1,6 @@
 import { ContextEditorError, fromNative } from './errors.js'
 import { NativeContextEditor } from './native.js'
+import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
 import type {
   EditContext as WireContext,
   EditorOptions,
@@ -364,17 +365,15 @@ export class ContextEditor {
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
     const planned = this.#planSync(messages, context)
     const { plan } = planned
-    let summary: string | undefined
-    if (plan.summary && context?.summarize) {
-      const written = context.summarize(plan.summary)
-      if (typeof (written as Promise<string>)?.then === 'function') {
-        throw new ContextEditorError('INVALID_CONTEXT', 'context.summarize: returned a Promise (use `editAsync` for an asynchronous summarizer)', {
-          path: 'summarize',
-        })
-      }
-      summary = checkSummary(written)
+    if (!plan.summary || !context?.summarize) {
+      return keepOutput(planned, finish(this, messages, plan, context, undefined, this.#applyOptions(planned)))
     }
-    return keepOutput(planned, finish(this, messages, plan, context, summary, this.#applyOptions(planned)))
+    // The callback runs before the plan is applied: apply it to the messages and context that
+    // were planned, whatever the callback does to the caller's array or context (as `editAsync`).
+    const snapshot = Array.prototype.slice.call(messages) as T[]
+    const recount = recountContext(context)
+    const summary = checkSummary(askSummary(context, plan.summary))
+    return keepOutput(planned, finish(this, snapshot, plan, recount, summary, this.#applyOptions(planned)))
   }
 
   #applyOptions({ plan, unchangedBelow, session }: Planned): ApplyOptions {
@@ -395,10 +394,15 @@ export class ContextEditor {
     const snapshot = Array.isArray(messages) ? messages.slice() : messages
     const planned = await this.#planAsync(snapshot, context)
     const { plan } = planned
-    const summary = plan.summary && context?.summarize ? checkSummary(await context.summarize(plan.summary)) : undefined
-    const options = { summary, ...this.#applyOptions(planned) }
+    let summary: string | undefined
+    let recount = context
+    if (plan.summary && context?.summarize) {
+      recount = recountContext(context)
+      summary = checkSummary(await askSummaryAsync(context, plan.summary))
+    }
+    const options = this.#applyOptions(planned)
     if (snapshot.length - (options.prefix?.upTo ?? 0) <= APPLY_PIECE || plan.summary) {
-      return keepOutput(planned, finish(this, snapshot, plan, context, summary, options))
+      return keepOutput(planned, finish(this, snapshot, plan, recount, summary, options))
     }
     return keepOutput(planned, result(await applyPlanInPieces(snapshot, plan, options, APPLY_PIECE, nextTurn), plan))
   }
@@ -638,13 +642,81 @@ function keepOutput<T>(planned: Planned, res: EditResult<T>): EditResult<T> {
   return res
 }
 
-function checkSummary(written: unknown): string {
-  if (typeof written !== 'string') {
-    throw new ContextEditorError('INVALID_CONTEXT', `context.summarize: expected a string summary, got ${typeof written}`, {
+/**
+ * Calls `context.summarize` (as a method of `context`) with its own deep copy of the request: the
+ * plan keeps the original, so whatever the callback does to its copy changes nothing that is
+ * applied (and a callback that sorts or annotates it for its own use does not fail). Its throw is
+ * the summarizer's error.
+ */
+function askSummary(context: EditContext, request: SummaryRequest): unknown {
+  const summarize = context.summarize
+  if (typeof summarize !== 'function') {
+    throw new ContextEditorError('INVALID_CONTEXT', `context.summarize: expected a function, got ${summarize === null ? 'null' : typeof summarize}`, {
       path: 'summarize',
     })
   }
-  return written
+  try {
+    return summarize.call(context, structuredClone(request))
+  } catch (e) {
+    throw summaryFailed(e)
+  }
+}
+
+/** `askSummary`, awaited: a rejection is the summarizer's error too. */
+async function askSummaryAsync(context: EditContext, request: SummaryRequest): Promise<unknown> {
+  const written = askSummary(context, request)
+  try {
+    return await written
+  } catch (e) {
+    throw summaryFailed(e)
+  }
+}
+
+function summaryFailed(e: unknown): ContextEditorError {
+  const what = e instanceof Error ? e.message : String(e)
+  return new ContextEditorError('SUMMARY_FAILED', `summary: context.summarize threw: ${what}`, { path: SUMMARY_PATH, cause: e })
+}
+
+/**
+ * The summary text of what the summarizer returned; `''` = no text (a failed summary, reported by
+ * `finish`). A Promise here comes from the synchronous `edit`: its rejection is not left unhandled.
+ * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`), see `summaryTextOf`.
+ */
+function checkSummary(written: unknown): string {
+  if (written instanceof Promise) written.catch(() => {})
+  return summaryTextOf(written)
+}
+
+/** The context fields a recount reads, copied before the summarizer runs (it may change them). */
+function recountContext(context: EditContext): EditContext {
+  const wire = toWireContext(context)
+  const counts = context.messageTokens
+  return {
+    systemPrompt: wire.systemPrompt,
+    tools: wire.tools,
+    model: wire.model,
+    maxInputTokens: wire.maxInputTokens,
+    messageTokens: Array.isArray(counts) ? counts.slice() : undefined,
+  }
+}
+
+/**
+ * The context for counting `out`: per-message counts (`messageTokens`) are given by input index,
+ * so each output message takes the count of the input message it is; new messages (the summary,
+ * cleared copies) are counted by the editor's method.
+ */
+function contextFor(context: EditContext | null | undefined, messages: readonly unknown[], out: readonly unknown[]): EditContext | null | undefined {
+  const counts = context?.messageTokens
+  if (!counts) return context
+  const at = new Map<unknown, number>()
+  messages.forEach((m, i) => at.has(m) || at.set(m, i))
+  return {
+    ...context,
+    messageTokens: out.map((m) => {
+      const i = at.get(m)
+      return i === undefined ? undefined : counts[i]
+    }),
+  }
 }
 
 function finish<T extends AnyMessage>(
@@ -655,18 +727,43 @@ function finish<T extends AnyMessage>(
   summary: string | undefined,
   apply: ApplyOptions,
 ): EditResult<T> {
-  const out = applyPlan(messages, plan, { ...apply, summary })
+  // `''`: the summarizer answered with no text. An empty summary must never replace history.
+  const written = summary === '' ? undefined : summary
+  const out = applyPlan(messages, plan, { ...apply, summary: written })
   if (plan.summary) {
     const report = plan.report
-    if (summary === undefined) {
-      report.warnings.push({
-        code: 'summary_skipped',
-        message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
-      })
+    if (written === undefined) {
+      report.warnings.push(
+        summary === undefined
+          ? {
+              code: 'summary_skipped',
+              message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
+            }
+          : {
+              code: SUMMARY_EMPTY,
+              message: 'the summarizer returned no text (empty, blank, or only reasoning); the messages it would replace were kept',
+            },
+      )
+      // Nothing was replaced: the edit removed nothing, and its trigger (checked on these very
+      // messages, as it is the last edit) still holds.
+      for (const e of report.appliedEdits) {
+        if (e.type === 'summarize' && e.triggered) {
+          e.removedMessages = 0
+          e.clearedInputTokens = 0
+        }
+      }
+      report.stillTriggered = true
     }
     // The plan could not know the summary: recount what is actually returned (once per summary).
-    report.tokensAfter = editor.countTokens(out, context).total
+    report.tokensAfter = editor.countTokens(out, contextFor(context, messages, out)).total
     report.messagesAfter = out.length
+    // And what the recount says about the model's limit.
+    const max = report.maxInputTokens
+    report.overMaxInputTokens = max !== undefined && max !== null && report.tokensAfter > max
+    report.warnings = report.warnings.filter((w) => w.code !== 'over_max_input_tokens')
+    if (report.overMaxInputTokens) {
+      report.warnings.push({ code: 'over_max_input_tokens', message: `${report.tokensAfter} tokens exceed the model's input limit of ${max}` })
+    }
   }
   return result(out, plan)
 }

@@ -5,6 +5,12 @@
  * - `INVALID_MESSAGE`: a message is malformed (`messageIndex` and `path` name it).
  * - `INVALID_CONTEXT`: the per-call context is malformed.
  * - `UNKNOWN_ENCODING`: an `encoding` that no embedded tokenizer matches.
+ * - `INVALID_SUMMARY`: what `context.summarize` returned cannot be a summary (a value that is not
+ *   text, a message or content blocks; a lone UTF-16 surrogate; a Promise from the synchronous
+ *   `edit`); `path` is `summary`. The caller's messages are untouched.
+ * - `SUMMARY_FAILED`: `context.summarize` threw or rejected; `path` is `summary`, `cause` its error.
+ * - `NATIVE_BINDING_MISSING`: neither a native binary for this platform nor the WebAssembly fallback
+ *   could be loaded; the message names the package to install, `cause` holds the loader's errors.
  * - `INTERNAL`: a bug in context-editor (a caught Rust panic); please report it.
  */
 export type ContextEditorErrorCode =
@@ -12,6 +18,9 @@ export type ContextEditorErrorCode =
   | 'INVALID_MESSAGE'
   | 'INVALID_CONTEXT'
   | 'UNKNOWN_ENCODING'
+  | 'INVALID_SUMMARY'
+  | 'SUMMARY_FAILED'
+  | 'NATIVE_BINDING_MISSING'
   | 'INTERNAL'
 
 export class ContextEditorError extends Error {
@@ -41,15 +50,45 @@ export function fromNative(err: unknown): ContextEditorError {
   if (err instanceof ContextEditorError) return err
   const e = err as { code?: unknown; message?: unknown; messageIndex?: unknown; path?: unknown }
   const code = typeof e?.code === 'string' && CODES.has(e.code) ? (e.code as ContextEditorErrorCode) : 'INTERNAL'
-  const message = typeof e?.message === 'string' ? e.message : String(err)
+  const message = typeof e?.message === 'string' ? e.message : errorText(err)
   return new ContextEditorError(code, message, {
     messageIndex: typeof e?.messageIndex === 'number' ? e.messageIndex : undefined,
     path: typeof e?.path === 'string' ? e.path : undefined,
-    cause: err,
+    // The binding puts what a caller's getter or Proxy trap threw in `cause`: keep that, not its wrapper.
+    cause: e !== null && typeof e === 'object' && Object.hasOwn(e, 'cause') ? (e as { cause: unknown }).cause : err,
   })
 }
 
 /** A malformed message at `index`, field `field`. */
 export function invalidMessage(index: number, field: string, what: string): ContextEditorError {
   return new ContextEditorError('INVALID_MESSAGE', `messages[${index}].${field}: ${what}`, { messageIndex: index, path: field })
+}
+
+/**
+ * What a thrown value says, for an error message; never throws itself (the value may be anything a
+ * caller's getter threw, a Proxy or an object whose `message` getter throws).
+ */
+export function errorText(thrown: unknown): string {
+  try {
+    if (thrown !== null && typeof thrown === 'object') {
+      const message = (thrown as { message?: unknown }).message
+      if (typeof message === 'string') return message
+    }
+    return typeof thrown === 'symbol' ? thrown.toString() : String(thrown)
+  } catch {
+    return 'an unprintable value'
+  }
+}
+
+/**
+ * The caller's code threw (a getter or a Proxy trap) while `where` was read: the caller's error, with
+ * `code`, a path naming what was read and the thrown value as `cause`.
+ */
+export function unreadable(
+  code: 'INVALID_OPTIONS' | 'INVALID_MESSAGE' | 'INVALID_CONTEXT',
+  where: string,
+  thrown: unknown,
+  extra: { messageIndex?: number; path?: string } = {},
+): ContextEditorError {
+  return new ContextEditorError(code, `${where}: could not be read (${errorText(thrown)})`, { ...extra, cause: thrown })
 }

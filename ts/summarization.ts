@@ -14,11 +14,12 @@
 
 import { randomUUID } from 'node:crypto'
 import type { EditPlan } from './native.js'
-import { applyPlan, textOf, type AnyMessage } from './wire.js'
+import { applyPlan, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
 import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
 import { ContextEditorError } from './errors.js'
+import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
 export const REMOVE_ALL_MESSAGES = '__remove_all__'
@@ -73,10 +74,48 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number | undefined): Cha
   return Object.assign(Object.create(Object.getPrototypeOf(model)), model, { maxTokens })
 }
 
-function summaryText(response: unknown): string {
-  const content = response !== null && typeof response === 'object' ? (response as { content?: unknown }).content : response
-  if (typeof content === 'string') return content.trim()
-  return textOf(content).trim()
+/** A configured summarizer: unset, a chat model (has `invoke`), or a name the host resolves. */
+function checkModel(model: unknown, host: SummarizationHost): void {
+  if (model === undefined || model === null || isChatModel(model)) return
+  if (typeof model === 'string' && model.trim() !== '' && host.resolveModel) return
+  const got = typeof model === 'string' ? (model.trim() === '' ? 'an empty name' : `the name \`${model}\``) : describeValue(model)
+  const expected = host.resolveModel ? 'a chat model instance (with `invoke`) or a model name such as "openai:gpt-4o-mini"' : 'a chat model instance (with `invoke`)'
+  throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: expected ${expected}, got ${got}`, { path: 'model' })
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object without `invoke`'
+  return `${typeof value} ${typeof value === 'symbol' ? '' : String(value)}`.trim()
+}
+
+/** `tokenCounter([message])` as a token count (negative = 0); its throw, or a value that is no count, is thrown. */
+async function countOne(tokenCounter: NonNullable<SummarizationHookConfig['tokenCounter']>, message: AnyMessage, i: number): Promise<number> {
+  let n: unknown
+  try {
+    n = await tokenCounter([message])
+  } catch (e) {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: threw on message ${i}: ${(e as Error)?.message ?? String(e)}`, {
+      path: 'tokenCounter',
+      cause: e,
+    })
+  }
+  if (typeof n !== 'number' || !Number.isFinite(n)) {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a finite token count for message ${i}, got ${String(n)}`, {
+      path: 'tokenCounter',
+    })
+  }
+  return Math.max(0, Math.ceil(n))
+}
+
+/**
+ * Errors that mean the middleware is misconfigured for this model (a `fraction` without a known
+ * input limit, a broken `tokenCounter`): thrown on every call, as LangChain does, instead of
+ * silently never summarizing.
+ */
+function isConfigError(e: unknown): e is ContextEditorError {
+  return e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'INVALID_CONTEXT')
 }
 
 /** The runnable config keys of a runtime worth passing to the summarizer call (signal, callbacks). */
@@ -101,14 +140,22 @@ interface Pending {
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
  */
 export function createSummarizationHooks(config: SummarizationHookConfig | null | undefined, host: SummarizationHost): SummarizationHooks {
+  if (config !== undefined && config !== null && (typeof config !== 'object' || Array.isArray(config))) {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: options: expected an object, got ${describeValue(config)}`, {
+      path: 'options',
+    })
+  }
   const { model: configured, tokenCounter, ...json } = (config ?? {}) as SummarizationHookConfig
+  // Wrong types fail here, when the middleware is built, not at the first model call.
+  checkModel(configured, host)
   if (tokenCounter !== undefined && tokenCounter !== null && typeof tokenCounter !== 'function') {
     throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a function`, { path: 'tokenCounter' })
   }
   const resolved = resolveSummarizationOptions(json as Record<string, unknown>)
   const { editor } = resolved
   const warn = host.warn ?? ((message: string, error: unknown) => console.warn(message, error))
-  let warned = false
+  /** Warning codes already logged: each kind of failure is logged once per middleware. */
+  const warned = new Set<string>()
   let agentModel: ChatModelLike | undefined
   let configuredModel: ChatModelLike | undefined
   /** Summaries written inside `wrapModelCall`, keyed by the model's response, for `afterModel`. */
@@ -116,17 +163,34 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
   /** The last message of a state whose summary `beforeModel` left to `wrapModelCall` (no model known). */
   const deferred = new WeakSet<object>()
 
-  function report(what: string, error: unknown): void {
-    if (warned) return
-    warned = true
-    warn(`${SUMMARIZATION_MIDDLEWARE_NAME}: ${what}; the request goes through unsummarized`, error)
+  /** Logs a failed summary (once per `code`): the request goes through with its history intact. */
+  function report(code: string, what: string, error: unknown): void {
+    if (warned.has(code)) return
+    warned.add(code)
+    warn(`${SUMMARIZATION_MIDDLEWARE_NAME}: ${what}; the request goes through unsummarized (${code})`, error)
   }
 
+  /**
+   * The configured model, resolved once. A name that does not resolve is a configuration error:
+   * thrown on every call (as LangChain's `initChatModel` does), never a silent "no summaries".
+   */
   async function summarizer(): Promise<ChatModelLike | undefined> {
     if (configured === undefined || configured === null) return agentModel
     if (!configuredModel) {
-      const m = isChatModel(configured) ? configured : await host.resolveModel?.(configured)
-      if (!isChatModel(m)) throw new Error(`model: cannot use ${typeof configured === 'string' ? `\`${configured}\`` : 'this value'} as a chat model`)
+      let m: unknown
+      try {
+        m = isChatModel(configured) ? configured : await host.resolveModel?.(configured)
+      } catch (e) {
+        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: cannot load \`${String(configured)}\`: ${(e as Error)?.message ?? String(e)}`, {
+          path: 'model',
+          cause: e,
+        })
+      }
+      if (!isChatModel(m)) {
+        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: \`${String(configured)}\` did not resolve to a chat model`, {
+          path: 'model',
+        })
+      }
       configuredModel = m
     }
     return configuredModel
@@ -137,29 +201,67 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       maxInputTokens: resolved.maxInputTokens ?? profileMaxInputTokens(model) ?? profileMaxInputTokens(agentModel),
       model: modelNameOf(model) ?? modelNameOf(agentModel),
     }
-    if (tokenCounter) context.messageTokens = await Promise.all(messages.map(async (m) => Math.max(0, Math.ceil(await tokenCounter([m])))))
+    if (tokenCounter) context.messageTokens = await Promise.all(messages.map((m, i) => countOne(tokenCounter, m, i)))
     return context
   }
 
-  /** Plans on a snapshot; `undefined` when nothing is to be summarized (or the plan failed: logged). */
+  /**
+   * Plans on a snapshot; `undefined` when nothing is to be summarized (or the messages could not
+   * be planned: logged). A misconfiguration is thrown, on every call.
+   */
   async function planFor(messages: AnyMessage[], model: unknown): Promise<EditPlan | undefined> {
+    const context = await contextFor(messages, model)
     try {
-      const plan = await editor.planAsync(messages, await contextFor(messages, model))
+      const plan = await editor.planAsync(messages, context)
       return plan.summary ? plan : undefined
     } catch (e) {
-      report('planning failed', e)
+      if (isConfigError(e)) throw configError(e)
+      report('planning_failed', 'planning failed', e)
       return undefined
     }
   }
 
+  /** A configuration error of the core, named as this middleware's options. */
+  function configError(e: ContextEditorError): ContextEditorError {
+    if (e.path === 'maxInputTokens') {
+      return new ContextEditorError(
+        e.code,
+        `${SUMMARIZATION_MIDDLEWARE_NAME}: maxInputTokens: a \`fraction\` in \`trigger\` or \`keep\` needs the model's input limit, and none is known (set \`maxInputTokens\`, use a model whose profile has \`maxInputTokens\`, or use absolute \`tokens\`)`,
+        { path: 'maxInputTokens', cause: e },
+      )
+    }
+    return new ContextEditorError(e.code, `${SUMMARIZATION_MIDDLEWARE_NAME}: ${e.message}`, { path: e.path, cause: e })
+  }
+
+  /**
+   * The summary the model writes; `undefined` when it failed (logged): the model threw, or
+   * answered with no text (empty, blank, reasoning only) or with something that is not a summary.
+   * An empty summary never replaces the history.
+   */
   async function write(plan: EditPlan, model: ChatModelLike, runtime: unknown): Promise<string | undefined> {
+    let response: unknown
     try {
-      const response = await withMaxTokens(model, resolved.maxTokens).invoke(plan.summary!.prompt, callConfig(runtime))
-      return summaryText(response)
+      response = await withMaxTokens(model, resolved.maxTokens).invoke(plan.summary!.prompt, callConfig(runtime))
     } catch (e) {
-      report('the summarizing model failed', e)
+      report('summary_failed', 'the summarizing model failed', e)
       return undefined
     }
+    let text: string
+    try {
+      text = summaryTextOf(response)
+    } catch (e) {
+      report('summary_invalid', 'the summarizing model returned something that is not a summary', e)
+      return undefined
+    }
+    if (text === '') {
+      report(
+        SUMMARY_EMPTY,
+        'the summarizing model returned no text (empty, blank, or only reasoning)',
+        new ContextEditorError('INVALID_SUMMARY', 'summary: no text in the model response', { path: SUMMARY_PATH }),
+      )
+      return undefined
+    }
+    return text
   }
 
   /** The new message list: summary message (with the first replaced message's id, as LangChain) + the rest. */
@@ -181,13 +283,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     async beforeModel(state, runtime) {
       const messages = Array.isArray(state?.messages) ? state.messages.slice() : []
       if (messages.length === 0) return undefined
-      let model: ChatModelLike | undefined
-      try {
-        model = await summarizer()
-      } catch (e) {
-        report('no summarizing model', e)
-        return undefined
-      }
+      const model = await summarizer()
       if (!model) {
         // The agent's model (and its input limit) is only visible in `wrapModelCall`: plan and summarize there.
         const last = messages[messages.length - 1]

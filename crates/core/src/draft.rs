@@ -30,6 +30,9 @@ pub(crate) struct Slot<'m> {
   pub removed_thinking: bool,
   /// `(keep, marker)` when this call truncated the result.
   pub truncated: Option<(usize, String)>,
+  /// Removed to be replaced by a summary: its other edits are kept in the plan (before its
+  /// `remove`), so a summary that is never written keeps the message as the earlier edits left it.
+  pub summarized: bool,
 }
 
 impl Slot<'_> {
@@ -75,6 +78,7 @@ impl<'m, 'c> Draft<'m, 'c> {
           removed_calls: BTreeSet::new(),
           removed_thinking: false,
           truncated: None,
+          summarized: false,
         }
       })
       .collect();
@@ -310,7 +314,7 @@ impl<'m, 'c> Draft<'m, 'c> {
         .count(),
     );
     for (i, slot) in self.slots.into_iter().enumerate() {
-      if slot.removed {
+      if slot.removed && !slot.summarized {
         ops.push(Op::Remove { index: i });
         continue;
       }
@@ -366,6 +370,9 @@ impl<'m, 'c> Draft<'m, 'c> {
           call_indices,
           tool_call_ids,
         });
+      }
+      if slot.removed {
+        ops.push(Op::Remove { index: i });
       }
     }
     ops

@@ -260,6 +260,7 @@ pub(crate) fn plan_summary(
   let prompt = edit.summary_prompt.replacen("{messages}", &rendered, 1);
   for &i in &replaced {
     draft.remove(i);
+    draft.slots[i].summarized = true;
   }
   applied.removed_messages += replaced.len() as u64;
   let tokens_replaced = before.saturating_sub(draft.tokens());

@@ -1204,6 +1204,59 @@ fn summarize_after_another_edit_sees_its_result() {
   );
 }
 
+#[test]
+fn summarize_keeps_the_earlier_edits_of_the_messages_it_replaces() {
+  // A summary that is never written (no summarizer, or an empty answer) keeps the replaced
+  // messages: they must come back as the earlier edits left them (truncated, cleared), so each
+  // replaced message carries its edits before its `remove`.
+  let msgs = vec![
+    Message::user("read both"),
+    ai("", &["c1", "c2"]),
+    tool("c1", &"x".repeat(800)),
+    tool("c2", &"y".repeat(800)),
+    ai("done", &[]),
+    Message::user("next"),
+  ];
+  let (p, out) = run(
+    json!({ "edits": [
+      { "type": "truncate_tool_results", "maxChars": 100 },
+      { "type": "summarize", "trigger": { "messages": 1 }, "keep": { "messages": 1 } },
+    ] }),
+    &msgs,
+  );
+  assert_eq!(summary(&p).replaced, vec![0, 1, 2, 3, 4]);
+  assert_eq!(texts(&out), vec!["next"]);
+  for index in [2, 3] {
+    let at: Vec<&Op> = p.ops.iter().filter(|op| op.index() == index).collect();
+    assert!(
+      matches!(at[..], [Op::TruncateToolResult { .. }, Op::Remove { .. }]),
+      "message {index}: {at:?}"
+    );
+  }
+  // Without the summary's removals, the plan is the truncation alone.
+  let kept = EditPlan {
+    ops: p
+      .ops
+      .iter()
+      .filter(|op| !matches!(op, Op::Remove { .. }))
+      .cloned()
+      .collect(),
+    summary: None,
+    report: p.report.clone(),
+  };
+  let without = kept.apply(&msgs);
+  assert_eq!(without.len(), msgs.len());
+  for (index, head) in [(2, 'x'), (3, 'y')] {
+    let text = texts(&without)[index];
+    assert!(
+      text.starts_with(head)
+        && text.ends_with("characters truncated]")
+        && text.chars().count() <= 100,
+      "{text:?}"
+    );
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // triggers: turns and toolUses (SEMANTICS §5, §6)
 

@@ -1,0 +1,76 @@
+// What a summarizer returned, read the same way by `edit` / `editAsync` (`context.summarize`) and
+// by the summarization middlewares (the model's response). A summary is data that replaces part
+// of the history, so whatever cannot be one must never reach the output: no text at all is a
+// failed summary (the history is kept and the report warns), and a value that is not a summary
+// is the summarizer's error, never blamed on the caller's messages.
+
+import { ContextEditorError } from './errors.js'
+
+/** The `path` that names the summary in errors and warnings. */
+export const SUMMARY_PATH = 'summary'
+
+/** Warning code: the summarizer answered with no text (empty, blank, null, reasoning only). */
+export const SUMMARY_EMPTY = 'summary_empty'
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value
+}
+
+function invalid(what: string, cause?: unknown): ContextEditorError {
+  return new ContextEditorError('INVALID_SUMMARY', `summary: ${what}`, { path: SUMMARY_PATH, cause })
+}
+
+/**
+ * Text of one content block: a string, or a text block (`{ type: 'text', text }`, also without a
+ * `type`, as some providers send it). Thinking, reasoning, image and tool blocks are not a summary.
+ */
+function blockText(block: unknown): string {
+  if (typeof block === 'string') return block
+  if (block === null || typeof block !== 'object') return ''
+  const { type, text } = block as { type?: unknown; text?: unknown }
+  return (type === undefined || type === 'text') && typeof text === 'string' ? text : ''
+}
+
+function contentText(content: unknown): string {
+  if (content === undefined || content === null) return ''
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) {
+    let text = ''
+    for (const block of content) text += blockText(block)
+    return text
+  }
+  throw invalid(`expected message content (a string or content blocks), got ${describe(content)}`)
+}
+
+/**
+ * The summary text in what a summarizer returned, trimmed: a string, a chat model's response or
+ * any message (its `content`), or content blocks (their text blocks). `''` when there is no text:
+ * empty, blank, `null` / `undefined`, or only thinking / reasoning blocks — a failed summary.
+ * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`) for anything else (a number, a
+ * Promise, an object without `content`), for text with a lone UTF-16 surrogate, or when reading
+ * the content throws (`cause`).
+ */
+export function summaryTextOf(value: unknown): string {
+  let text: string
+  if (value === undefined || value === null || typeof value === 'string' || Array.isArray(value)) {
+    text = contentText(value)
+  } else if (typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
+    throw invalid('got a Promise (the synchronous `edit` needs the text; use `editAsync` for an asynchronous summarizer)')
+  } else if (typeof value === 'object') {
+    let content: unknown
+    try {
+      if (!('content' in value)) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
+      content = (value as { content?: unknown }).content
+    } catch (e) {
+      throw e instanceof ContextEditorError ? e : invalid(`reading its \`content\` threw: ${(e as Error)?.message ?? String(e)}`, e)
+    }
+    text = contentText(content)
+  } else {
+    throw invalid(`expected a string, a message or content blocks, got ${describe(value)}`)
+  }
+  text = text.trim()
+  if (!text.isWellFormed()) throw invalid('contains a lone UTF-16 surrogate (not valid Unicode)')
+  return text
+}
