@@ -10,7 +10,7 @@ import { test, describe, beforeEach, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { summarizationMiddleware as lcSummarization } from 'langchain'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
-import { ContextEditor, ContextEditorError } from '../dist/index.js'
+import { ContextEditor, ContextEditorError, applyPlan } from '../dist/index.js'
 import { summarizationMiddleware } from '../dist/langchain/index.js'
 import { SummarizationStrategy } from '../dist/xpert/index.js'
 
@@ -115,6 +115,26 @@ describe('edit / editAsync: a summary with no text keeps the history and warns s
     assert.ok(messages[2].content.length <= 100)
     assert.ok(report.warnings.some((w) => w.code === 'summary_empty'))
     assert.equal(report.tokensAfter, editor.countTokens(messages).total)
+  })
+})
+
+describe('applyPlan(messages, plan, { summary }): the same rules for hosts that apply plans themselves', () => {
+  test('a blank summary keeps the replaced messages; text is trimmed; a lone surrogate is INVALID_SUMMARY', () => {
+    const history = chat(4)
+    const plan = new ContextEditor(SUMMARIZE).plan(history)
+    assert.ok(plan.summary)
+    for (const summary of ['', '   ', '\n\t']) {
+      const out = applyPlan(history, plan, { summary })
+      assert.equal(out.length, history.length)
+      out.forEach((m, i) => assert.equal(m, history[i]))
+    }
+    const written = applyPlan(history, plan, { summary: '  S \n' })
+    assert.equal(written.length, 4)
+    assert.equal(written[1].content, 'Here is a summary of the conversation to date:\n\nS')
+    assert.throws(
+      () => applyPlan(history, plan, { summary: 'S \udbff' }),
+      (e) => e.code === 'INVALID_SUMMARY' && e.path === 'summary',
+    )
   })
 })
 

@@ -6,6 +6,7 @@
 
 import { type ContextEditorError, invalidMessage } from './errors.js'
 import type { EditPlan, PlanOp, SummaryRequest, WireMessage, WireToolCall } from './native.js'
+import { summaryTextOf } from './summary.js'
 
 /** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
 export type AnyMessage = Record<string, any>
@@ -848,7 +849,11 @@ function withCacheBreakpoint(m: AnyMessage, i: number): AnyMessage {
 
 /** What `applyPlan` should do with a summary the plan asks for. */
 export interface ApplyOptions {
-  /** The summary text from the model; without it, the messages a summary would replace are kept. */
+  /**
+   * The summary text from the model; without it, or when it is blank, the messages a summary
+   * would replace are kept.
+   * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`) for a lone UTF-16 surrogate.
+   */
   summary?: string
   /**
    * Cleared copies made by earlier calls, by original message: a message cleared the same way
@@ -929,7 +934,10 @@ function applier<T extends AnyMessage>(
   options: ApplyOptions,
 ): ((end: number) => void) & { out: T[] } {
   const request = plan.summary ?? undefined
-  const summarize = request !== undefined && options.summary !== undefined
+  // A summary with no text never replaces history (kept, as without one); a value that cannot be a
+  // summary is the summarizer's error (`summaryTextOf`), never blamed on a message.
+  const summary = request !== undefined && options.summary !== undefined ? summaryTextOf(options.summary) : ''
+  const summarize = request !== undefined && summary !== ''
   const kept = new Set(request && !summarize ? request.replaced : [])
   // Operations come sorted by index (several for one index in the order given): walk them with a
   // cursor; sort a copy only if a caller's hand-made plan is out of order.
@@ -946,7 +954,7 @@ function applier<T extends AnyMessage>(
   let c = 0
   const step = (end: number): void => {
     for (; i < end; i++) {
-      if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, options.summary!) as T)
+      if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, summary) as T)
       while (c < ops.length && ops[c].index < i) c++
       if (c >= ops.length || ops[c].index !== i) {
         out.push(messages[i])
