@@ -41,13 +41,20 @@ export interface EditContext {
   /** Token counts from your own counter, per message index (like LangChain's `tokenCounter`). */
   messageTokens?: ReadonlyArray<number | null | undefined> | null
   /**
-   * Writes the summary when a `summarize` edit fires: called with the planned request (its `prompt`
-   * is ready to send to a model), returns the summary text. `edit` needs a synchronous function;
-   * `editAsync` also accepts one returning a Promise. Without it, the messages are kept and the
-   * report warns `summary_skipped`.
+   * Writes the summary when a `summarize` edit fires: called with its own copy of the planned
+   * request (its `prompt` is ready to send to a model; changing the copy changes nothing), returns
+   * the summary text, or the model's response as it is (a message or content blocks: their text
+   * blocks). `edit` needs a synchronous function; `editAsync` also accepts one returning a Promise.
+   * Without it, the messages are kept and the report warns `summary_skipped`; when it returns no
+   * text (empty, blank, `null`, only reasoning), they are kept and the report warns `summary_empty`.
+   * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`) for an answer that cannot be a
+   * summary, `SUMMARY_FAILED` (with `cause`) when it throws or rejects.
    */
-  summarize?: ((request: SummaryRequest) => string | Promise<string>) | null
+  summarize?: ((request: SummaryRequest) => SummaryAnswer | Promise<SummaryAnswer>) | null
 }
+
+/** What a summarizer may return: the text, or a model's response / message, or content blocks. */
+export type SummaryAnswer = string | { content?: unknown } | ReadonlyArray<unknown> | null | undefined
 
 /** The result of `edit`: a new array (unchanged messages are the same objects) and the report. */
 export interface EditResult<T> {

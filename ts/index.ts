@@ -6,7 +6,7 @@
  * - The default export is the Xpert AI plugin (`PLUGINS=context-editor`).
  */
 export { ContextEditor, toWireContext } from './editor.js'
-export type { EditContext, EditResult } from './editor.js'
+export type { EditContext, EditResult, SummaryAnswer } from './editor.js'
 export { ContextEditorError } from './errors.js'
 export type { ContextEditorErrorCode } from './errors.js'
 export { applyPlan, toWireMessages } from './wire.js'
