@@ -425,7 +425,7 @@ const CONTEXT_CASES = [
     path: 'tools[0]',
   },
   { name: 'tools not an array', ctx: { tools: 'read' }, path: 'tools' },
-  { name: 'a tool definition that is an object (wire wants JSON text)', ctx: { tools: [{ name: 'read' }] }, nativeOnly: true, path: 'tools' },
+  { name: 'a tool definition that is an object (wire wants JSON text)', ctx: { tools: [{ name: 'read' }] }, nativeOnly: true, path: 'tools[0]' },
 ]
 
 describe('bad call contexts', () => {

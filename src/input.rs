@@ -4,34 +4,86 @@
 //! without the message index, and its JSON conversion cannot say *which* option is `NaN`. Every
 //! entry point converts through here instead, so a bad argument always becomes an error with a
 //! stable `code` (`INVALID_OPTIONS`, `INVALID_MESSAGE`, `INVALID_CONTEXT`), a `path` and, for
-//! messages, a `messageIndex`.
+//! messages, a `messageIndex`. When the caller's own code throws while its value is read (a getter,
+//! a Proxy trap, a revoked Proxy), that is the caller's error too: same code and path, with what
+//! was thrown as `cause`. Lists are checked for length before they are walked: a sparse array
+//! (`length = 2 ** 32 - 1`) costs nothing to make and minutes to walk.
 
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
-use napi::{JsValue, ValueType};
+use napi::{sys, JsValue, ValueType};
 use serde_json::{Map, Number, Value};
 
-use crate::error::to_js_error;
+use crate::error::{caller_error, coded_error, take_exception, thrown_text};
 use crate::wire::{EditContext, Message};
 
 /// Options are a small JSON object; anything deeper is a mistake (or a cycle).
 const MAX_OPTIONS_DEPTH: usize = 64;
+/// Longest option list (`excludeTools`, `edits`, a trigger list); the shim has the same bound.
+const MAX_OPTIONS_LIST: u32 = 100_000;
+/// Longest conversation (the shim's `MAX_MESSAGES`).
+const MAX_MESSAGES: u32 = 10_000_000;
+/// Most tool calls or cleared-input ids in one wire message, tool definitions in one call (the
+/// shim's `MAX_ITEMS`).
+const MAX_ITEMS: u32 = 100_000;
+
+/// Why a value could not be converted: where, what, and what the caller's code threw, if it did.
+struct Fail {
+  path: String,
+  what: String,
+  cause: Option<sys::napi_value>,
+}
+
+impl Fail {
+  fn new(path: impl Into<String>, what: impl Into<String>) -> Self {
+    Self {
+      path: path.into(),
+      what: what.into(),
+      cause: None,
+    }
+  }
+
+  /// A napi call on the value at `path` failed: when the caller's code threw, that is the cause.
+  fn unreadable(env: &Env, path: impl Into<String>, e: &Error) -> Self {
+    let cause = take_exception(env);
+    let text = cause.map_or_else(|| e.reason.clone(), |thrown| thrown_text(env, thrown));
+    Self {
+      path: path.into(),
+      what: format!("could not be read ({text})"),
+      cause,
+    }
+  }
+}
+
+/// `n` with thousands separators, as the shim writes counts in its messages.
+fn grouped(n: u32) -> String {
+  let digits = n.to_string();
+  let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+  for (k, c) in digits.chars().enumerate() {
+    if k > 0 && (digits.len() - k).is_multiple_of(3) {
+      out.push(',');
+    }
+    out.push(c);
+  }
+  out
+}
 
 /// Editor options as JSON: `undefined`/`null` = defaults; `NaN`, `Infinity`, functions, symbols,
-/// BigInts, lone surrogates, cycles and depth bombs are `INVALID_OPTIONS` naming the path.
+/// BigInts, lone surrogates, cycles, depth bombs, lists over 100,000 entries and values that
+/// cannot be read are `INVALID_OPTIONS` naming the path.
 pub fn options_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Value> {
   let Some(value) = value else {
     return Ok(Value::Null);
   };
-  json_from_js(value, "", 0)
+  json_from_js(env, value, "", 0)
     .map(Option::unwrap_or_default)
-    .map_err(|(path, what)| {
-      let path = if path.is_empty() {
+    .map_err(|f| {
+      let path = if f.path.is_empty() {
         "options".to_owned()
       } else {
-        path
+        f.path
       };
-      to_js_error(env, &core::Error::invalid_option(path, what))
+      caller_error(env, &core::Error::invalid_option(path, f.what), f.cause)
     })
 }
 
@@ -45,12 +97,13 @@ fn join(path: &str, key: &str) -> String {
 
 /// `Ok(None)` for `undefined` (an absent field, as in `JSON.stringify`).
 fn json_from_js(
+  env: &Env,
   v: Unknown<'_>,
   path: &str,
   depth: usize,
-) -> std::result::Result<Option<Value>, (String, String)> {
-  let fail = |what: String| (path.to_owned(), what);
-  let read = |e: Error| (path.to_owned(), format!("could not be read ({})", e.reason));
+) -> std::result::Result<Option<Value>, Fail> {
+  let fail = |what: String| Fail::new(path, what);
+  let read = |e: Error| Fail::unreadable(env, path, &e);
   let ty = v.get_type().map_err(read)?;
   let value = match ty {
     ValueType::Undefined => return Ok(None),
@@ -92,13 +145,20 @@ fn json_from_js(
       let obj = v.coerce_to_object().map_err(read)?;
       if v.is_array().map_err(read)? {
         let len = obj.get_array_length().map_err(read)?;
-        let mut list = Vec::with_capacity(len.min(1024) as usize);
+        if len > MAX_OPTIONS_LIST {
+          return Err(fail(format!(
+            "expected a list of at most {} entries, got {}",
+            grouped(MAX_OPTIONS_LIST),
+            grouped(len)
+          )));
+        }
+        let mut list = Vec::with_capacity(len as usize);
         for i in 0..len {
           let at = format!("{path}[{i}]");
           let item: Unknown<'_> = obj
             .get_element(i)
-            .map_err(|e| (at.clone(), format!("could not be read ({})", e.reason)))?;
-          list.push(json_from_js(item, &at, depth + 1)?.unwrap_or(Value::Null));
+            .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
+          list.push(json_from_js(env, item, &at, depth + 1)?.unwrap_or(Value::Null));
         }
         Value::Array(list)
       } else {
@@ -107,9 +167,9 @@ fn json_from_js(
           let at = join(path, &key);
           let item: Option<Unknown<'_>> = obj
             .get(&key)
-            .map_err(|e| (at.clone(), format!("could not be read ({})", e.reason)))?;
+            .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
           if let Some(item) = item {
-            if let Some(value) = json_from_js(item, &at, depth + 1)? {
+            if let Some(value) = json_from_js(env, item, &at, depth + 1)? {
               map.insert(key, value);
             }
           }
@@ -179,16 +239,6 @@ fn napi_field(reason: &str, type_name: &str) -> Option<String> {
   Some(reason[start..start + end].to_owned())
 }
 
-fn raw_error(env: &Env, code: &str, path: &str, message: String) -> Error {
-  let build = || -> Result<Error> {
-    let mut obj = env.create_error(Error::new(Status::InvalidArg, message.clone()))?;
-    obj.set_named_property("code", code)?;
-    obj.set_named_property("path", path)?;
-    Ok(Error::from(obj.into_unknown(env)?))
-  };
-  build().unwrap_or_else(|_| Error::new(Status::InvalidArg, format!("[{code}] {message}")))
-}
-
 fn describe(ty: ValueType) -> &'static str {
   match ty {
     ValueType::Undefined => "undefined",
@@ -204,73 +254,214 @@ fn describe(ty: ValueType) -> &'static str {
   }
 }
 
+/// The fields of a wire `Message`, in the order napi reads them (to find one whose getter throws).
+const MESSAGE_FIELDS: [&str; 16] = [
+  "role",
+  "content",
+  "contentLength",
+  "other",
+  "otherLength",
+  "thinking",
+  "thinkingLength",
+  "images",
+  "toolCalls",
+  "toolCallsLength",
+  "toolCallId",
+  "name",
+  "cleared",
+  "truncated",
+  "clearedToolInputs",
+  "tokens",
+];
+
+/// The lists of a wire `Message` napi would allocate for by their length.
+const MESSAGE_LISTS: [&str; 2] = ["toolCalls", "clearedToolInputs"];
+
 /// Wire messages: a non-array is `INVALID_MESSAGE` at path `messages`; a message napi cannot
 /// convert is `INVALID_MESSAGE` with its index (plus `offset`, the index of the first one in the
 /// conversation) and field.
 pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<Vec<Message>> {
-  let ty = value.get_type()?;
-  if ty != ValueType::Object || !value.is_array()? {
-    return Err(raw_error(
-      env,
-      "INVALID_MESSAGE",
+  let whole = |f: Fail| caller_error(env, &core::Error::invalid_messages(f.what), f.cause);
+  let ty = value
+    .get_type()
+    .map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
+  let is_array = ty == ValueType::Object
+    && value
+      .is_array()
+      .map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
+  if !is_array {
+    return Err(whole(Fail::new(
+      "messages",
+      format!("expected an array of messages, got {}", describe(ty)),
+    )));
+  }
+  let list = value
+    .coerce_to_object()
+    .map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
+  let len = list
+    .get_array_length()
+    .map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
+  if len > MAX_MESSAGES {
+    return Err(whole(Fail::new(
       "messages",
       format!(
-        "messages: expected an array of messages, got {}",
-        describe(ty)
+        "expected at most {} messages, got {}",
+        grouped(MAX_MESSAGES),
+        grouped(len)
       ),
-    ));
+    )));
   }
-  let list = value.coerce_to_object()?;
-  let len = list.get_array_length()?;
-  let mut out = Vec::with_capacity(len as usize);
+  // Holes and non-objects end the conversion at once, so the length alone never sizes anything.
+  let mut out = Vec::with_capacity((len as usize).min(4096));
   for i in 0..len {
-    let item: Unknown<'_> = list.get_element(i)?;
-    let ty = item.get_type()?;
     let index = offset + i as usize;
-    if ty != ValueType::Object || item.is_array()? {
-      return Err(to_js_error(
+    let fail = |f: Fail| {
+      caller_error(
         env,
-        &core::Error::invalid_message(
-          index,
-          "role",
-          format!("expected a message object, got {}", describe(ty)),
-        ),
-      ));
-    }
-    let message: Message = list.get_element(i).map_err(|e| {
-      let field = napi_field(&e.reason, "Message").unwrap_or_else(|| "role".to_owned());
-      to_js_error(
-        env,
-        &core::Error::invalid_message(index, field, e.reason.clone()),
+        &core::Error::invalid_message(index, f.path, f.what),
+        f.cause,
       )
+    };
+    // The message itself cannot be read (an index getter, a revoked Proxy): no field to name.
+    let unreadable = |e: Error| {
+      let f = Fail::unreadable(env, "", &e);
+      coded_error(
+        env,
+        "INVALID_MESSAGE",
+        &format!("messages[{index}]: {}", f.what),
+        None,
+        Some(index),
+        f.cause,
+      )
+    };
+    let item: Unknown<'_> = list.get_element(i).map_err(unreadable)?;
+    let ty = item.get_type().map_err(unreadable)?;
+    let is_array = item.is_array().map_err(unreadable)?;
+    if ty != ValueType::Object || is_array {
+      return Err(fail(Fail::new(
+        "role",
+        format!("expected a message object, got {}", describe(ty)),
+      )));
+    }
+    let obj = item.coerce_to_object().map_err(unreadable)?;
+    check_lists(env, &obj).map_err(fail)?;
+    let message: Message = list.get_element(i).map_err(|e| {
+      let cause = take_exception(env);
+      fail(match cause {
+        // A getter or Proxy trap threw: name the field by reading them again, one by one.
+        Some(thrown) => Fail {
+          path: throwing_field(env, &obj).unwrap_or_else(|| "role".to_owned()),
+          what: format!("could not be read ({})", thrown_text(env, thrown)),
+          cause,
+        },
+        None => Fail::new(
+          napi_field(&e.reason, "Message").unwrap_or_else(|| "role".to_owned()),
+          e.reason.clone(),
+        ),
+      })
     })?;
     out.push(message);
   }
   Ok(out)
 }
 
-/// The call context: `undefined`/`null` = none; anything but an object, or a field napi cannot
-/// convert, is `INVALID_CONTEXT` naming the field.
+/// Rejects a list field of a message longer than napi should allocate for, before napi sees it.
+fn check_lists(env: &Env, obj: &Object<'_>) -> std::result::Result<(), Fail> {
+  for field in MESSAGE_LISTS {
+    let value: Option<Unknown<'_>> = obj
+      .get(field)
+      .map_err(|e| Fail::unreadable(env, field, &e))?;
+    let Some(value) = value else { continue };
+    let is_list = value
+      .get_type()
+      .map_err(|e| Fail::unreadable(env, field, &e))?
+      == ValueType::Object
+      && value
+        .is_array()
+        .map_err(|e| Fail::unreadable(env, field, &e))?;
+    if !is_list {
+      continue;
+    }
+    let len = value
+      .coerce_to_object()
+      .and_then(|list| list.get_array_length())
+      .map_err(|e| Fail::unreadable(env, field, &e))?;
+    if len > MAX_ITEMS {
+      return Err(Fail::new(
+        field,
+        format!(
+          "expected at most {} entries, got {}",
+          grouped(MAX_ITEMS),
+          grouped(len)
+        ),
+      ));
+    }
+  }
+  Ok(())
+}
+
+/// The first field of a message whose read throws (its exception is cleared), if any does.
+fn throwing_field(env: &Env, obj: &Object<'_>) -> Option<String> {
+  MESSAGE_FIELDS.iter().find_map(|field| {
+    let read: Result<Option<Unknown<'_>>> = obj.get(field);
+    if read.is_err() {
+      take_exception(env);
+      return Some((*field).to_owned());
+    }
+    None
+  })
+}
+
+/// The call context: `undefined`/`null` = none; anything but an object, or a field that cannot be
+/// converted or read, is `INVALID_CONTEXT` naming the field.
 pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<EditContext>> {
   let Some(value) = value else {
     return Ok(None);
   };
-  let ty = value.get_type()?;
+  let fail = |f: Fail| caller_error(env, &core::Error::invalid_context(f.path, f.what), f.cause);
+  // The context as a whole: its message says `context: …` (a field's says `context.<field>: …`).
+  let whole = |f: Fail| {
+    coded_error(
+      env,
+      "INVALID_CONTEXT",
+      &format!("context: {}", f.what),
+      Some("context"),
+      None,
+      f.cause,
+    )
+  };
+  let ty = value
+    .get_type()
+    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  let is_array = ty == ValueType::Object
+    && value
+      .is_array()
+      .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
   match ty {
     ValueType::Undefined | ValueType::Null => return Ok(None),
-    ValueType::Object if !value.is_array()? => {}
+    ValueType::Object if !is_array => {}
     _ => {
-      return Err(raw_error(
-        env,
-        "INVALID_CONTEXT",
+      return Err(whole(Fail::new(
         "context",
-        format!("context: expected an object, got {}", describe(ty)),
-      ))
+        format!("expected an object, got {}", describe(ty)),
+      )))
     }
   }
-  let obj = value.coerce_to_object()?;
-  let field =
-    |name: &'static str, e: Error| to_js_error(env, &core::Error::invalid_context(name, e.reason));
+  let obj = value
+    .coerce_to_object()
+    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  let field = |name: &'static str, e: Error| {
+    let cause = take_exception(env);
+    let what = cause.map_or_else(
+      || e.reason.clone(),
+      |thrown| format!("could not be read ({})", thrown_text(env, thrown)),
+    );
+    fail(Fail {
+      path: name.to_owned(),
+      what,
+      cause,
+    })
+  };
   Ok(Some(EditContext {
     max_input_tokens: obj
       .get::<Option<f64>>("maxInputTokens")
@@ -280,10 +471,7 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       .get::<Option<String>>("systemPrompt")
       .map_err(|e| field("systemPrompt", e))?
       .flatten(),
-    tools: obj
-      .get::<Option<Vec<String>>>("tools")
-      .map_err(|e| field("tools", e))?
-      .flatten(),
+    tools: tools_from_js(env, &obj).map_err(fail)?,
     model: obj
       .get::<Option<String>>("model")
       .map_err(|e| field("model", e))?
@@ -293,4 +481,120 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       .map_err(|e| field("cacheBreakpointsInUse", e))?
       .flatten(),
   }))
+}
+
+/// `context.tools`: at most 100,000 JSON strings, each read and checked on its own.
+fn tools_from_js(env: &Env, obj: &Object<'_>) -> std::result::Result<Option<Vec<String>>, Fail> {
+  let value: Option<Unknown<'_>> = obj
+    .get("tools")
+    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+  let Some(value) = value else {
+    return Ok(None);
+  };
+  let ty = value
+    .get_type()
+    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+  if matches!(ty, ValueType::Undefined | ValueType::Null) {
+    return Ok(None);
+  }
+  if ty != ValueType::Object
+    || !value
+      .is_array()
+      .map_err(|e| Fail::unreadable(env, "tools", &e))?
+  {
+    return Err(Fail::new(
+      "tools",
+      format!("expected an array of JSON strings, got {}", describe(ty)),
+    ));
+  }
+  let list = value
+    .coerce_to_object()
+    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+  let len = list
+    .get_array_length()
+    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+  if len > MAX_ITEMS {
+    return Err(Fail::new(
+      "tools",
+      format!(
+        "expected at most {} tool definitions, got {}",
+        grouped(MAX_ITEMS),
+        grouped(len)
+      ),
+    ));
+  }
+  let mut tools = Vec::with_capacity(len as usize);
+  for i in 0..len {
+    let at = format!("tools[{i}]");
+    let item: Unknown<'_> = list
+      .get_element(i)
+      .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
+    let ty = item
+      .get_type()
+      .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
+    if ty != ValueType::String {
+      return Err(Fail::new(
+        at,
+        format!("expected a JSON string, got {}", describe(ty)),
+      ));
+    }
+    tools.push(
+      item
+        .coerce_to_string()
+        .and_then(|s| s.into_utf8())
+        .and_then(|s| s.into_owned())
+        .map_err(|e| Fail::unreadable(env, at.clone(), &e))?,
+    );
+  }
+  Ok(Some(tools))
+}
+
+/// A non-negative integer argument below 2^32 (`session`, `reuse`); anything else is
+/// `INVALID_CONTEXT` naming the argument.
+pub fn index_from_js(env: &Env, value: Unknown<'_>, name: &str) -> Result<u32> {
+  let fail = |f: Fail| caller_error(env, &core::Error::invalid_context(f.path, f.what), f.cause);
+  let ty = value
+    .get_type()
+    .map_err(|e| fail(Fail::unreadable(env, name, &e)))?;
+  if ty != ValueType::Number {
+    return Err(fail(Fail::new(
+      name,
+      format!("expected a non-negative integer, got {}", describe(ty)),
+    )));
+  }
+  let n = value
+    .coerce_to_number()
+    .and_then(|n| n.get_double())
+    .map_err(|e| fail(Fail::unreadable(env, name, &e)))?;
+  if n.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&n) {
+    return Err(fail(Fail::new(
+      name,
+      format!("expected a non-negative integer below 2^32, got {n}"),
+    )));
+  }
+  #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+  Ok(n as u32)
+}
+
+/// Wire messages as JSON text (`planJson`): anything but a string is `INVALID_MESSAGE` at path
+/// `messages`.
+pub fn json_text_from_js(env: &Env, value: Unknown<'_>) -> Result<String> {
+  let fail = |f: Fail| caller_error(env, &core::Error::invalid_messages(f.what), f.cause);
+  let ty = value
+    .get_type()
+    .map_err(|e| fail(Fail::unreadable(env, "messages", &e)))?;
+  if ty != ValueType::String {
+    return Err(fail(Fail::new(
+      "messages",
+      format!(
+        "expected the wire messages as JSON text, got {}",
+        describe(ty)
+      ),
+    )));
+  }
+  value
+    .coerce_to_string()
+    .and_then(|s| s.into_utf8())
+    .and_then(|s| s.into_owned())
+    .map_err(|e| fail(Fail::unreadable(env, "messages", &e)))
 }

@@ -106,9 +106,10 @@ impl NativeContextEditor {
   pub fn plan_json_sync(
     &self,
     env: Env,
-    messages_json: String,
+    #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<String> {
+    let messages_json = input::json_text_from_js(&env, messages_json)?;
     let context = input::context_from_js(&env, context)?;
     plan_json_impl(&self.inner, &messages_json, context).map_err(|e| to_js_error(&env, &e))
   }
@@ -118,9 +119,10 @@ impl NativeContextEditor {
   pub fn plan_json(
     &self,
     env: Env,
-    messages_json: String,
+    #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<AsyncTask<PlanJsonTask>> {
+    let messages_json = input::json_text_from_js(&env, messages_json)?;
     let context = input::context_from_js(&env, context)?;
     Ok(AsyncTask::new(PlanJsonTask {
       editor: Arc::clone(&self.inner),
@@ -182,11 +184,13 @@ impl NativeContextEditor {
   pub fn plan_session_sync(
     &self,
     env: Env,
-    session: u32,
-    reuse: u32,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<Option<PackedPlan>> {
+    let session = input::index_from_js(&env, session, "session")?;
+    let reuse = input::index_from_js(&env, reuse, "reuse")?;
     let tail = tail_from_js(&env, tail, reuse as usize)?;
     let context = input::context_from_js(&env, context)?;
     plan_session_impl(&self.inner, session, reuse, tail, context)
@@ -201,11 +205,13 @@ impl NativeContextEditor {
   pub fn plan_session(
     &self,
     env: Env,
-    session: u32,
-    reuse: u32,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
     #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
   ) -> Result<AsyncTask<PlanSessionTask>> {
+    let session = input::index_from_js(&env, session, "session")?;
+    let reuse = input::index_from_js(&env, reuse, "reuse")?;
     let tail = tail_from_js(&env, tail, reuse as usize)?;
     let context = input::context_from_js(&env, context)?;
     Ok(AsyncTask::new(PlanSessionTask {
@@ -222,10 +228,12 @@ impl NativeContextEditor {
   pub fn append_session_sync(
     &self,
     env: Env,
-    session: u32,
-    reuse: u32,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
   ) -> Result<bool> {
+    let session = input::index_from_js(&env, session, "session")?;
+    let reuse = input::index_from_js(&env, reuse, "reuse")?;
     let tail = tail_from_js(&env, tail, reuse as usize)?;
     guarded(|| {
       let tail = tail.into_core(reuse as usize)?;
@@ -238,8 +246,14 @@ impl NativeContextEditor {
 
   /// Forgets session `session` (a no-op when unknown).
   #[napi]
-  pub fn drop_session(&self, session: u32) {
+  pub fn drop_session(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+  ) -> Result<()> {
+    let session = input::index_from_js(&env, session, "session")?;
     self.inner.drop_session(u64::from(session));
+    Ok(())
   }
 
   /// Number of sessions held (at most 64; least recently used go first).

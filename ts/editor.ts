@@ -1,4 +1,4 @@
-import { ContextEditorError, fromNative } from './errors.js'
+import { ContextEditorError, errorText, fromNative, unreadable } from './errors.js'
 import { NativeContextEditor } from './native.js'
 import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
 import type {
@@ -16,8 +16,12 @@ import {
   type ApplyOptions,
   type ClearedMemo,
   countCacheBreakpoints,
+  forgetMessage,
+  MAX_ITEMS,
+  MAX_MESSAGES,
+  messageError,
+  messageList,
   systemPromptText,
-  toWireMessages,
   toWireRemembered,
   unchanged,
   type WireCache,
@@ -81,27 +85,36 @@ export interface EditResult<T> {
  * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options.
  */
 export class ContextEditor {
+  /** The options, as given when the editor was made: a deep copy, deeply frozen. */
   readonly options: Readonly<EditorOptions>
   readonly #native: NativeContextEditor
   readonly #sendText: boolean
   readonly #sendToolText: boolean
   readonly #placeholders: ReadonlySet<string>
   /** Conversions of messages seen before: an agent sends the same objects on every model call. */
-  readonly #wireCache: WireCache = new WeakMap()
+  #wireCache: WireCache = new WeakMap()
   readonly #breakpoints: boolean
   /** Conversations the native editor holds, by first message (see `#conversation`). */
-  readonly #conversations = new WeakMap<object, Conversation[]>()
+  #conversations = new WeakMap<object, Conversation[]>()
+  /** Conversations with a call in flight (`clearCache` marks them stale). */
+  readonly #busy = new Set<Conversation>()
+  /** Drops the native session of a conversation whose first message was garbage-collected. */
+  readonly #collected = new FinalizationRegistry<number>((id) => this.#native.dropSession(id))
   #nextSession = 1
   /** Cleared copies made by earlier calls (an agent's history is cleared again on every call). */
-  readonly #cleared: ClearedMemo = new WeakMap()
+  #cleared: ClearedMemo = new WeakMap()
 
   constructor(options: EditorOptions | null = {}) {
+    // Read once, into data of our own: the caller's later changes to the objects it passed cannot
+    // change what the editor does or what `options` reports.
+    const copy = (optionsCopy(options ?? {}, '', 0) ?? {}) as EditorOptions
     try {
-      this.#native = new NativeContextEditor(options ?? {})
+      this.#native = new NativeContextEditor(copy)
     } catch (e) {
       throw fromNative(e)
     }
-    this.options = Object.freeze({ ...(options ?? {}) })
+    this.options = deepFreeze(copy)
+    options = copy
     const edits: ReadonlyArray<{ type?: string; placeholder?: string | null }> =
       (options?.edits as ReadonlyArray<{ type?: string; placeholder?: string | null }> | null | undefined) ?? [
         { type: 'clear_tool_uses', ...(options ?? {}) },
@@ -121,25 +134,34 @@ export class ContextEditor {
     )
   }
 
-  #wireOptions(messageTokens?: EditContext['messageTokens']): WireOptions {
+  #wireOptions(messageTokens?: ReadonlyArray<number | null | undefined>): WireOptions {
     return {
       sendText: this.#sendText,
       sendToolText: this.#sendToolText,
       placeholders: this.#placeholders,
       cache: this.#wireCache,
-      messageTokens: messageTokens ?? undefined,
+      messageTokens,
     }
   }
 
-  #context(messages: unknown, context: EditContext | null | undefined): WireContext {
-    const ctx = toWireContext(context)
-    if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(messages, context?.systemPrompt, context?.tools)
+  /** The wire context of a call whose context was read into `call`, for the messages `list`. */
+  #context(list: readonly unknown[], call: CallContext): WireContext {
+    const ctx = call.wire
+    if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(list, call.systemPrompt, call.tools)
     return ctx
   }
 
-  #wire(messages: unknown, context: EditContext | null | undefined): [WireMessage[], WireContext] {
-    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
-    return [wire, this.#context(messages, context)]
+  /** The caller's messages and context, read once (see `messageList`, `readContext`). */
+  #read(messages: unknown, context: EditContext | null | undefined): [unknown[], CallContext] {
+    const list = messageList(messages)
+    return [list, readContext(context, list.length)]
+  }
+
+  #wire(list: readonly unknown[], call: CallContext): [WireMessage[], WireContext] {
+    const opts = this.#wireOptions(call.messageTokens)
+    const wire = new Array<WireMessage>(list.length)
+    for (let i = 0; i < list.length; i++) wire[i] = toWireRemembered(list[i], i, opts)[0]
+    return [wire, this.#context(list, call)]
   }
 
   /**
@@ -148,8 +170,8 @@ export class ContextEditor {
    * native editor holds those converted and counted, so only the rest crosses the boundary.
    * `undefined` when sessions do not apply.
    */
-  #conversation(messages: readonly unknown[], context: EditContext | null | undefined): Pick | undefined {
-    if (!Array.isArray(messages) || messages.length === 0 || context?.messageTokens) return undefined
+  #conversation(messages: readonly unknown[], call: CallContext): Pick | undefined {
+    if (messages.length === 0 || call.messageTokens) return undefined
     const head = messages[0]
     if (head === null || typeof head !== 'object') return undefined
     let list = this.#conversations.get(head)
@@ -174,21 +196,39 @@ export class ContextEditor {
       const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
       if (oldest !== undefined) this.#forget(list, oldest)
     }
-    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, used: ++useClock, list }
+    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, stale: false, used: ++useClock, list }
     list.push(fresh)
+    // Nothing else drops a finished conversation: when its first message is collected, so is its session.
+    this.#collected.register(head, fresh.id, fresh)
     return { conv: fresh, reuse: 0 }
   }
 
   #forget(list: Conversation[], conv: Conversation): void {
     const k = list.indexOf(conv)
     if (k >= 0) list.splice(k, 1)
+    this.#collected.unregister(conv)
     this.#native.dropSession(conv.id)
+  }
+
+  /** Marks a call on `conv` in flight (`false`: done; a conversation gone stale meanwhile is forgotten). */
+  #inFlight(conv: Conversation, busy: boolean): void {
+    conv.busy = busy
+    if (busy) {
+      this.#busy.add(conv)
+    } else {
+      this.#busy.delete(conv)
+      if (conv.stale) this.#forget(conv.list, conv)
+    }
   }
 
   /** The end of the run of `messages[from..to)` that are the conversation's own, unchanged. */
   #unchangedUpTo(messages: readonly unknown[], conv: Conversation, from: number, to: number): number {
     let i = from
-    while (i < to && messages[i] === conv.refs[i] && unchanged(messages[i], conv.prints[i])) i++
+    try {
+      while (i < to && messages[i] === conv.refs[i] && unchanged(messages[i], conv.prints[i])) i++
+    } catch (e) {
+      throw messageError(e, i, messages[i])
+    }
     return i
   }
 
@@ -226,7 +266,8 @@ export class ContextEditor {
   }
 
   #remember(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
-    conv.refs = messages.slice()
+    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed.
+    conv.refs = messages as unknown[]
     conv.prints.length = reuse
     for (const p of prints) conv.prints.push(p)
   }
@@ -266,7 +307,7 @@ export class ContextEditor {
   async #planSessionAsync(messages: readonly unknown[], ctx: WireContext, pick: Pick): Promise<Planned> {
     const { conv } = pick
     const n = messages.length
-    conv.busy = true
+    this.#inFlight(conv, true)
     try {
       // Alone, the first piece runs at once; among others, in its turn.
       if (asyncCalls > 1) await nextTurn()
@@ -296,29 +337,27 @@ export class ContextEditor {
           await nextTurn()
           return this.#planned(conv, messages, reuse, prints, packed!)
         }
-        if (this.#native.appendSessionSync(conv.id, sent, piece)) {
-          sent = end
-        } else {
-          // Evicted meanwhile: start over from the first message (appending at 0 always succeeds).
-          reuse = 0
-          sent = 0
-          prints = []
+        if (!this.#native.appendSessionSync(conv.id, sent, piece)) {
+          // Evicted, or `clearCache()` ran, meanwhile. Starting over could be undone again by the
+          // next eviction or clear, and again (a livelock): finish on this call's own messages,
+          // without the session, and start a new one next time.
+          conv.stale = true
+          return await this.#planWholeAsync(messages, ctx)
         }
+        sent = end
         await nextTurn()
       }
     } catch (e) {
       this.#forget(conv.list, conv)
       throw fromNative(e)
     } finally {
-      conv.busy = false
+      this.#inFlight(conv, false)
     }
   }
 
-  #planSync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Planned {
-    const ctx = this.#context(messages, context)
-    const pick = this.#conversation(messages, context)
-    if (pick !== undefined) return this.#planSession(messages, ctx, pick)
-    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
+  /** Plans `list` whole, without a session (caller-supplied counts, or a session lost meanwhile). */
+  #planWhole(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Planned {
+    const wire = this.#wire(list, { wire: ctx, messageTokens })[0]
     try {
       if (!this.#sendText) return { plan: JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
       return { plan: this.#native.planSync(wire, ctx), unchangedBelow: 0 }
@@ -327,17 +366,29 @@ export class ContextEditor {
     }
   }
 
-  async #planAsync(messages: readonly AnyMessage[], context: EditContext | null | undefined): Promise<Planned> {
-    const ctx = this.#context(messages, context)
-    const pick = this.#conversation(messages, context)
-    if (pick !== undefined) return this.#planSessionAsync(messages, ctx, pick)
-    const wire = toWireMessages(messages, this.#wireOptions(context?.messageTokens))
+  /** `#planWhole` with the planning on the libuv thread pool. */
+  async #planWholeAsync(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Promise<Planned> {
+    const wire = this.#wire(list, { wire: ctx, messageTokens })[0]
     try {
       if (!this.#sendText) return { plan: JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
       return { plan: await this.#native.plan(wire, ctx), unchangedBelow: 0 }
     } catch (e) {
       throw fromNative(e)
     }
+  }
+
+  #planSync(list: readonly unknown[], call: CallContext): Planned {
+    const ctx = this.#context(list, call)
+    const pick = this.#conversation(list, call)
+    if (pick !== undefined) return this.#planSession(list, ctx, pick)
+    return this.#planWhole(list, ctx, call.messageTokens)
+  }
+
+  async #planAsync(list: readonly unknown[], call: CallContext): Promise<Planned> {
+    const ctx = this.#context(list, call)
+    const pick = this.#conversation(list, call)
+    if (pick !== undefined) return this.#planSessionAsync(list, ctx, pick)
+    return this.#planWholeAsync(list, ctx, call.messageTokens)
   }
 
   /**
@@ -353,7 +404,7 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {
-    return this.#planSync(messages, context).plan
+    return this.#planSync(...this.#read(messages, context)).plan
   }
 
   /**
@@ -361,7 +412,7 @@ export class ContextEditor {
    * the native side in pieces, yielding to the event loop in between.
    */
   async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
-    return (await inFlight(() => this.#planAsync(messages, context))).plan
+    return (await inFlight(async () => this.#planAsync(...this.#read(messages, context)))).plan
   }
 
   /**
@@ -370,7 +421,9 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
-    const planned = this.#planSync(messages, context)
+    const [list, call] = this.#read(messages, context)
+    messages = list as T[]
+    const planned = this.#planSync(list, call)
     const { plan } = planned
     if (!plan.summary || !context?.summarize) {
       return keepOutput(planned, finish(this, messages, plan, context, undefined, this.#applyOptions(planned)))
@@ -385,7 +438,8 @@ export class ContextEditor {
 
   #applyOptions({ plan, unchangedBelow, session }: Planned): ApplyOptions {
     const prefix = session !== undefined && !plan.summary ? reusedPrefix(session, unchangedBelow) : undefined
-    return { memo: this.#cleared, memoBelow: unchangedBelow, prefix }
+    // Copies are handed out again by later calls: frozen, so no caller can change another's result.
+    return { memo: this.#cleared, memoBelow: unchangedBelow, prefix, freeze: true }
   }
 
   /**
@@ -398,8 +452,9 @@ export class ContextEditor {
   }
 
   async #editAsync<T extends AnyMessage>(messages: readonly T[], context: EditContext | null | undefined): Promise<EditResult<T>> {
-    const snapshot = Array.isArray(messages) ? messages.slice() : messages
-    const planned = await this.#planAsync(snapshot, context)
+    const [list, call] = this.#read(messages, context)
+    const snapshot = list as T[]
+    const planned = await this.#planAsync(snapshot, call)
     const { plan } = planned
     let summary: string | undefined
     let recount = context
@@ -416,7 +471,7 @@ export class ContextEditor {
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
   countTokens(messages: readonly AnyMessage[], context?: EditContext | null): TokenCountResult {
-    const [wire, ctx] = this.#wire(messages, context)
+    const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
       return this.#native.countTokensSync(wire, ctx)
     } catch (e) {
@@ -426,7 +481,7 @@ export class ContextEditor {
 
   /** `countTokens` on the libuv thread pool. */
   async countTokensAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<TokenCountResult> {
-    const [wire, ctx] = this.#wire(messages, context)
+    const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
       return await this.#native.countTokens(wire, ctx)
     } catch (e) {
@@ -439,9 +494,60 @@ export class ContextEditor {
     return this.#native.cacheSize
   }
 
-  /** Empties the token cache. */
+  /**
+   * Forgets everything the editor remembers between calls: the token cache, the conversations
+   * (sessions), the conversions of messages and the cleared copies. The next call of each
+   * conversation is planned like a first one. Calls in flight finish on what they started with.
+   */
   clearCache(): void {
     this.#native.clearCache()
+    this.#wireCache = new WeakMap()
+    this.#cleared = new WeakMap()
+    this.#conversations = new WeakMap()
+    for (const conv of this.#busy) conv.stale = true
+  }
+
+  /**
+   * Declares that `message` (or each message of an array) was changed in place in a way the
+   * change check does not see (see the README: e.g. an edit inside a tool call's `args`, or a
+   * field of a message other than those the check reads): what the editor remembers of it is
+   * dropped, and the next call converts, counts and copies it anew. Replacing a message by a new
+   * object needs no such call.
+   */
+  invalidate(message: AnyMessage | readonly AnyMessage[]): void {
+    const list = Array.isArray(message) ? messageList(message) : [message]
+    for (const m of list) {
+      forgetMessage(this.#wireCache, m)
+      if (m !== null && typeof m === 'object') this.#cleared.delete(m)
+    }
+  }
+
+  /**
+   * Releases what the editor holds for the conversation `messages` (the history of a finished
+   * thread, or any part of it from its first message): its session on the native side, the
+   * conversions of its messages and their cleared copies. Returns how many sessions were dropped.
+   * Optional: sessions are bounded (64, least recently used go first) and a conversation's session
+   * is also dropped once its first message is garbage-collected; this frees them at once.
+   */
+  forget(messages: readonly AnyMessage[]): number {
+    const list = messageList(messages)
+    let dropped = 0
+    const head = list[0]
+    const convs = head !== null && typeof head === 'object' ? this.#conversations.get(head) : undefined
+    for (const conv of convs?.slice() ?? []) {
+      const j = Math.min(list.length, conv.refs.length) - 1
+      if (j < 0 || list[j] !== conv.refs[j]) continue
+      dropped++
+      // A call in flight keeps its session until it finishes.
+      if (conv.busy) conv.stale = true
+      else this.#forget(conv.list, conv)
+    }
+    for (const m of list) {
+      if (m === null || typeof m !== 'object') continue
+      this.#wireCache.delete(m)
+      this.#cleared.delete(m)
+    }
+    return dropped
   }
 }
 
@@ -453,6 +559,8 @@ interface Conversation {
   prints: Array<unknown[] | undefined>
   /** A call on it is in flight (async): others must not use it meanwhile. */
   busy: boolean
+  /** Forgotten (`clearCache`, `forget`) or its session lost while a call was in flight: dropped when it ends. */
+  stale: boolean
   /** The output of an `edit` of it, and that call's plan (see `reusedPrefix`). */
   output?: Output
   used: number
@@ -680,7 +788,7 @@ async function askSummaryAsync(context: EditContext, request: SummaryRequest): P
 }
 
 function summaryFailed(e: unknown): ContextEditorError {
-  const what = e instanceof Error ? e.message : String(e)
+  const what = errorText(e)
   return new ContextEditorError('SUMMARY_FAILED', `summary: context.summarize threw: ${what}`, { path: SUMMARY_PATH, cause: e })
 }
 
@@ -794,41 +902,191 @@ function contextError(field: string, what: string): ContextEditorError {
 
 /** Converts the public call context to wire form, validating it. */
 export function toWireContext(context: EditContext | null | undefined): WireContext {
-  if (context === undefined || context === null) return {}
+  return readContext(context).wire
+}
+
+/** A call's context as read once: its wire form, and what the shim itself needs of it. */
+interface CallContext {
+  wire: WireContext
+  /** A copy of `messageTokens` (up to the number of messages). */
+  messageTokens?: ReadonlyArray<number | null | undefined>
+  /** The caller's system prompt, and a copy of the tools array (breakpoints are counted on them). */
+  systemPrompt?: unknown
+  tools?: unknown[]
+}
+
+/** Describes a value without converting it (which could throw). */
+function shown(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.slice(0, 40))
+  if (v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'undefined' || typeof v === 'bigint') return String(v)
+  return Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v
+}
+
+/**
+ * Reads the public call context once, validating it: every field through one guarded read, so a
+ * getter or Proxy trap that throws is the caller's `INVALID_CONTEXT` naming the field (with what
+ * it threw as `cause`), and lists are checked for length before they are walked. `messages` is
+ * how many per-message counts are worth copying.
+ */
+function readContext(context: EditContext | null | undefined, messages = MAX_MESSAGES): CallContext {
+  if (context === undefined || context === null) return { wire: {} }
   if (typeof context !== 'object') {
     throw new ContextEditorError('INVALID_CONTEXT', `context: expected an object, got ${typeof context}`, { path: 'context' })
   }
+  const field = (name: keyof EditContext): unknown => {
+    try {
+      return context[name]
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.${name}`, e, { path: name })
+    }
+  }
   const out: WireContext = {}
-  const max = context.maxInputTokens
+  const call: CallContext = { wire: out }
+  const max = field('maxInputTokens')
   if (max !== undefined && max !== null) {
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0) {
-      throw contextError('maxInputTokens', `expected a positive integer, got ${String(max)}`)
+      throw contextError('maxInputTokens', `expected a positive integer, got ${shown(max)}`)
     }
     out.maxInputTokens = max
   }
-  if (context.systemPrompt !== undefined && context.systemPrompt !== null) {
-    const text = systemPromptText(context.systemPrompt)
+  const system = field('systemPrompt')
+  if (system !== undefined && system !== null) {
+    let text: string | undefined
+    try {
+      text = systemPromptText(system)
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', 'context.systemPrompt', e, { path: 'systemPrompt' })
+    }
     if (text === undefined) throw contextError('systemPrompt', 'expected a string or a system message')
     if (!text.isWellFormed()) throw contextError('systemPrompt', 'contains a lone UTF-16 surrogate (not valid Unicode)')
     out.systemPrompt = text
+    call.systemPrompt = system
   }
-  if (context.tools !== undefined && context.tools !== null) {
-    if (!Array.isArray(context.tools)) throw contextError('tools', 'expected an array of tool definitions')
-    out.tools = context.tools.map((t, k) => {
+  const tools = field('tools')
+  if (tools !== undefined && tools !== null) {
+    const list = readList(tools, 'tools', MAX_ITEMS, 'tool definitions')
+    if (list === undefined) throw contextError('tools', 'expected an array of tool definitions')
+    out.tools = list.map((t, k) => {
       if (typeof t === 'string') return t
       let s: string | undefined
       try {
         s = JSON.stringify(t)
       } catch (e) {
-        throw contextError(`tools[${k}]`, `not JSON-serializable (${(e as Error).message})`)
+        throw new ContextEditorError('INVALID_CONTEXT', `context.tools[${k}]: not JSON-serializable (${errorText(e)})`, { path: `tools[${k}]`, cause: e })
       }
       if (s === undefined) throw contextError(`tools[${k}]`, 'not JSON-serializable')
       return s
     })
+    call.tools = list
   }
-  if (context.model !== undefined && context.model !== null) {
-    if (typeof context.model !== 'string') throw contextError('model', `expected a string, got ${typeof context.model}`)
-    out.model = context.model
+  const model = field('model')
+  if (model !== undefined && model !== null) {
+    if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
+    out.model = model
+  }
+  const counts = field('messageTokens')
+  if (counts !== undefined && counts !== null) {
+    const list = readList(counts, 'messageTokens', MAX_MESSAGES, 'counts', messages)
+    if (list === undefined) throw contextError('messageTokens', 'expected an array of token counts (one per message)')
+    call.messageTokens = list as Array<number | null | undefined>
+  }
+  // Read here so that a throwing getter is named as the context's; its value is checked when used.
+  field('summarize')
+  return call
+}
+
+/**
+ * The caller's array `value` copied with guarded reads (`undefined` when it is no array): at most
+ * `max` entries, and only the first `upTo`.
+ */
+function readList(value: unknown, field: string, max: number, what: string, upTo = max): unknown[] | undefined {
+  let n: number
+  try {
+    if (!Array.isArray(value)) return undefined
+    n = value.length
+  } catch (e) {
+    throw unreadable('INVALID_CONTEXT', `context.${field}`, e, { path: field })
+  }
+  if (n > max) throw contextError(field, `expected at most ${max.toLocaleString('en-US')} ${what}, got ${n.toLocaleString('en-US')}`)
+  const out = new Array<unknown>(Math.min(n, upTo))
+  for (let k = 0; k < out.length; k++) {
+    try {
+      out[k] = value[k]
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.${field}[${k}]`, e, { path: `${field}[${k}]` })
+    }
   }
   return out
+}
+
+/** Options nest a few levels; deeper is a mistake or a cycle, which the binding reports (see `optionsCopy`). */
+const OPTIONS_DEPTH = 64
+/** Longest option list (`excludeTools`, `edits`, a trigger list): longer is a mistake, or sparse. */
+const MAX_OPTIONS_LIST = 100_000
+
+/**
+ * Editor options copied into plain data of our own, as JSON would see them (own enumerable keys,
+ * `undefined` fields left out), each read guarded: a getter or Proxy trap that throws is the
+ * caller's `INVALID_OPTIONS` naming the option (with what it threw as `cause`), and a list is
+ * checked for length before it is walked. Values JSON cannot carry are passed on as they are, for
+ * the binding to reject in its words; so is anything nested deeper than it accepts.
+ */
+function optionsCopy(value: unknown, path: string, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth >= OPTIONS_DEPTH) return value
+  const at = path || 'options'
+  const fail = (where: string, e: unknown): ContextEditorError => unreadable('INVALID_OPTIONS', where || 'options', e, { path: where || 'options' })
+  let isList: boolean
+  let keys: string[] = []
+  let n = 0
+  try {
+    isList = Array.isArray(value)
+    if (isList) n = (value as unknown[]).length
+    else keys = Object.keys(value)
+  } catch (e) {
+    throw fail(path, e)
+  }
+  if (isList) {
+    if (n > MAX_OPTIONS_LIST) {
+      throw new ContextEditorError(
+        'INVALID_OPTIONS',
+        `${at}: expected a list of at most ${MAX_OPTIONS_LIST.toLocaleString('en-US')} entries, got ${n.toLocaleString('en-US')}`,
+        { path: at },
+      )
+    }
+    const out = new Array<unknown>(n)
+    for (let k = 0; k < n; k++) {
+      const where = `${path}[${k}]`
+      let x: unknown
+      try {
+        x = (value as unknown[])[k]
+      } catch (e) {
+        throw fail(where, e)
+      }
+      out[k] = optionsCopy(x, where, depth + 1)
+    }
+    return out
+  }
+  const out: Record<string, unknown> = {}
+  for (const key of keys) {
+    const where = path ? `${path}.${key}` : key
+    let x: unknown
+    try {
+      x = (value as Record<string, unknown>)[key]
+    } catch (e) {
+      throw fail(where, e)
+    }
+    const y = optionsCopy(x, where, depth + 1)
+    // Defined, not assigned: a `"__proto__"` key stays an (unknown, rejected) option.
+    if (y !== undefined) Object.defineProperty(out, key, { value: y, enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+/** Freezes `value` and every object in it (our own copy of the options). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
 }

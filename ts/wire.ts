@@ -4,7 +4,7 @@
 // caller's arrays or messages and never uses `instanceof` (a plugin and its host may hold different
 // copies of @langchain/core).
 
-import { type ContextEditorError, invalidMessage } from './errors.js'
+import { ContextEditorError, errorText, invalidMessage, unreadable } from './errors.js'
 import type { EditPlan, PlanOp, SummaryRequest, WireMessage, WireToolCall } from './native.js'
 import { summaryTextOf } from './summary.js'
 
@@ -35,15 +35,25 @@ interface Parts {
   role: string
 }
 
-const LC_TYPES: Record<string, string> = {
-  human: 'user',
-  user: 'user',
-  ai: 'assistant',
-  assistant: 'assistant',
-  system: 'system',
-  developer: 'system',
-  tool: 'tool',
-}
+// A Map, not an object literal: a type or role named `constructor` or `__proto__` must not find
+// Object.prototype's members.
+const LC_TYPES: ReadonlyMap<unknown, string> = new Map([
+  ['human', 'user'],
+  ['user', 'user'],
+  ['ai', 'assistant'],
+  ['assistant', 'assistant'],
+  ['system', 'system'],
+  ['developer', 'system'],
+  ['tool', 'tool'],
+])
+
+/**
+ * Longest conversation accepted. Longer arrays are a mistake, or sparse (`length = 2 ** 32 - 1`
+ * costs nothing to make and minutes to walk); they are rejected before anything walks them.
+ */
+export const MAX_MESSAGES = 10_000_000
+/** Most content blocks or tool calls one message may carry, and tool definitions one call may send. */
+export const MAX_ITEMS = 100_000
 
 const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
 
@@ -57,36 +67,48 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`
 }
 
+/** A caller's value in an error message: a string as it is, anything else described (never converted, which could throw). */
+function show(v: unknown): string {
+  return typeof v === 'string' ? v : describe(v)
+}
+
+/** Rejects an array longer than `max` before it is walked (see `MAX_MESSAGES`). */
+function checkLength(list: readonly unknown[], max: number, i: number, field: string, what: string): void {
+  if (list.length > max) {
+    throw invalidMessage(i, field, `expected at most ${max.toLocaleString('en-US')} ${what}, got ${list.length.toLocaleString('en-US')}`)
+  }
+}
+
 function partsOf(m: unknown, i: number): Parts {
   if (m === null || typeof m !== 'object' || Array.isArray(m)) {
     throw invalidMessage(i, 'type', `expected a message object, got ${describe(m)}`)
   }
   const msg = m as AnyMessage
   const unsupported = (type: unknown): ContextEditorError =>
-    invalidMessage(i, 'type', `unsupported message type \`${String(type)}\` (expected human, ai, system or tool)`)
+    invalidMessage(i, 'type', `unsupported message type \`${show(type)}\` (expected human, ai, system or tool)`)
   switch (kindOf(msg)) {
     case INSTANCE:
     case GENERIC: {
       let type: unknown = typeof msg._getType === 'function' ? msg._getType() : msg.type
       if (type === 'generic') type = msg.role
-      const role = typeof type === 'string' ? LC_TYPES[type] : undefined
+      const role = LC_TYPES.get(type)
       if (!role) throw unsupported(type)
       return { shape: 'langchain', fields: msg, role }
     }
     case STORED: {
-      const role = LC_TYPES[msg.type]
+      const role = LC_TYPES.get(msg.type)
       if (!role) throw unsupported(msg.type)
       return { shape: 'stored', fields: msg.data, role }
     }
     case OPENAI: {
-      const role = LC_TYPES[msg.role]
+      const role = LC_TYPES.get(msg.role)
       if (!role) {
-        throw invalidMessage(i, 'role', `unknown role \`${msg.role}\` (expected system, developer, user, assistant or tool)`)
+        throw invalidMessage(i, 'role', `unknown role \`${show(msg.role)}\` (expected system, developer, user, assistant or tool)`)
       }
       return { shape: 'openai', fields: msg, role }
     }
     case DICT: {
-      const role = LC_TYPES[msg.type]
+      const role = LC_TYPES.get(msg.type)
       if (!role) throw unsupported(msg.type)
       return { shape: 'langchain', fields: msg, role }
     }
@@ -106,7 +128,11 @@ function stringify(v: unknown, i: number, field: string): string {
   try {
     s = JSON.stringify(v)
   } catch (e) {
-    throw invalidMessage(i, field, `not JSON-serializable (${(e as Error).message})`)
+    throw new ContextEditorError('INVALID_MESSAGE', `messages[${i}].${field}: not JSON-serializable (${errorText(e)})`, {
+      messageIndex: i,
+      path: field,
+      cause: e,
+    })
   }
   if (s === undefined) throw invalidMessage(i, field, `not JSON-serializable (got ${describe(v)})`)
   return s
@@ -130,6 +156,7 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   if (!Array.isArray(content)) {
     throw invalidMessage(i, 'content', `expected a string or an array of content blocks, got ${describe(content)}`)
   }
+  checkLength(content, MAX_ITEMS, i, 'content', 'content blocks')
   let text = ''
   const other: unknown[] = []
   const thinking: unknown[] = []
@@ -147,7 +174,7 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
       if (typeof block.text === 'string') text += checkString(block.text, i, `content[${b}].text`)
       continue
     }
-    if (IMAGE_BLOCKS.has(block.type) || (block.type === 'file' && String(block.mime_type ?? '').startsWith('image/'))) {
+    if (IMAGE_BLOCKS.has(block.type) || (block.type === 'file' && isImageType(block.mime_type))) {
       images++
       continue
     }
@@ -170,6 +197,11 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   return { text, other: otherText, thinking: thinkingText, images }
 }
 
+/** A file block's MIME type names an image (read without converting it: it may be anything). */
+function isImageType(mime: unknown): boolean {
+  return typeof mime === 'string' && mime.startsWith('image/')
+}
+
 interface CallView {
   id: string
   name: string
@@ -186,34 +218,40 @@ function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | und
   if (raw.length && p.role !== 'assistant') {
     throw invalidMessage(i, 'tool_calls', `only assistant messages carry tool calls, this one is \`${p.role}\``)
   }
-  const calls = raw.map((c: any, k: number): CallView => {
-    const at = `tool_calls[${k}]`
-    if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
-    if (typeof c.id !== 'string' || c.id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(c.id)}`)
-    if (c.function !== undefined) {
-      // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
-      const fn = c.function
-      if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
-      const name = fn.name === undefined ? '' : checkString(fn.name, i, `${at}.function.name`)
-      const args = fn.arguments === undefined ? '{}' : checkString(fn.arguments, i, `${at}.function.arguments`)
-      try {
-        JSON.parse(args)
-      } catch {
-        throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
-      }
-      // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
-      // backslashes are escaped, so clearing it to `{}` frees the escaped length.
-      return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
-    }
-    const name = c.name === undefined ? '' : checkString(c.name, i, `${at}.name`)
-    if (c.args !== undefined && (c.args === null || typeof c.args !== 'object' || Array.isArray(c.args))) {
-      throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(c.args)}`)
-    }
-    const args = c.args === undefined ? '{}' : stringify(c.args, i, `${at}.args`)
-    if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-    return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: args.length }
-  })
+  checkLength(raw, MAX_ITEMS, i, 'tool_calls', 'tool calls')
+  // A plain loop, not `map`: a hole is an invalid call, not one to skip.
+  const calls: CallView[] = []
+  for (let k = 0; k < raw.length; k++) calls.push(callOf(raw[k], i, k))
   return { calls, raw }
+}
+
+/** One tool call, in either representation. */
+function callOf(c: any, i: number, k: number): CallView {
+  const at = `tool_calls[${k}]`
+  if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
+  if (typeof c.id !== 'string' || c.id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(c.id)}`)
+  if (c.function !== undefined) {
+    // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
+    const fn = c.function
+    if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
+    const name = fn.name === undefined ? '' : checkString(fn.name, i, `${at}.function.name`)
+    const args = fn.arguments === undefined ? '{}' : checkString(fn.arguments, i, `${at}.function.arguments`)
+    try {
+      JSON.parse(args)
+    } catch {
+      throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
+    }
+    // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
+    // backslashes are escaped, so clearing it to `{}` frees the escaped length.
+    return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
+  }
+  const name = c.name === undefined ? '' : checkString(c.name, i, `${at}.name`)
+  if (c.args !== undefined && (c.args === null || typeof c.args !== 'object' || Array.isArray(c.args))) {
+    throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(c.args)}`)
+  }
+  const args = c.args === undefined ? '{}' : stringify(c.args, i, `${at}.args`)
+  if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: args.length }
 }
 
 function metadataOf(p: Parts): Record<string, any> | undefined {
@@ -274,8 +312,12 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   if (ce && typeof ce === 'object') {
     if (ce.cleared === true) wire.cleared = true
     if (ce.truncated === true) wire.truncated = true
-    if (Array.isArray(ce.cleared_tool_inputs)) {
-      wire.clearedToolInputs = ce.cleared_tool_inputs.filter((x: unknown): x is string => typeof x === 'string')
+    const inputs = ce.cleared_tool_inputs
+    if (Array.isArray(inputs)) {
+      checkLength(inputs, MAX_ITEMS, i, 'response_metadata.context_editing.cleared_tool_inputs', 'ids')
+      const ids: string[] = []
+      for (let k = 0; k < inputs.length; k++) if (typeof inputs[k] === 'string') ids.push(inputs[k])
+      wire.clearedToolInputs = ids
     }
   }
   if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof p.fields.content === 'string') {
@@ -284,7 +326,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const supplied = opts.messageTokens?.[i]
   if (supplied !== undefined && supplied !== null) {
     if (!Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
-      throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${String(supplied)}`)
+      throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${show(supplied)}`)
     }
     wire.tokens = supplied
   }
@@ -293,15 +335,134 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
 
 /** Converts a whole conversation to wire form. */
 export function toWireMessages(messages: unknown, opts: WireOptions): WireMessage[] {
-  if (!Array.isArray(messages)) {
-    throw Object.assign(invalidMessage(0, 'messages', `expected an array of messages, got ${describe(messages)}`), {
-      messageIndex: undefined,
-      message: `messages: expected an array of messages, got ${describe(messages)}`,
-    })
-  }
-  const out = new Array<WireMessage>(messages.length)
-  for (let i = 0; i < messages.length; i++) out[i] = toWireRemembered(messages[i], i, opts)[0]
+  const list = messageList(messages)
+  const out = new Array<WireMessage>(list.length)
+  for (let i = 0; i < list.length; i++) out[i] = toWireRemembered(list[i], i, opts)[0]
   return out
+}
+
+/**
+ * The caller's `messages` read once into an array of our own: what a Proxy's traps or a getter
+ * would answer later no longer matters, and a length is checked before anything walks it. The
+ * copy ends at the first entry that is not an object: converting stops there with an error anyway,
+ * and what follows (in a sparse array, nothing but holes) is never read.
+ * @throws {ContextEditorError} `INVALID_MESSAGE` for a non-array, a length over `MAX_MESSAGES`, or
+ * an array or entry that cannot be read (`cause` is what was thrown).
+ */
+export function messageList(messages: unknown): unknown[] {
+  let n: number
+  try {
+    if (!Array.isArray(messages)) {
+      throw new ContextEditorError('INVALID_MESSAGE', `messages: expected an array of messages, got ${describe(messages)}`, { path: 'messages' })
+    }
+    n = messages.length
+  } catch (e) {
+    throw e instanceof ContextEditorError ? e : unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+  }
+  if (n > MAX_MESSAGES) {
+    throw new ContextEditorError(
+      'INVALID_MESSAGE',
+      `messages: expected at most ${MAX_MESSAGES.toLocaleString('en-US')} messages, got ${n.toLocaleString('en-US')}`,
+      { path: 'messages' },
+    )
+  }
+  const out: unknown[] = []
+  let i = 0
+  try {
+    for (; i < n; i++) {
+      const m = messages[i]
+      out.push(m)
+      if (m === null || typeof m !== 'object') break
+    }
+  } catch (e) {
+    throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+  }
+  return out
+}
+
+/**
+ * The error for something thrown while message `i` was read or copied. Our own errors pass; what a
+ * caller's getter or Proxy trap threw becomes `INVALID_MESSAGE` naming the field that throws (found by
+ * reading the message again, field by field), with the thrown value as `cause`. When no field throws
+ * again, it was not the message's doing: `INTERNAL`.
+ */
+export function messageError(e: unknown, i: number, m: unknown): ContextEditorError {
+  if (e instanceof ContextEditorError) return e
+  const path = throwingPath(m)
+  if (path === undefined) return new ContextEditorError('INTERNAL', `messages[${i}]: ${errorText(e)} (a bug in context-editor, please report it)`, { messageIndex: i, cause: e })
+  return path === ''
+    ? unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+    : unreadable('INVALID_MESSAGE', `messages[${i}].${path}`, e, { messageIndex: i, path })
+}
+
+/** Whether calling `f` throws. */
+function throws(f: () => unknown): boolean {
+  try {
+    f()
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** The fields of a message (or of a stored message's `data`) that conversion or copying reads. */
+const MESSAGE_FIELDS = ['content', 'tool_calls', 'response_metadata', 'additional_kwargs', 'name', 'tool_call_id', 'reasoning_content', 'lc_kwargs', 'id']
+
+/**
+ * Which of a message's fields throws when read (`''`: the message object itself, e.g. a revoked
+ * Proxy), or `undefined` when none does. Runs only after something threw, so it may be thorough.
+ */
+function throwingPath(m: unknown): string | undefined {
+  if (!isObject(m)) return undefined
+  const msg = m as AnyMessage
+  if (throws(() => Array.isArray(msg))) return ''
+  for (const key of ['_getType', 'type', 'role', 'data']) {
+    let v: unknown
+    if (throws(() => (v = msg[key]))) return key
+    if (key === '_getType' && typeof v === 'function' && throws(() => msg._getType())) return 'type'
+  }
+  const stored = typeof msg.type === 'string' && isObject(msg.data) && !Array.isArray(msg.data)
+  const f: AnyMessage = stored ? msg.data : msg
+  const prefix = stored ? 'data.' : ''
+  if (stored) {
+    const inside = throwingBelow(f, 'data', 0)
+    if (inside !== undefined && inside !== 'data') return inside
+  }
+  for (const key of MESSAGE_FIELDS) {
+    let v: unknown
+    if (throws(() => (v = f[key]))) return prefix + key
+    const below = throwingBelow(v, prefix + key, 0)
+    if (below !== undefined) return below
+  }
+  return throwingBelow(msg, '', 0)
+}
+
+/** `throwingPath` inside a field's value: its prototype, keys and entries, a few levels down. */
+function throwingBelow(v: unknown, path: string, depth: number): string | undefined {
+  if (!isObject(v) || depth > 3) return undefined
+  let keys: string[]
+  try {
+    Object.getPrototypeOf(v)
+    if (Array.isArray(v)) {
+      if (v.length > MAX_ITEMS) return undefined
+      keys = Array.from({ length: v.length }, (_, k) => String(k))
+    } else {
+      keys = Object.keys(v)
+      // Conversion asks whether a block has a `text` (the `has` trap of a Proxy).
+      void ('text' in v)
+    }
+  } catch {
+    return path
+  }
+  const isList = Array.isArray(v)
+  for (const key of keys.slice(0, MAX_ITEMS)) {
+    const at = isList ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`
+    let x: unknown
+    if (throws(() => (x = (v as AnyMessage)[key]))) return at
+    const below = throwingBelow(x, at, depth + 1)
+    if (below !== undefined) return below
+  }
+  return undefined
 }
 
 /** Per-editor memo of message conversions, keyed by message object, valid while its fingerprint holds. */
@@ -314,6 +475,14 @@ export type WireCache = WeakMap<object, { print: unknown[]; wire: WireMessage }>
  * on the index).
  */
 export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
+  try {
+    return remembered(m, i, opts)
+  } catch (e) {
+    throw messageError(e, i, m)
+  }
+}
+
+function remembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
   const cache = opts.cache
   if (cache === undefined || !isObject(m) || Array.isArray(m) || opts.messageTokens?.[i] != null) {
     return [toWire(m, i, opts), undefined]
@@ -322,8 +491,22 @@ export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [Wir
   if (hit !== undefined && unchanged(m, hit.print)) return [hit.wire, hit.print]
   const wire = toWire(m, i, opts)
   const print = fingerprint(m)!
+  // The message changed since `hit`: a conversation still holding that fingerprint must not pass
+  // its check should the message come back to how it was (one fingerprint per message is live).
+  if (hit !== undefined) stale(hit.print)
   cache.set(m, { print, wire })
   return [wire, print]
+}
+
+/**
+ * Forgets what the memo knows of `m` and fails every check of it from now on: the caller changed
+ * it in a way the check cannot see (see `ContextEditor.invalidate`).
+ */
+export function forgetMessage(cache: WireCache, m: unknown): void {
+  if (!isObject(m)) return
+  const hit = cache.get(m)
+  if (hit !== undefined) stale(hit.print)
+  cache.delete(m)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,6 +546,8 @@ const STORED = 3
 const OPENAI = 4
 /** Anything else (conversion rejects it): every field any kind reads. */
 const OTHER = 5
+/** A fingerprint that no message passes any more (see `stale`). */
+const STALE = 6
 const KIND_BITS = 7
 // Header flags.
 /** `response_metadata` is an object without `context_editing` (no entries). */
@@ -442,6 +627,8 @@ export function fingerprint(m: unknown): unknown[] | undefined {
       fp.push(ak.reasoning_content, ak.reasoning)
     }
   }
+  // Conversion rejects longer lists; should a getter hand out another one here, never pass.
+  if ((Array.isArray(content) && content.length > MAX_ITEMS) || (Array.isArray(calls) && calls.length > MAX_ITEMS)) return [STALE]
   if (Array.isArray(content)) {
     header |= BLOCKS
     fp.push(content.length)
@@ -473,6 +660,11 @@ export function fingerprint(m: unknown): unknown[] | undefined {
   return fp.slice()
 }
 
+/** Makes `fp` fail every check from now on (its message changed in a way the check cannot see). */
+function stale(fp: unknown[]): void {
+  fp[HEADER] = STALE
+}
+
 /** Whether `m` still has the fingerprint `fp` taken earlier. */
 export function unchanged(m: unknown, fp: readonly unknown[] | undefined): boolean {
   return headUnchanged(m, fp) && belowUnchanged(fp!)
@@ -487,6 +679,8 @@ function headUnchanged(m: unknown, fp: readonly unknown[] | undefined): boolean 
       return instanceUnchanged(m, fp)
     case STORED:
       return storedUnchanged(m, fp)
+    case STALE:
+      return false
     default:
       return plainUnchanged(m, fp)
   }
@@ -616,167 +810,308 @@ function unchangedRare(fp: readonly unknown[], header: number): number {
 
 // ---------------------------------------------------------------------------------------------
 // Applying a plan
+//
+// A changed message is a copy: the same prototype (class), every own field, and only the edited
+// fields different. Copies are made field by field as data, never by assignment: an own `"__proto__"`
+// key (e.g. from `JSON.parse`) is a field to copy, not the copy's prototype, and a setter of the class
+// must not run. A field that conversion reads or that a copy must carry, when the original gets it
+// from its prototype (a getter, say an OpenAI message class whose `role` reads a private field), is
+// kept on the copy as its own field if the copy would not read the same. Nested objects that an edit
+// changes (`response_metadata`, a tool call, a content block) are copied the same way.
+//
+// `seal` freezes every object an edit creates, when the editor shares copies between calls (see
+// `ApplyOptions.freeze`); the caller's objects inside them are never frozen (that would change them).
 
-/** A shallow copy that keeps the prototype (class identity) and every own field. */
-function shallowClone<T extends AnyMessage>(m: T): T {
-  return Object.assign(Object.create(Object.getPrototypeOf(m)), m)
+type Seal = <T>(o: T) => T
+const keepOpen: Seal = (o) => o
+const seal: Seal = (o) => Object.freeze(o)
+
+interface ProtoInfo {
+  /** Keys an assignment would not simply define on an instance: accessors and read-only fields of the chain. */
+  guarded: PropertyKey[]
+  /** `KEPT_FIELDS` the chain provides (getters, methods, fields set on a prototype). */
+  inherited: string[]
 }
 
-/** Sets `fields` on a message copy; for LangChain instances also on `lc_kwargs`, which serialization reads. */
-function patch(copy: AnyMessage, fields: Record<string, unknown>, drop: readonly string[] = []): void {
-  const hasKwargs = typeof copy.lc_kwargs === 'object' && copy.lc_kwargs !== null
-  const kwargs = hasKwargs ? { ...copy.lc_kwargs } : undefined
-  for (const [k, v] of Object.entries(fields)) {
-    copy[k] = v
-    if (kwargs) kwargs[k] = v
+const protoInfos = new WeakMap<object, ProtoInfo>()
+
+/** Fields a copy must read as the original does, wherever the original keeps them. */
+const KEPT_FIELDS = [
+  '_getType',
+  'role',
+  'type',
+  'content',
+  'tool_calls',
+  'tool_call_id',
+  'name',
+  'id',
+  'response_metadata',
+  'additional_kwargs',
+  'data',
+  'reasoning_content',
+  'lc_kwargs',
+  'context_editing',
+  'text',
+  'mime_type',
+  'input',
+  'args',
+  'function',
+  'arguments',
+  'cache_control',
+  'reasoning',
+]
+
+/** What copying an instance of `proto` must know about its chain, found once per prototype. */
+function infoOf(proto: object): ProtoInfo {
+  let info = protoInfos.get(proto)
+  if (info === undefined) {
+    const guarded: PropertyKey[] = []
+    for (let p: object | null = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      for (const key of Reflect.ownKeys(p)) {
+        const d = Object.getOwnPropertyDescriptor(p, key)
+        if (d !== undefined && (d.get !== undefined || d.set !== undefined || d.writable === false)) guarded.push(key)
+      }
+    }
+    info = { guarded, inherited: KEPT_FIELDS.filter((key) => key in proto) }
+    protoInfos.set(proto, info)
   }
-  for (const k of drop) {
-    if (k in copy) copy[k] = undefined
-    if (kwargs) delete kwargs[k]
-  }
-  if (kwargs) copy.lc_kwargs = kwargs
+  return info
 }
 
-function clearedResult(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
-  const p = partsOf(m, i)
-  const placeholder = op.placeholder ?? '[cleared]'
-  if (p.shape === 'openai') return { ...m, content: placeholder }
-  const md = metadataOf(p) ?? {}
-  const response_metadata = {
-    ...md,
-    // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
-    context_editing: { cleared: true, strategy: op.strategy ?? 'clear_tool_uses' },
+function define(o: object, key: PropertyKey, value: unknown): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true })
+}
+
+const isEnumerable = Object.prototype.propertyIsEnumerable
+
+/** A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data. */
+function copyOf<T extends object>(src: T): T {
+  const proto = Object.getPrototypeOf(src)
+  // A plain object: spreading defines each field (an own `__proto__` stays a field).
+  if (proto === Object.prototype) return { ...src }
+  const copy = Object.create(proto) as T
+  // Without a prototype there is no setter for an assignment to find.
+  if (proto === null) return Object.assign(copy, src)
+  const info = infoOf(proto)
+  if (!Object.hasOwn(src, '__proto__') && !info.guarded.some((key) => Object.hasOwn(src, key))) {
+    Object.assign(copy, src)
+  } else {
+    for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
   }
-  if (p.shape === 'stored') {
-    const data: AnyMessage = { ...p.fields, content: placeholder, response_metadata }
-    delete data.artifact
-    return { ...m, data }
-  }
-  const copy = shallowClone(m)
-  patch(copy, { content: placeholder, response_metadata }, ['artifact'])
+  for (const key of info.inherited) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
   return copy
 }
 
-function clearedInputs(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+/** Makes the copy read `key` as `src` does, as its own field if its prototype would answer otherwise. */
+function keepInherited(copy: AnyMessage, src: AnyMessage, key: string): void {
+  if (key === '_getType') {
+    if (typeof src._getType !== 'function') return
+    const type: unknown = src._getType()
+    if (!readsSame(() => copy._getType(), type)) define(copy, key, () => type)
+    return
+  }
+  const value: unknown = src[key]
+  if (!readsSame(() => copy[key], value)) define(copy, key, value)
+}
+
+function readsSame(read: () => unknown, want: unknown): boolean {
+  try {
+    return Object.is(read(), want)
+  } catch {
+    return false
+  }
+}
+
+/** A copy of `src` with `fields` set (as data). */
+function withFields<T extends object>(src: T, fields: Record<string, unknown>): T {
+  const copy = copyOf(src)
+  for (const key of Object.keys(fields)) define(copy, key, fields[key])
+  return copy
+}
+
+/**
+ * Sets `fields` on a message copy; for LangChain instances also on (a copy of) `lc_kwargs`, which
+ * serialization reads. `drop` fields become undefined (and leave `lc_kwargs`).
+ */
+function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
+  const kwargs = isObject(copy.lc_kwargs) && !Array.isArray(copy.lc_kwargs) ? copyOf(copy.lc_kwargs) : undefined
+  for (const key of Object.keys(fields)) {
+    define(copy, key, fields[key])
+    if (kwargs) define(kwargs, key, fields[key])
+  }
+  for (const key of drop) {
+    if (key in copy) define(copy, key, undefined)
+    if (kwargs) delete kwargs[key]
+  }
+  if (kwargs) define(copy, 'lc_kwargs', close(kwargs))
+}
+
+/** The copy of message `m` (in the shape `p` says) with `fields` changed; `close` the new objects. */
+function changed(m: AnyMessage, p: Parts, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): AnyMessage {
+  if (p.shape === 'stored') {
+    const data = withFields(p.fields, fields)
+    for (const key of drop) delete data[key]
+    return close(withFields(m, { data: close(data) }))
+  }
+  const copy = copyOf(m)
+  patch(copy, fields, close, drop)
+  return close(copy)
+}
+
+/** `list`, checked again before an edit walks it (a getter may hand out another array than conversion saw). */
+function listOf(list: unknown, i: number, field: string): unknown[] {
+  if (!Array.isArray(list)) throw invalidMessage(i, field, `expected an array, got ${describe(list)}`)
+  checkLength(list, MAX_ITEMS, i, field, 'entries')
+  return list
+}
+
+/** `list.map(f)` into a plain array (the caller's array class, through `map`'s species, is never called). */
+function mapList(list: readonly unknown[], f: (x: any, k: number) => unknown): unknown[] {
+  const out = new Array<unknown>(list.length)
+  for (let k = 0; k < list.length; k++) out[k] = f(list[k], k)
+  return out
+}
+
+/** `list.filter(f)` into a plain array. */
+function filterList(list: readonly unknown[], f: (x: any, k: number) => boolean): unknown[] {
+  const out: unknown[] = []
+  for (let k = 0; k < list.length; k++) if (f(list[k], k)) out.push(list[k])
+  return out
+}
+
+/** The `context_editing` marker a copy starts from: the message's own when it is an object. */
+function markerOf(md: AnyMessage): AnyMessage {
+  const ce = md.context_editing
+  return isObject(ce) && !Array.isArray(ce) ? ce : {}
+}
+
+/** An OpenAI call with its `function.arguments` emptied. */
+function withoutArguments(c: AnyMessage, close: Seal): AnyMessage {
+  return close(withFields(c, { function: close(withFields(c.function, { arguments: '{}' })) }))
+}
+
+function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
+  const p = partsOf(m, i)
+  const placeholder = op.placeholder ?? '[cleared]'
+  if (p.shape === 'openai') return close(withFields(m, { content: placeholder }))
+  // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
+  const context_editing = close({ cleared: true, strategy: op.strategy ?? 'clear_tool_uses' })
+  const response_metadata = close(withFields(metadataOf(p) ?? {}, { context_editing }))
+  return changed(m, p, { content: placeholder, response_metadata }, close, ['artifact'])
+}
+
+function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   const positions = new Set(op.callIndices ?? [])
   const ids = new Set(op.toolCallIds ?? [])
-  const tool_calls = (p.fields.tool_calls as any[]).map((c, k) => {
-    if (!positions.has(k)) return c
-    return c.function !== undefined ? { ...c, function: { ...c.function, arguments: '{}' } } : { ...c, args: {} }
-  })
-  if (p.shape === 'openai') return { ...m, tool_calls }
+  const tool_calls = close(
+    mapList(listOf(p.fields.tool_calls, i, 'tool_calls'), (c, k) => {
+      if (!positions.has(k)) return c
+      return c.function !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }))
+    }),
+  )
+  if (p.shape === 'openai') return close(withFields(m, { tool_calls }))
   const fields: Record<string, unknown> = { tool_calls }
   const md = metadataOf(p) ?? {}
-  fields.response_metadata = {
-    ...md,
-    context_editing: { ...(md.context_editing ?? {}), cleared_tool_inputs: op.clearedToolInputs ?? [...ids].sort() },
-  }
+  const inputs = close([...(op.clearedToolInputs ?? [...ids].sort())])
+  fields.response_metadata = close(withFields(md, { context_editing: close(withFields(markerOf(md), { cleared_tool_inputs: inputs })) }))
   // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
-  if (Array.isArray(p.fields.content)) {
-    let changed = false
-    const content = p.fields.content.map((b: any) => {
-      if (b && typeof b === 'object' && b.type === 'tool_use' && ids.has(b.id)) {
-        changed = true
-        return { ...b, input: {} }
+  const content = p.fields.content
+  if (Array.isArray(content)) {
+    let emptied = false
+    const next = mapList(listOf(content, i, 'content'), (b) => {
+      if (isObject(b) && b.type === 'tool_use' && ids.has(b.id)) {
+        emptied = true
+        return close(withFields(b, { input: close({}) }))
       }
       return b
     })
-    if (changed) fields.content = content
+    if (emptied) fields.content = close(next)
   }
   // Provider-raw OpenAI calls kept by @langchain/core 0.3 in `additional_kwargs.tool_calls`.
   const ak = p.fields.additional_kwargs
-  if (ak && typeof ak === 'object' && Array.isArray(ak.tool_calls)) {
-    fields.additional_kwargs = {
-      ...ak,
-      tool_calls: ak.tool_calls.map((c: any) =>
-        c && ids.has(c.id) && c.function ? { ...c, function: { ...c.function, arguments: '{}' } } : c,
-      ),
-    }
+  if (isObject(ak) && Array.isArray(ak.tool_calls)) {
+    const raw = listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls')
+    const emptied = mapList(raw, (c) => (isObject(c) && ids.has(c.id) && isObject(c.function) ? withoutArguments(c, close) : c))
+    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(emptied) }))
   }
-  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
-  const copy = shallowClone(m)
-  patch(copy, fields)
-  return copy
+  return changed(m, p, fields, close)
 }
 
 /** The text of a message's content: the string, or its text blocks joined. */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
+  if (content.length > MAX_ITEMS) {
+    throw new ContextEditorError('INVALID_MESSAGE', `content: expected at most ${MAX_ITEMS.toLocaleString('en-US')} content blocks, got ${content.length.toLocaleString('en-US')}`, {
+      path: 'content',
+    })
+  }
   let text = ''
-  for (const b of content) {
+  for (let k = 0; k < content.length; k++) {
+    const b = content[k]
     if (typeof b === 'string') text += b
-    else if (b && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string') text += b.text
+    else if (isObject(b) && b.type === 'text' && typeof b.text === 'string') text += b.text
   }
   return text
 }
 
-function truncatedResult(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+function truncatedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   let head = textOf(p.fields.content).slice(0, op.keep ?? 0)
   // Never end on the first half of a surrogate pair.
   const last = head.charCodeAt(head.length - 1)
   if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1)
   const content = head + (op.marker ?? '')
-  if (p.shape === 'openai') return { ...m, content }
+  if (p.shape === 'openai') return close(withFields(m, { content }))
   const md = metadataOf(p) ?? {}
-  const response_metadata = {
-    ...md,
-    context_editing: { ...(md.context_editing ?? {}), truncated: true, strategy: op.strategy ?? 'truncate_tool_results' },
-  }
-  if (p.shape === 'stored') return { ...m, data: { ...p.fields, content, response_metadata } }
-  const copy = shallowClone(m)
-  patch(copy, { content, response_metadata })
-  return copy
+  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: op.strategy ?? 'truncate_tool_results' }))
+  return changed(m, p, { content, response_metadata: close(withFields(md, { context_editing })) }, close)
 }
 
-function withoutThinking(m: AnyMessage, i: number): AnyMessage {
+function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   const fields: Record<string, unknown> = {}
-  if (Array.isArray(p.fields.content)) {
-    fields.content = p.fields.content.filter((b: any) => !(b && typeof b === 'object' && THINKING_BLOCKS.has(b.type)))
+  const content = p.fields.content
+  if (Array.isArray(content)) {
+    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && THINKING_BLOCKS.has(b.type))))
   }
   const ak = p.fields.additional_kwargs
-  if (ak && typeof ak === 'object' && REASONING_KWARGS.some((k) => k in ak)) {
-    const rest = { ...ak }
+  if (isObject(ak) && REASONING_KWARGS.some((k) => k in ak)) {
+    const rest = copyOf(ak)
     for (const k of REASONING_KWARGS) delete rest[k]
-    fields.additional_kwargs = rest
+    fields.additional_kwargs = close(rest)
   }
   if (p.shape === 'openai') {
-    const out: AnyMessage = { ...m, ...fields }
+    const out = withFields(m, fields)
     delete out.reasoning_content
-    return out
+    return close(out)
   }
-  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
-  const copy = shallowClone(m)
-  patch(copy, fields)
-  return copy
+  return changed(m, p, fields, close)
 }
 
-function withoutCalls(m: AnyMessage, op: PlanOp, i: number): AnyMessage {
+function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   const positions = new Set(op.callIndices ?? [])
   const ids = new Set(op.toolCallIds ?? [])
-  const tool_calls = (p.fields.tool_calls as any[]).filter((_, k) => !positions.has(k))
+  const tool_calls = close(filterList(listOf(p.fields.tool_calls, i, 'tool_calls'), (_, k) => !positions.has(k)))
   if (p.shape === 'openai') {
-    const out: AnyMessage = { ...m, tool_calls }
+    const out = withFields(m, { tool_calls })
     // OpenAI rejects an empty `tool_calls` array.
     if (tool_calls.length === 0) delete out.tool_calls
-    return out
+    return close(out)
   }
   const fields: Record<string, unknown> = { tool_calls }
-  if (Array.isArray(p.fields.content)) {
-    fields.content = p.fields.content.filter((b: any) => !(b && typeof b === 'object' && b.type === 'tool_use' && ids.has(b.id)))
+  const content = p.fields.content
+  if (Array.isArray(content)) {
+    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && b.type === 'tool_use' && ids.has(b.id))))
   }
   const ak = p.fields.additional_kwargs
-  if (ak && typeof ak === 'object' && Array.isArray(ak.tool_calls)) {
-    fields.additional_kwargs = { ...ak, tool_calls: ak.tool_calls.filter((c: any) => !(c && ids.has(c.id))) }
+  if (isObject(ak) && Array.isArray(ak.tool_calls)) {
+    const kept = filterList(listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls'), (c) => !(isObject(c) && ids.has(c.id)))
+    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }))
   }
-  if (p.shape === 'stored') return { ...m, data: { ...p.fields, ...fields } }
-  const copy = shallowClone(m)
-  patch(copy, fields)
-  return copy
+  return changed(m, p, fields, close)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -792,25 +1127,47 @@ function hasCacheControl(x: unknown): boolean {
 function cacheControlsOf(fields: AnyMessage | undefined): number {
   if (!fields || typeof fields !== 'object') return 0
   let n = hasCacheControl(fields) ? 1 : 0
-  if (Array.isArray(fields.content)) for (const b of fields.content) if (hasCacheControl(b)) n++
+  const content = fields.content
+  // A longer list is rejected by conversion (after this count): never walk it here.
+  if (Array.isArray(content) && content.length <= MAX_ITEMS) for (let k = 0; k < content.length; k++) if (hasCacheControl(content[k])) n++
   return n
 }
 
 /**
  * Prompt-cache breakpoints a request already carries: `cache_control` on content blocks of the
  * messages and the system message, and on tool definitions (Anthropic allows 4 per request).
+ * @throws {ContextEditorError} when a getter or Proxy trap of a message or the context throws.
  */
 export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown, tools?: ReadonlyArray<unknown> | null): number {
   let n = 0
-  if (Array.isArray(messages)) {
-    for (const m of messages) {
+  if (Array.isArray(messages) && messages.length <= MAX_MESSAGES) {
+    for (let k = 0; k < messages.length; k++) {
+      const m = messages[k]
       if (m === null || typeof m !== 'object') continue
-      const fields = typeof m.type === 'string' && m.data && typeof m.data === 'object' ? m.data : m
-      n += cacheControlsOf(fields)
+      try {
+        const fields = typeof m.type === 'string' && m.data && typeof m.data === 'object' ? m.data : m
+        n += cacheControlsOf(fields)
+      } catch (e) {
+        throw messageError(e, k, m)
+      }
     }
   }
-  if (systemPrompt !== null && typeof systemPrompt === 'object') n += cacheControlsOf(systemPrompt as AnyMessage)
-  if (Array.isArray(tools)) for (const t of tools) if (hasCacheControl(t)) n++
+  if (systemPrompt !== null && typeof systemPrompt === 'object') {
+    try {
+      n += cacheControlsOf(systemPrompt as AnyMessage)
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', 'context.systemPrompt', e, { path: 'systemPrompt' })
+    }
+  }
+  if (Array.isArray(tools) && tools.length <= MAX_ITEMS) {
+    for (let k = 0; k < tools.length; k++) {
+      try {
+        if (hasCacheControl(tools[k])) n++
+      } catch (e) {
+        throw unreadable('INVALID_CONTEXT', `context.tools[${k}]`, e, { path: `tools[${k}]` })
+      }
+    }
+  }
   return n
 }
 
@@ -819,32 +1176,32 @@ export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown,
  * becomes one text block). OpenAI-shaped messages, empty contents and a last block that is
  * reasoning (Anthropic rejects breakpoints there) or already marked are left as they are.
  */
-function withCacheBreakpoint(m: AnyMessage, i: number): AnyMessage {
+function withCacheBreakpoint(m: AnyMessage, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   if (p.shape === 'openai') return m
   const content = p.fields.content
   let next: unknown[]
   if (typeof content === 'string') {
     if (content === '') return m
-    next = [{ type: 'text', text: content, cache_control: EPHEMERAL }]
+    next = [close({ type: 'text', text: content, cache_control: EPHEMERAL })]
   } else if (Array.isArray(content) && content.length > 0) {
-    const last = content[content.length - 1]
+    const blocks = listOf(content, i, 'content')
+    const last = blocks[blocks.length - 1]
     if (hasCacheControl(last)) return m
     if (typeof last === 'string') {
       if (last === '') return m
-      next = [...content.slice(0, -1), { type: 'text', text: last, cache_control: EPHEMERAL }]
-    } else if (last !== null && typeof last === 'object' && !THINKING_BLOCKS.has(last.type)) {
-      next = [...content.slice(0, -1), { ...last, cache_control: EPHEMERAL }]
+      next = filterList(blocks, (_, k) => k < blocks.length - 1)
+      next.push(close({ type: 'text', text: last, cache_control: EPHEMERAL }))
+    } else if (isObject(last) && !THINKING_BLOCKS.has(last.type)) {
+      next = filterList(blocks, (_, k) => k < blocks.length - 1)
+      next.push(close(withFields(last, { cache_control: EPHEMERAL })))
     } else {
       return m
     }
   } else {
     return m
   }
-  if (p.shape === 'stored') return { ...m, data: { ...p.fields, content: next } }
-  const copy = shallowClone(m)
-  patch(copy, { content: next })
-  return copy
+  return changed(m, p, { content: close(next) }, close)
 }
 
 /** What `applyPlan` should do with a summary the plan asks for. */
@@ -869,6 +1226,12 @@ export interface ApplyOptions {
    * given, stands for the plan's operations from `upTo` on.
    */
   prefix?: { messages: readonly unknown[]; length: number; upTo: number; rest?: readonly PlanOp[] }
+  /**
+   * Freeze the objects the edits create (each copied message and the new objects inside it; never
+   * the caller's own): copies handed out again by later calls (from `memo` or a reused `prefix`,
+   * which imply it) must not change when one caller's result is changed.
+   */
+  freeze?: boolean
 }
 
 /** Cleared copies by original message (see `ApplyOptions.memo`). */
@@ -901,10 +1264,25 @@ export function applyPlan<T extends AnyMessage>(
   plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
   options: ApplyOptions = {},
 ): T[] {
+  checkMessages(messages)
   if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
   const step = applier(messages, plan, options)
   step(messages.length)
   return step.out
+}
+
+/** `applyPlan`'s messages: an array it may walk (its entries are the caller's business). */
+function checkMessages(messages: readonly unknown[]): void {
+  if (!Array.isArray(messages)) {
+    throw new ContextEditorError('INVALID_MESSAGE', `messages: expected an array of messages, got ${describe(messages)}`, { path: 'messages' })
+  }
+  if (messages.length > MAX_MESSAGES) {
+    throw new ContextEditorError(
+      'INVALID_MESSAGE',
+      `messages: expected at most ${MAX_MESSAGES.toLocaleString('en-US')} messages, got ${messages.length.toLocaleString('en-US')}`,
+      { path: 'messages' },
+    )
+  }
 }
 
 /**
@@ -918,6 +1296,7 @@ export async function applyPlanInPieces<T extends AnyMessage>(
   piece: number,
   pause: () => Promise<void>,
 ): Promise<T[]> {
+  checkMessages(messages)
   if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
   const step = applier(messages, plan, options)
   for (let end = piece; ; end += piece) {
@@ -949,10 +1328,18 @@ function applier<T extends AnyMessage>(
     }
   }
   const { memo, memoBelow = 0, prefix } = options
+  const close = options.freeze || memo !== undefined || prefix !== undefined ? seal : keepOpen
   const out = (prefix === undefined ? [] : prefix.messages.slice(0, prefix.length)) as T[]
   let i = prefix?.upTo ?? 0
   let c = 0
   const step = (end: number): void => {
+    try {
+      apply(end)
+    } catch (e) {
+      throw messageError(e, i, messages[i])
+    }
+  }
+  const apply = (end: number): void => {
     for (; i < end; i++) {
       if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, summary) as T)
       while (c < ops.length && ops[c].index < i) c++
@@ -972,7 +1359,7 @@ function applier<T extends AnyMessage>(
           out.push(hit.copy as T)
           continue
         }
-        const copy = clearedResult(m, first, i)
+        const copy = clearedResult(m, first, i, close)
         memo.set(m, { placeholder, strategy, copy })
         out.push(copy as T)
         continue
@@ -981,12 +1368,12 @@ function applier<T extends AnyMessage>(
       for (; c < ops.length && ops[c].index === i; c++) {
         const op = ops[c]
         if (op.type === 'remove') removed ||= !kept.has(i)
-        else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i)
-        else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i)
-        else if (op.type === 'remove_thinking') m = withoutThinking(m, i)
-        else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i)
-        else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i)
-        else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i)
+        else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i, close)
+        else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i, close)
+        else if (op.type === 'remove_thinking') m = withoutThinking(m, i, close)
+        else if (op.type === 'clear_tool_inputs') m = clearedInputs(m, op, i, close)
+        else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i, close)
+        else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i, close)
       }
       if (!removed) out.push(m as T)
     }
@@ -1001,11 +1388,8 @@ export function systemPromptText(system: unknown): string | undefined {
   if (typeof system === 'object') {
     const content = (system as AnyMessage).content
     if (typeof content === 'string') return content
-    if (Array.isArray(content)) {
-      return content
-        .map((b: any) => (typeof b === 'string' ? b : b?.type === 'text' && typeof b.text === 'string' ? b.text : ''))
-        .join('')
-    }
+    // Over `MAX_ITEMS` blocks: not a system prompt (rejected, never walked).
+    if (Array.isArray(content) && content.length <= MAX_ITEMS) return textOf(content)
   }
   return undefined
 }
