@@ -48,6 +48,9 @@ const NOT_A_SUMMARY = {
   'a message whose content is a number': { role: 'assistant', content: 7 },
   'a string with a lone surrogate': 'They talked about \ud800travel.',
   'an AIMessage whose text has a lone surrogate': new AIMessage({ content: [{ type: 'text', text: 'trip \udc00' }] }),
+  'content blocks claiming 2^32 - 1 entries (sparse)': Object.assign([], { length: 2 ** 32 - 1 }),
+  'a Proxy whose has-trap throws': new Proxy({}, { has() { throw new Error('trap') } }),
+  'a message whose content getter throws': { get content() { throw new Error('getter') } },
 }
 
 function assertKeptWithWarning(history, { messages, report }, where) {
@@ -187,11 +190,20 @@ describe('edit / editAsync: a value that is not a summary is the summarizer’s 
     assert.throws(() => editor.edit(chat(4), { summarize: () => { throw failure } }), check)
     await assert.rejects(editor.editAsync(chat(4), { summarize: () => { throw failure } }), check)
     await assert.rejects(editor.editAsync(chat(4), { summarize: async () => { throw failure } }), check)
-    // A thrown non-Error is kept as the cause too.
-    assert.throws(
-      () => editor.edit(chat(4), { summarize: () => { throw 'boom' } }),
-      (e) => e.code === 'SUMMARY_FAILED' && e.cause === 'boom',
-    )
+    // A thrown non-Error is kept as the cause too, even one that cannot be printed.
+    const symbol = Symbol('boom')
+    const unprintable = { toString() { throw new Error('x') }, get message() { throw new Error('y') } }
+    for (const thrown of ['boom', symbol, unprintable, undefined]) {
+      assert.throws(
+        () => editor.edit(chat(4), { summarize: () => { throw thrown } }),
+        (e) => e instanceof ContextEditorError && e.code === 'SUMMARY_FAILED' && e.path === 'summary' && e.cause === thrown,
+      )
+    }
+  })
+
+  test('a String object is text', () => {
+    const { messages } = new ContextEditor(SUMMARIZE).edit(chat(4), { summarize: () => new String(' S ') })
+    assert.equal(messages[1].content, 'Here is a summary of the conversation to date:\n\nS')
   })
 
   test('summarize that is not a function: INVALID_CONTEXT naming context.summarize', () => {

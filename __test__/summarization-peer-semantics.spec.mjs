@@ -207,6 +207,23 @@ describe('wrong-typed options fail when the middleware is built', () => {
       )
     }
   })
+
+  test('a getter or Proxy trap that throws while the options are read: INVALID_OPTIONS naming what was read, the original as cause', () => {
+    const thrown = new Error('trap')
+    const cases = [
+      [{ get model() { throw thrown } }, 'model'],
+      [{ trigger: { messages: 2 }, get tokenCounter() { throw thrown } }, 'tokenCounter'],
+      [new Proxy({}, { ownKeys() { throw thrown } }), 'options'],
+      [{ model: new Proxy({}, { get() { throw thrown } }) }, 'model'],
+    ]
+    for (const [options, path] of cases) {
+      assert.throws(
+        () => summarizationMiddleware(options),
+        (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && e.path === path && e.cause === thrown,
+        path,
+      )
+    }
+  })
 })
 
 describe('report.encoding, as the README lists it: every counting mode, every path', () => {

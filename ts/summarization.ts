@@ -18,7 +18,7 @@ import { applyPlan, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
 import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
-import { ContextEditorError } from './errors.js'
+import { ContextEditorError, errorText } from './errors.js'
 import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
@@ -74,9 +74,41 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number | undefined): Cha
   return Object.assign(Object.create(Object.getPrototypeOf(model)), model, { maxTokens })
 }
 
+/**
+ * The config's own options, each read once: a getter or Proxy trap that throws is the caller's
+ * error, named by the option it was reading (`options` for the key list).
+ */
+function readConfig(config: SummarizationHookConfig | null | undefined): SummarizationHookConfig {
+  if (config === undefined || config === null) return {}
+  const unreadable = (path: string, e: unknown) =>
+    new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: ${path}: could not be read (${errorText(e)})`, { path, cause: e })
+  let keys: string[]
+  try {
+    keys = Object.keys(config)
+  } catch (e) {
+    throw unreadable('options', e)
+  }
+  const out: Record<string, unknown> = {}
+  for (const key of keys) {
+    try {
+      // Defined, not assigned: a `__proto__` key stays an (unknown, rejected) option.
+      Object.defineProperty(out, key, { value: (config as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true })
+    } catch (e) {
+      throw unreadable(key, e)
+    }
+  }
+  return out as SummarizationHookConfig
+}
+
 /** A configured summarizer: unset, a chat model (has `invoke`), or a name the host resolves. */
 function checkModel(model: unknown, host: SummarizationHost): void {
-  if (model === undefined || model === null || isChatModel(model)) return
+  let chatModel: boolean
+  try {
+    chatModel = isChatModel(model)
+  } catch (e) {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: could not be read (${errorText(e)})`, { path: 'model', cause: e })
+  }
+  if (model === undefined || model === null || chatModel) return
   if (typeof model === 'string' && model.trim() !== '' && host.resolveModel) return
   const got = typeof model === 'string' ? (model.trim() === '' ? 'an empty name' : `the name \`${model}\``) : describeValue(model)
   const expected = host.resolveModel ? 'a chat model instance (with `invoke`) or a model name such as "openai:gpt-4o-mini"' : 'a chat model instance (with `invoke`)'
@@ -96,7 +128,7 @@ async function countOne(tokenCounter: NonNullable<SummarizationHookConfig['token
   try {
     n = await tokenCounter([message])
   } catch (e) {
-    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: threw on message ${i}: ${(e as Error)?.message ?? String(e)}`, {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: threw on message ${i}: ${errorText(e)}`, {
       path: 'tokenCounter',
       cause: e,
     })
@@ -145,7 +177,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       path: 'options',
     })
   }
-  const { model: configured, tokenCounter, ...json } = (config ?? {}) as SummarizationHookConfig
+  const { model: configured, tokenCounter, ...json } = readConfig(config)
   // Wrong types fail here, when the middleware is built, not at the first model call.
   checkModel(configured, host)
   if (tokenCounter !== undefined && tokenCounter !== null && typeof tokenCounter !== 'function') {
@@ -181,7 +213,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       try {
         m = isChatModel(configured) ? configured : await host.resolveModel?.(configured)
       } catch (e) {
-        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: cannot load \`${String(configured)}\`: ${(e as Error)?.message ?? String(e)}`, {
+        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: cannot load \`${String(configured)}\`: ${errorText(e)}`, {
           path: 'model',
           cause: e,
         })

@@ -4,7 +4,7 @@
 // failed summary (the history is kept and the report warns), and a value that is not a summary
 // is the summarizer's error, never blamed on the caller's messages.
 
-import { ContextEditorError } from './errors.js'
+import { ContextEditorError, errorText } from './errors.js'
 
 /** The `path` that names the summary in errors and warnings. */
 export const SUMMARY_PATH = 'summary'
@@ -33,12 +33,17 @@ function blockText(block: unknown): string {
   return (type === undefined || type === 'text') && typeof text === 'string' ? text : ''
 }
 
+/** More content blocks than any answer has: refused before walking (a sparse array could claim 2^32). */
+const MAX_BLOCKS = 100_000
+
 function contentText(content: unknown): string {
   if (content === undefined || content === null) return ''
   if (typeof content === 'string') return content
+  if (content instanceof String) return content.valueOf()
   if (Array.isArray(content)) {
+    if (content.length > MAX_BLOCKS) throw invalid(`${content.length} content blocks (at most ${MAX_BLOCKS})`)
     let text = ''
-    for (const block of content) text += blockText(block)
+    for (let i = 0; i < content.length; i++) text += blockText(content[i])
     return text
   }
   throw invalid(`expected message content (a string or content blocks), got ${describe(content)}`)
@@ -54,7 +59,7 @@ function contentText(content: unknown): string {
  */
 export function summaryTextOf(value: unknown): string {
   let text: string
-  if (value === undefined || value === null || typeof value === 'string' || Array.isArray(value)) {
+  if (value === undefined || value === null || typeof value === 'string' || value instanceof String || Array.isArray(value)) {
     text = contentText(value)
   } else if (typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
     throw invalid('got a Promise (the synchronous `edit` needs the text; use `editAsync` for an asynchronous summarizer)')
@@ -63,10 +68,11 @@ export function summaryTextOf(value: unknown): string {
     try {
       if (!('content' in value)) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
       content = (value as { content?: unknown }).content
+      text = contentText(content)
     } catch (e) {
-      throw e instanceof ContextEditorError ? e : invalid(`reading its \`content\` threw: ${(e as Error)?.message ?? String(e)}`, e)
+      // A getter or Proxy trap of the answer threw: still the summarizer's error.
+      throw e instanceof ContextEditorError ? e : invalid(`reading it threw: ${errorText(e)}`, e)
     }
-    text = contentText(content)
   } else {
     throw invalid(`expected a string, a message or content blocks, got ${describe(value)}`)
   }
