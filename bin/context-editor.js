@@ -10,8 +10,10 @@ try {
   }
   throw e
 }
+// Every write to stdout waits for its callback and reports its own error (ENOSPC, EIO), naming
+// stdout; this listener only keeps the stream's copy of that error from being thrown as uncaught.
+// A reader that went away (`| head`) ends the command quietly.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0)
-  throw e
 })
 process.exitCode = await main(process.argv.slice(2))

@@ -9,7 +9,8 @@ import { parseJson } from './json.js'
 import { loadOptions, makeEditor, placeholdersOf } from './options.js'
 import { inspectLines } from './main.js'
 import type { Setup } from './session.js'
-import { EXIT_OK, fmtBytes, openOutput } from './util.js'
+import { openOutput, printStdout } from './output.js'
+import { EXIT_OK, fmtBytes } from './util.js'
 
 const TRANSCRIPT = new URL('../../data/demo-transcript.json', import.meta.url)
 const PIPELINE = new URL('../../data/demo-pipeline.json', import.meta.url)
@@ -65,11 +66,16 @@ export async function runDemo(style: Style, output: string | undefined): Promise
     '  context-editor edit session.json --option keep.messages=5 -o trimmed.json',
     `  context-editor edit sessions.jsonl --jsonl --config options.json -o compacted.jsonl`,
   )
-  process.stdout.write(`${out.join('\n')}\n`)
+  await printStdout(`${out.join('\n')}\n`)
   if (output) {
     const o = await openOutput(output)
-    o.stream.write(written)
-    await o.close()
+    try {
+      await o.write(written)
+      await o.close()
+    } catch (e) {
+      await o.abort()
+      throw e
+    }
   }
   return EXIT_OK
 }

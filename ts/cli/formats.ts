@@ -33,10 +33,24 @@ export interface Conversation {
   remapError(e: unknown): unknown
 }
 
-/** The edited units aligned with the input units: `undefined` where a unit was removed. */
-export function alignEdits(units: readonly AnyMessage[], plan: Pick<EditPlan, 'ops'>): (AnyMessage | undefined)[] {
+/**
+ * The edited units aligned with the input units: `undefined` where a unit was removed.
+ *
+ * `applyPlan` returns the kept messages in order, so which input each output stands for follows
+ * from the plan: the messages a `remove` operation names are gone, except those a summary would
+ * have replaced, which are kept when no summary is written (the command line writes none). Getting
+ * this wrong shifts every later message by one or more places, so the count is checked.
+ */
+export function alignEdits(units: readonly AnyMessage[], plan: Pick<EditPlan, 'ops' | 'summary'>): (AnyMessage | undefined)[] {
   const edited = applyPlan(units, plan)
-  const removed = new Set(plan.ops.filter((op) => op.type === 'remove').map((op) => op.index))
+  const kept = new Set(plan.summary?.replaced ?? [])
+  const removed = new Set<number>()
+  for (const op of plan.ops) if (op.type === 'remove' && !kept.has(op.index)) removed.add(op.index)
+  if (units.length - removed.size !== edited.length) {
+    throw new Error(
+      `internal error: ${edited.length} edited messages for ${units.length} - ${removed.size} removed; nothing was written (please report this with the input)`,
+    )
+  }
   const out: (AnyMessage | undefined)[] = []
   let k = 0
   for (let i = 0; i < units.length; i++) out.push(removed.has(i) ? undefined : edited[k++])
@@ -162,8 +176,9 @@ function fromLangChain(doc: unknown, source: string): Conversation {
           out.push(serialized[i] ? messages[i] : m)
           return
         }
+        // Rest and spread define own properties, so a `"__proto__"` key stays data.
         const { type: _type, ...kwargs } = m
-        out.push({ ...(messages[i] as object), kwargs: JSON.parse(JSON.stringify(kwargs)) })
+        out.push({ ...(messages[i] as object), kwargs })
       })
       return wrapper ? { ...wrapper, messages: out } : out
     },
@@ -184,6 +199,51 @@ interface AnthropicUnitSource {
   message: number
   /** Indices of the content blocks this unit stands for (`undefined` = the whole message). */
   blocks?: number[]
+}
+
+/**
+ * Input message `m` rebuilt from its units `first..end` (edited: `after`), or `undefined` when every
+ * one of them was removed. Unchanged, it is `m` itself; otherwise a copy with new `content`.
+ */
+function anthropicMessage(
+  m: Record<string, any>,
+  units: readonly AnyMessage[],
+  from: readonly AnthropicUnitSource[],
+  after: ReadonlyArray<AnyMessage | undefined>,
+  first: number,
+  end: number,
+): Record<string, any> | undefined {
+  let changed = false
+  let kept = 0
+  for (let k = first; k < end; k++) {
+    if (after[k] !== units[k]) changed = true
+    if (after[k] !== undefined) kept++
+  }
+  if (!changed) return m
+  // Every part removed (a string-content message too): the message goes, never `content: []`.
+  if (kept === 0) return undefined
+  if (from[first].blocks === undefined) {
+    // A whole message: string content stays a string unless the edit made it blocks.
+    return { ...m, content: after[first]!.content }
+  }
+  const blocks: unknown[] = []
+  for (let k = first; k < end; k++) {
+    const edited = after[k]
+    if (edited === undefined) continue
+    const f = from[k]
+    if (units[k].type === 'tool') {
+      const block = m.content[f.blocks![0]]
+      blocks.push(edited === units[k] ? block : { ...block, content: edited.content })
+    } else if (edited === units[k]) {
+      for (const b of f.blocks!) blocks.push(m.content[b])
+    } else {
+      // A run of text/image blocks the edit changed (a cache breakpoint on its last block).
+      const content = edited.content
+      if (Array.isArray(content)) for (const b of content) blocks.push(b)
+      else blocks.push({ type: 'text', text: String(content) })
+    }
+  }
+  return { ...m, content: blocks }
 }
 
 function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<string>): Conversation {
@@ -261,29 +321,10 @@ function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<s
       let u = 0
       messages.forEach((raw, i) => {
         const m = raw as Record<string, any>
-        let changed = false
-        const blocks: unknown[] = []
-        for (; u < units.length && from[u].message === i; u++) {
-          const edited = after[u]
-          const f = from[u]
-          if (edited !== units[u]) changed = true
-          if (f.blocks === undefined) {
-            // A whole message: only an assistant message's tool_use inputs can change.
-            if (edited !== undefined && edited !== units[u]) blocks.push(...(Array.isArray(edited.content) ? edited.content : [edited.content]))
-            continue
-          }
-          if (edited === undefined) continue
-          for (const k of f.blocks) {
-            const block = m.content[k]
-            blocks.push(edited !== units[u] && block?.type === 'tool_result' ? { ...block, content: edited.content } : block)
-          }
-        }
-        if (!changed) out.push(m)
-        else if (!Array.isArray(m.content)) {
-          const edited = blocks
-          out.push({ ...m, content: edited.length === 1 && typeof edited[0] === 'string' ? edited[0] : edited })
-        } else if (blocks.length) out.push({ ...m, content: blocks })
-        // A user message whose every block was an orphaned tool_result is dropped.
+        const first = u
+        while (u < units.length && from[u].message === i) u++
+        const message = anthropicMessage(m, units, from, after, first, u)
+        if (message !== undefined) out.push(message)
       })
       return wrapper ? { ...wrapper, messages: out } : out
     },

@@ -328,7 +328,8 @@ export function renderTable(style: Style, rows: readonly Row[], window: number |
     r.status.join(', '),
   ])
   const right = [true, false, false, true, true, true, false]
-  const widths = head.map((h, c) => Math.max(h.length, ...body.map((row) => row[c].length)))
+  // A loop, not Math.max(...column): spreading one argument per message overflows the stack.
+  const widths = head.map((h, c) => body.reduce((w, row) => Math.max(w, row[c].length), h.length))
   widths[2] = Math.min(widths[2], 24)
   const fmt = (row: string[]) =>
     row

@@ -1,6 +1,6 @@
 // JSON input with error positions: `file:line:column: invalid JSON: <reason>`.
 
-import { CliError } from './util.js'
+import { CliError, EXIT_FAILURE } from './util.js'
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
@@ -24,6 +24,10 @@ export function parseJson(text: string, source: string, lineOffset = 0): unknown
   try {
     return JSON.parse(body)
   } catch (e) {
+    if (!(e instanceof SyntaxError)) {
+      // Not a syntax error (memory, say): still name the input, never a bare stack trace.
+      throw new CliError(`${source}${lineOffset ? `:${lineOffset + 1}` : ''}: cannot read the JSON: ${(e as Error)?.message ?? String(e)}`, EXIT_FAILURE)
+    }
     const reason = String((e as Error).message)
       .replace(/ in JSON at position \d+.*$/, '')
       .replace(/, (".*|\.\.\..*)is not valid JSON$/s, '')
@@ -36,126 +40,106 @@ export function parseJson(text: string, source: string, lineOffset = 0): unknown
 
 /**
  * Offset of the first syntax error, for the messages of `JSON.parse` that name no position. A small
- * recursive-descent scanner; it only runs after `JSON.parse` has failed.
+ * scanner with an explicit stack (a recursive one overflowed on `[` x 200,000 and reported 1:1); it
+ * only runs after `JSON.parse` has failed.
  */
 export function errorOffset(s: string): number {
   let i = 0
   const ws = () => {
     while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++
   }
-  class Stop {
-    constructor(readonly at: number) {}
+  const digits = () => {
+    const from = i
+    while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++
+    return i > from
   }
-  const fail = (): never => {
-    throw new Stop(i)
-  }
-  const literal = (word: string) => {
-    for (let k = 0; k < word.length; k++, i++) if (s[i] !== word[k]) fail()
-  }
-  const string = () => {
-    i++ // opening quote
+  /** Scans a string at `i` (the opening quote); false at the first invalid character. */
+  const string = (): boolean => {
+    i++
     while (i < s.length) {
       const c = s.charCodeAt(i)
       if (c === 34) {
         i++
-        return
+        return true
       }
-      if (c < 0x20) fail()
+      if (c < 0x20) return false
       if (c === 92) {
         i++
         const e = s[i]
         if (e === 'u') {
           for (let k = 0; k < 4; k++) {
             i++
-            if (!/[0-9a-fA-F]/.test(s[i] ?? '')) fail()
+            if (!/[0-9a-fA-F]/.test(s[i] ?? '')) return false
           }
-        } else if (!e || !'"\\/bfnrt'.includes(e)) fail()
+        } else if (!e || !'"\\/bfnrt'.includes(e)) return false
       }
       i++
     }
-    fail()
+    return false
   }
-  const number = () => {
+  const literal = (word: string): boolean => {
+    for (let k = 0; k < word.length; k++, i++) if (s[i] !== word[k]) return false
+    return true
+  }
+  const number = (): boolean => {
     if (s[i] === '-') i++
     if (s[i] === '0') i++
-    else if (/[1-9]/.test(s[i] ?? '')) while (/[0-9]/.test(s[i] ?? '')) i++
-    else fail()
+    else if (!digits()) return false
     if (s[i] === '.') {
       i++
-      if (!/[0-9]/.test(s[i] ?? '')) fail()
-      while (/[0-9]/.test(s[i] ?? '')) i++
+      if (!digits()) return false
     }
     if (s[i] === 'e' || s[i] === 'E') {
       i++
       if (s[i] === '+' || s[i] === '-') i++
-      if (!/[0-9]/.test(s[i] ?? '')) fail()
-      while (/[0-9]/.test(s[i] ?? '')) i++
+      if (!digits()) return false
     }
+    return true
   }
-  const value = (): void => {
+  /** `"key":` of an object member. */
+  const key = (): boolean => {
     ws()
-    const c = s[i]
-    if (c === '{') {
-      i++
-      ws()
-      if (s[i] === '}') {
+    if (s[i] !== '"' || !string()) return false
+    ws()
+    if (s[i] !== ':') return false
+    i++
+    return true
+  }
+  // Open containers, innermost last: ']' for an array, '}' for an object.
+  const open: string[] = []
+  let expectValue = true
+  for (;;) {
+    ws()
+    if (expectValue) {
+      const c = s[i]
+      if (c === '[' || c === '{') {
+        const close = c === '[' ? ']' : '}'
         i++
-        return
-      }
-      for (;;) {
         ws()
-        if (s[i] !== '"') fail()
-        string()
-        ws()
-        if (s[i] !== ':') fail()
-        i++
-        value()
-        ws()
-        if (s[i] === ',') {
+        if (s[i] === close) {
           i++
+          expectValue = false
           continue
         }
-        if (s[i] === '}') {
-          i++
-          return
-        }
-        fail()
+        open.push(close)
+        if (close === '}' && !key()) return Math.min(i, s.length)
+        continue
       }
+      const ok = c === '"' ? string() : c === 't' ? literal('true') : c === 'f' ? literal('false') : c === 'n' ? literal('null') : number()
+      if (!ok) return Math.min(i, s.length)
+      expectValue = false
+      continue
     }
-    if (c === '[') {
+    const close = open[open.length - 1]
+    if (close === undefined) return Math.min(i, s.length) // trailing text (or none: no error found)
+    if (s[i] === ',') {
       i++
-      ws()
-      if (s[i] === ']') {
-        i++
-        return
-      }
-      for (;;) {
-        value()
-        ws()
-        if (s[i] === ',') {
-          i++
-          continue
-        }
-        if (s[i] === ']') {
-          i++
-          return
-        }
-        fail()
-      }
+      if (close === '}' && !key()) return Math.min(i, s.length)
+      expectValue = true
+      continue
     }
-    if (c === '"') return string()
-    if (c === 't') return literal('true')
-    if (c === 'f') return literal('false')
-    if (c === 'n') return literal('null')
-    return number()
+    if (s[i] !== close) return Math.min(i, s.length)
+    i++
+    open.pop()
   }
-  try {
-    value()
-    ws()
-    if (i < s.length) fail()
-  } catch (e) {
-    if (e instanceof Stop) return e.at
-    return 0 // too deep for the scanner: report the start
-  }
-  return s.length
 }

@@ -10,11 +10,14 @@ import { HELP } from './help.js'
 import { type Style, picture, renderMap, renderReport, renderTable } from './inspect.js'
 import { parseJson } from './json.js'
 import { runJsonl } from './jsonl.js'
+import { MAX_STRING } from './lines.js'
 import { loadOptions, makeEditor, placeholdersOf, triggerThresholds } from './options.js'
+import { ignoreFileSizeSignal, openOutput, printStdout } from './output.js'
+import { writeJson } from './serialize.js'
 import { type Setup, contextOf, editConversation, indentOf } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fmtInt, openOutput, readInput, sourceName } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtInt, readInput, sourceName } from './util.js'
 
-export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE }
+export { EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE }
 
 const COMMON = {
   config: { type: 'string' },
@@ -32,6 +35,8 @@ const COMMANDS = {
     ...COMMON,
     output: { type: 'string', short: 'o' },
     jsonl: { type: 'boolean' },
+    'keep-going': { type: 'boolean' },
+    'max-line-bytes': { type: 'string' },
     report: { type: 'string', default: 'text' },
   },
   inspect: {
@@ -60,6 +65,7 @@ function version(): string {
 
 /** Runs the command line `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  ignoreFileSizeSignal()
   try {
     return await run(argv)
   } catch (e) {
@@ -69,7 +75,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 function fail(e: unknown): number {
   if (e instanceof CliError) {
-    process.stderr.write(`context-editor: ${e.message}\n${e.hint ? `${e.hint}\n` : ''}`)
+    // An empty message: nothing to say (stdout's reader went away, as with `| head`).
+    if (e.message) process.stderr.write(`context-editor: ${e.message}\n${e.hint ? `${e.hint}\n` : ''}`)
     return e.exitCode
   }
   if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
@@ -85,17 +92,17 @@ function fail(e: unknown): number {
 async function run(argv: readonly string[]): Promise<number> {
   const [first, ...rest] = argv
   if (first === undefined || first === '--help' || first === '-h') {
-    process.stdout.write(HELP.main)
+    await printStdout(HELP.main)
     return first === undefined ? EXIT_USAGE : EXIT_OK
   }
   if (first === '--version' || first === '-v') {
-    process.stdout.write(`${version()}\n`)
+    await printStdout(`${version()}\n`)
     return EXIT_OK
   }
   if (first === 'help') {
     const topic = rest[0] ?? 'main'
     if (!(topic in HELP)) throw new CliError(`unknown command \`${topic}\``, EXIT_USAGE, 'commands: edit, inspect, demo (see context-editor --help)')
-    process.stdout.write(HELP[topic as keyof typeof HELP])
+    await printStdout(HELP[topic as keyof typeof HELP])
     return EXIT_OK
   }
   if (!(first in COMMANDS)) {
@@ -119,7 +126,7 @@ async function run(argv: readonly string[]): Promise<number> {
     throw new CliError(msg.charAt(0).toLowerCase() + msg.slice(1), EXIT_USAGE, `see context-editor ${command} --help`)
   }
   if (values.help) {
-    process.stdout.write(HELP[command])
+    await printStdout(HELP[command])
     return EXIT_OK
   }
   if (command === 'demo') {
@@ -135,20 +142,29 @@ async function run(argv: readonly string[]): Promise<number> {
     )
   }
   const file = positionals[0]
+  if (!values.jsonl) {
+    for (const flag of ['keep-going', 'max-line-bytes']) {
+      if (values[flag] !== undefined) throw new CliError(`--${flag} applies to --jsonl only`, EXIT_USAGE, 'see context-editor edit --help')
+    }
+  }
+  const maxLineBytes = intFlag(values, 'max-line-bytes', 1, MAX_STRING) ?? MAX_STRING
   const setup = await setupOf(values)
   if (command === 'edit') {
-    if (values.jsonl) return runJsonl(file, values.output as string | undefined, setup, reportModeOf(values))
-    return runEdit(file, values.output as string | undefined, setup, reportModeOf(values))
+    const output = values.output as string | undefined
+    if (values.jsonl) return runJsonl(file, output, setup, reportModeOf(values), { keepGoing: values['keep-going'] === true, maxLineBytes })
+    return runEdit(file, output, setup, reportModeOf(values))
   }
   return runInspect(file, setup, styleOf(values), intFlag(values, 'top', 0) ?? 0, reportModeOf(values))
 }
 
-function intFlag(values: Values, name: string, min: number): number | undefined {
+/** An integer flag in `min..max` (a bound keeps an absurd value from allocating or looping for ever). */
+function intFlag(values: Values, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = values[name]
   if (raw === undefined) return undefined
   const n = Number(raw)
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new CliError(`--${name}: expected an integer >= ${min}, got ${JSON.stringify(raw)}`)
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${fmtInt(max).replace(/,/g, '')}`
+    throw new CliError(`--${name}: expected an integer ${range}, got ${JSON.stringify(raw)}`)
   }
   return n
 }
@@ -181,6 +197,9 @@ function reportModeOf(values: Values): ReportMode {
   return r
 }
 
+/** Cells of the widest context map (`--width`): one line of a very wide terminal. */
+const MAX_WIDTH = 10_000
+
 /** Colours only on a terminal, and never with `NO_COLOR`; `--color always|never` overrides. */
 export function styleOf(values: Values): Style {
   const mode = values.color as string
@@ -191,7 +210,7 @@ export function styleOf(values: Values): Style {
   const forced = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0'
   const color = mode === 'always' || (mode === 'auto' && !noColor && (forced || process.stdout.isTTY === true))
   const columns = process.stdout.isTTY ? process.stdout.columns || 80 : 80
-  const width = intFlag(values, 'width', 10) ?? Math.max(20, Math.min(72, columns - 40))
+  const width = intFlag(values, 'width', 10, MAX_WIDTH) ?? Math.max(20, Math.min(72, columns - 40))
   return { color, width }
 }
 
@@ -220,7 +239,7 @@ async function runEdit(file: string, output: string | undefined, setup: Setup, r
   }
   const out = await openOutput(output)
   try {
-    out.stream.write(`${JSON.stringify(result.output, null, indentOf(text))}\n`)
+    await writeJson(out, result.output, indentOf(text))
     await out.close()
   } catch (e) {
     await out.abort()
@@ -260,9 +279,13 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
     ctx.tools?.length ? `${ctx.tools.length} tool definition${ctx.tools.length === 1 ? "" : "s"}` : undefined,
     ctx.systemPrompt ? 'system prompt' : undefined,
   ].filter(Boolean)
-  const lines = [facts.join(' · '), '']
-  lines.push(...renderTable(style, pic.rows, window, top), '')
-  lines.push(
+  // Concatenated, not pushed with spread arguments: the table has a row per message, and spreading
+  // 200,000 rows into one call overflows the stack.
+  const lines = [
+    facts.join(' · '),
+    '',
+    ...renderTable(style, pic.rows, window, top),
+    '',
     ...renderMap(style, {
       before: pic.before,
       after: pic.after,
@@ -272,8 +295,8 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
       maxInputTokens: window,
     }),
     '',
-  )
-  lines.push(...renderReport(report, style))
+    ...renderReport(report, style),
+  ]
   return { lines, report, output }
 }
 
@@ -286,7 +309,7 @@ async function runInspect(file: string, setup: Setup, style: Style, top: number,
   } catch (e) {
     throw withSource(e, source)
   }
-  process.stdout.write(`${res.lines.join('\n')}\n`)
+  await printStdout(`${res.lines.join('\n')}\n`)
   if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...res.report })}\n`)
   return EXIT_OK
 }

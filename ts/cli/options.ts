@@ -17,18 +17,48 @@ export function parseOptionValue(raw: string): unknown {
   }
 }
 
-/** Sets `target[a][b][0]…` for the dotted key `a.b.0`; numeric segments index arrays. */
+/**
+ * Sets `target[a][b][0]…` for the dotted key `a.b.0`; numeric segments index arrays. An index may
+ * replace an element or append one, never leave a gap: `excludeTools.4294967294=x` made an array of
+ * 4,294,967,295 holes that the editor then walked for minutes and gigabytes.
+ */
 export function setDotted(target: Record<string, any>, key: string, value: unknown): void {
   const parts = key.split('.')
   if (parts.some((p) => p === '' || FORBIDDEN.has(p))) throw new CliError(`--option ${key}: invalid key`)
   let node: any = target
-  for (let k = 0; k < parts.length - 1; k++) {
+  for (let k = 0; k < parts.length; k++) {
     const p = parts[k]
+    const path = parts.slice(0, k + 1).join('.')
+    if (Array.isArray(node)) checkIndex(node, p, key, parts.slice(0, k).join('.'))
+    if (k === parts.length - 1) {
+      defineData(node, p, value)
+      return
+    }
     const nextIsIndex = /^\d+$/.test(parts[k + 1])
-    if (node[p] === undefined || node[p] === null || typeof node[p] !== 'object') node[p] = nextIsIndex ? [] : {}
+    const child = Object.hasOwn(node, p) ? node[p] : undefined
+    if (child === undefined || child === null || typeof child !== 'object') defineData(node, p, nextIsIndex ? [] : {})
+    else if (nextIsIndex && !Array.isArray(child)) throw new CliError(`--option ${key}: ${path} is an object, not a list (no index ${parts[k + 1]})`)
     node = node[p]
   }
-  node[parts[parts.length - 1]] = value
+}
+
+/** A segment addressing list `list` (named `name`) must be an index from 0 to its length. */
+function checkIndex(list: unknown[], segment: string, key: string, name: string): void {
+  if (!/^(0|[1-9]\d*)$/.test(segment)) {
+    throw new CliError(`--option ${key}: ${name} is a list: expected an index from 0 to ${list.length}, got \`${segment}\``)
+  }
+  const index = Number(segment)
+  if (index > list.length) {
+    throw new CliError(
+      `--option ${key}: index ${segment} is past the end of ${name} (${list.length} element${list.length === 1 ? '' : 's'}): ` +
+        `set ${name}.${list.length} to append, or give the whole list (--option ${name}='[...]')`,
+    )
+  }
+}
+
+/** Sets an own data property (a plain assignment to `__proto__` would set the prototype). */
+function defineData(node: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true })
 }
 
 /** Reads `--config` (if any) and applies each `--option` on top. */

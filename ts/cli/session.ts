@@ -37,26 +37,56 @@ export interface Edited {
 
 /** Plans and applies the edits of one conversation. */
 export function editConversation(conv: Conversation, setup: Setup): Edited {
+  const ctx = contextOf(conv, setup)
   let plan: EditPlan
   try {
-    plan = setup.editor.plan(conv.units, contextOf(conv, setup))
+    plan = setup.editor.plan(conv.units, ctx)
   } catch (e) {
     throw conv.remapError(e)
   }
   const after = alignEdits(conv.units, plan)
+  let report = plan.report
+  if (plan.summary) report = withoutSummary(report, plan.summary.replaced.length, setup, conv, after)
   const output = conv.rebuild(after)
-  return { plan, after, output, report: documentReport(conv, plan.report, output) }
+  return { plan, after, output, report: documentReport(conv, report, output) }
 }
 
-/** Rewrites unit indices to input-message indices and message counts to the documents' own. */
+/**
+ * The command line has no model to write a summary with, so a `summarize` edit that fires keeps
+ * the messages it would replace, as the library's `edit` does without `context.summarize`; the
+ * report says so, and counts what is kept (the plan counted the conversation as summarized).
+ */
+function withoutSummary(report: EditReport, replaced: number, setup: Setup, conv: Conversation, after: ReadonlyArray<AnyMessage | undefined>): EditReport {
+  const survivors = after.filter((m): m is AnyMessage => m !== undefined)
+  return {
+    ...report,
+    tokensAfter: setup.editor.countTokens(survivors, contextOf(conv, setup)).total,
+    messagesAfter: survivors.length,
+    warnings: [
+      ...report.warnings,
+      {
+        code: 'summary_skipped',
+        message: `a \`summarize\` edit fired, but the command line writes no summaries: the ${replaced} messages it would replace were kept (summarize through the library: editor.edit(messages, { summarize }))`,
+      },
+    ],
+  }
+}
+
+/**
+ * Rewrites unit indices to input-message indices, and the message counts to the documents' own:
+ * `messagesAfter` is what was written, in every format (Anthropic's units are not its messages).
+ */
 function documentReport(conv: Conversation, report: EditReport, output: unknown): EditReport {
-  if (conv.units.length === conv.count && conv.origin.every((o, i) => o === i)) return report
-  const at = (i: number) => conv.origin[i] ?? i
   const messages = Array.isArray(output) ? output : (output as { messages?: unknown[] })?.messages
+  const written = Array.isArray(messages) ? messages.length : report.messagesAfter
+  if (conv.units.length === conv.count && conv.origin.every((o, i) => o === i)) {
+    return written === report.messagesAfter ? report : { ...report, messagesAfter: written }
+  }
+  const at = (i: number) => conv.origin[i] ?? i
   return {
     ...report,
     messagesBefore: conv.count,
-    messagesAfter: Array.isArray(messages) ? messages.length : report.messagesAfter,
+    messagesAfter: written,
     removedOrphans: report.removedOrphans.map((o) => ({ ...o, index: at(o.index) })),
     cleared: report.cleared.map((c) => ({ ...c, index: at(c.index) })),
     clearedToolInputs: report.clearedToolInputs.map((c) => ({ ...c, index: at(c.index) })),

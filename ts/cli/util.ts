@@ -1,8 +1,9 @@
 // Small helpers of the command: errors with exit codes, number formatting, input and output.
 
-import { createReadStream, createWriteStream, promises as fs } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
+import { constants } from 'node:buffer'
+import { createReadStream, promises as fs } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
+import type { Readable } from 'node:stream'
 
 /** Exit codes of the command. */
 export const EXIT_OK = 0
@@ -10,6 +11,8 @@ export const EXIT_OK = 0
 export const EXIT_FAILURE = 1
 /** Bad usage or invalid input: unknown command or flag, invalid JSON, options or messages. */
 export const EXIT_USAGE = 2
+/** `--jsonl --keep-going`: some lines failed and were skipped; every other line was written. */
+export const EXIT_PARTIAL = 3
 
 /** An error the command reports as one line on stderr, exiting with `exitCode`. */
 export class CliError extends Error {
@@ -54,17 +57,45 @@ export function sourceName(file: string): string {
   return file === '-' ? '<stdin>' : file
 }
 
-/** Reads a whole input file, or stdin for `-`. A missing file is a usage error. */
+/** The longest string V8 can hold: a whole-document input must fit in one. */
+const MAX_STRING = constants.MAX_STRING_LENGTH
+
+function tooLarge(file: string, bytes: number): CliError {
+  return new CliError(
+    `${sourceName(file)}: ${fmtBytes(bytes)} is more than one JSON document can be here (${fmtBytes(MAX_STRING)}, the longest string Node.js holds)`,
+    EXIT_USAGE,
+    'for a dataset, put one conversation per line and use --jsonl',
+  )
+}
+
+/**
+ * Reads a whole input file, or stdin for `-`. A missing file is a usage error; so is an input
+ * larger than the longest string (checked before reading, so it fails at once and cleanly).
+ */
 export async function readInput(file: string): Promise<string> {
   if (file === '-') {
     const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
+    let size = 0
+    for await (const chunk of process.stdin) {
+      size += (chunk as Buffer).length
+      if (size > MAX_STRING) throw tooLarge(file, size)
+      chunks.push(chunk as Buffer)
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
   }
+  let handle: FileHandle | undefined
   try {
-    return await fs.readFile(file, 'utf8')
+    handle = await fs.open(file, 'r')
+    const st = await handle.stat()
+    if (st.isDirectory()) throw new CliError(`${file}: is a directory (expected a file or -)`)
+    if (st.isFile() && st.size > MAX_STRING) throw tooLarge(file, st.size)
+    const data = await handle.readFile()
+    if (data.length > MAX_STRING) throw tooLarge(file, data.length)
+    return data.toString('utf8')
   } catch (e) {
     throw ioError(e, file)
+  } finally {
+    await handle?.close().catch(() => {})
   }
 }
 
@@ -89,75 +120,4 @@ export function ioError(e: unknown, file: string): CliError {
   if (err?.code === 'EISDIR') return new CliError(`${file}: is a directory (expected a file or -)`)
   if (err?.code === 'EACCES') return new CliError(`${file}: permission denied`, EXIT_FAILURE)
   return new CliError(`${file}: ${err?.message ?? String(e)}`, EXIT_FAILURE)
-}
-
-/** A failure to write the output is a runtime failure (exit 1). */
-function outputError(e: unknown, file: string): CliError {
-  const err = e as NodeJS.ErrnoException
-  const reason = /^E[A-Z]+: ([^,]+)/.exec(String(err?.message))?.[1] ?? String(err?.message ?? e)
-  return new CliError(`cannot write ${file}: ${reason}`, EXIT_FAILURE)
-}
-
-/**
- * An output sink: stdout, or a file written to a temporary sibling and renamed on `close`, so an
- * interrupted run never leaves a half-written file, and `-o` may name the input itself.
- */
-export interface Output {
-  stream: Writable
-  close(): Promise<void>
-  abort(): Promise<void>
-}
-
-export async function openOutput(file: string | undefined): Promise<Output> {
-  if (file === undefined || file === '-') {
-    return {
-      stream: process.stdout,
-      close: async () => {},
-      abort: async () => {},
-    }
-  }
-  const target = resolve(file)
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`)
-  const stream = createWriteStream(tmp)
-  await new Promise<void>((ok, fail) => {
-    stream.once('open', () => ok())
-    stream.once('error', (e) => fail(outputError(e, file)))
-  })
-  return {
-    stream,
-    async close() {
-      await new Promise<void>((ok, fail) => {
-        stream.once('error', (e) => fail(outputError(e, file)))
-        stream.end(() => ok())
-      })
-      try {
-        await fs.rename(tmp, target)
-      } catch (e) {
-        await fs.rm(tmp, { force: true })
-        throw outputError(e, file)
-      }
-    },
-    async abort() {
-      stream.destroy()
-      await fs.rm(tmp, { force: true })
-    },
-  }
-}
-
-/** Writes a chunk, waiting for `drain` when the stream's buffer is full. */
-export async function writeChunk(stream: Writable, chunk: string): Promise<void> {
-  if (!stream.write(chunk)) {
-    await new Promise<void>((ok, fail) => {
-      const onError = (e: Error) => {
-        stream.off('drain', onDrain)
-        fail(e)
-      }
-      const onDrain = () => {
-        stream.off('error', onError)
-        ok()
-      }
-      stream.once('drain', onDrain)
-      stream.once('error', onError)
-    })
-  }
 }
