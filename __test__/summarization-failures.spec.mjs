@@ -1,11 +1,12 @@
 // A summary that fails never costs history. When the summarizer answers with no text (empty,
 // blank, null, or only reasoning: a reasoning model that spent its tokens thinking), the messages
 // it would replace are kept and the report warns `summary_empty` — through `edit`, `editAsync`,
-// the LangChain middleware and the Xpert strategy. A value that cannot be a summary (a number, a
-// Promise from the synchronous `edit`, a lone surrogate) is the summarizer's error
-// (`INVALID_SUMMARY`, path `summary`), and a throw inside the callback is `SUMMARY_FAILED` with
-// the original as `cause`: never `INVALID_MESSAGE` on the caller's valid input. LangChain's own
-// middleware writes an empty summary over the history; the last test shows it.
+// the LangChain middleware and the Xpert strategy. An answer that cannot be a summary (a number, an
+// object without content, a lone surrogate) keeps them too and warns `summary_invalid`, both with
+// `path: "summary"`: never `INVALID_MESSAGE` on the caller's valid input. A Promise given to the
+// synchronous `edit` is `INVALID_SUMMARY`, and a throw inside the callback `SUMMARY_FAILED` with the
+// original as `cause`. LangChain's own middleware writes an empty summary over the history; a test
+// shows it.
 import { test, describe, beforeEach, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { summarizationMiddleware as lcSummarization } from 'langchain'
@@ -53,13 +54,14 @@ const NOT_A_SUMMARY = {
   'a message whose content getter throws': { get content() { throw new Error('getter') } },
 }
 
-function assertKeptWithWarning(history, { messages, report }, where) {
+function assertKeptWithWarning(history, { messages, report }, where, code = 'summary_empty') {
   assert.equal(messages.length, history.length, where)
   messages.forEach((m, i) => assert.equal(m, history[i], `${where}: message ${i} is the caller's own`))
-  assert.ok(
-    report.warnings.some((w) => w.code === 'summary_empty'),
-    `${where}: warns summary_empty, got ${JSON.stringify(report.warnings.map((w) => w.code))}`,
-  )
+  const warning = report.warnings.find((w) => w.code === code)
+  assert.ok(warning, `${where}: warns ${code}, got ${JSON.stringify(report.warnings.map((w) => w.code))}`)
+  assert.equal(warning.path, 'summary', where)
+  assert.match(warning.message, /^summary: /, where)
+  assert.ok(!report.warnings.some((w) => /messages\[/.test(w.message)), `${where}: no message is blamed`)
   assert.equal(report.messagesAfter, history.length, where)
   const summarize = report.appliedEdits.find((e) => e.type === 'summarize')
   assert.equal(summarize.triggered, true, where)
@@ -141,21 +143,31 @@ describe('applyPlan(messages, plan, { summary }): the same rules for hosts that 
   })
 })
 
-describe('edit / editAsync: a value that is not a summary is the summarizer’s error', () => {
+describe('edit / editAsync: an answer that is not a summary keeps the history and warns summary_invalid', () => {
   for (const [name, answer] of Object.entries(NOT_A_SUMMARY)) {
-    test(`the summarizer returns ${name}: INVALID_SUMMARY at path summary`, async () => {
+    test(`the summarizer returns ${name}`, async () => {
       const editor = new ContextEditor(SUMMARIZE)
       const history = chat(4)
       const before = history.map((m) => m.content)
-      const isInvalidSummary = (e) => e instanceof ContextEditorError && e.code === 'INVALID_SUMMARY' && e.path === 'summary' && /^summary: /.test(e.message)
-      assert.throws(() => editor.edit(history, { summarize: () => answer }), isInvalidSummary)
-      await assert.rejects(editor.editAsync(history, { summarize: async () => answer }), isInvalidSummary)
+      const sync = editor.edit(history, { summarize: () => answer })
+      assertKeptWithWarning(history, sync, 'edit', 'summary_invalid')
+      const async = await editor.editAsync(history, { summarize: async () => answer })
+      assertKeptWithWarning(history, async, 'editAsync', 'summary_invalid')
+      assert.deepEqual(async.report, sync.report)
       assert.deepEqual(history.map((m) => m.content), before)
       // The editor is still fine afterwards.
       assert.equal(editor.edit(history, { summarize: () => 'S' }).messages.length, 4)
     })
   }
 
+  test('a lone surrogate names the summary, not messages[1].content', () => {
+    const { report } = new ContextEditor(SUMMARIZE).edit(chat(4), { summarize: () => 'trip \ud800' })
+    const warning = report.warnings.find((w) => w.code === 'summary_invalid')
+    assert.match(warning.message, /^summary: contains a lone UTF-16 surrogate/)
+  })
+})
+
+describe('edit / editAsync: misuse and a failing summarizer are errors that blame the summarizer', () => {
   test('a Promise from the synchronous edit: INVALID_SUMMARY naming editAsync, and its rejection is not left unhandled', async () => {
     const editor = new ContextEditor(SUMMARIZE)
     const unhandled = []

@@ -1,6 +1,6 @@
 import { ContextEditorError, errorText, fromNative, unreadable } from './errors.js'
 import { NativeContextEditor } from './native.js'
-import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
+import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
 import type {
   EditContext as WireContext,
   EditorOptions,
@@ -50,9 +50,11 @@ export interface EditContext {
    * the summary text, or the model's response as it is (a message or content blocks: their text
    * blocks). `edit` needs a synchronous function; `editAsync` also accepts one returning a Promise.
    * Without it, the messages are kept and the report warns `summary_skipped`; when it returns no
-   * text (empty, blank, `null`, only reasoning), they are kept and the report warns `summary_empty`.
-   * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`) for an answer that cannot be a
-   * summary, `SUMMARY_FAILED` (with `cause`) when it throws or rejects.
+   * text (empty, blank, `null`, only reasoning) they are kept and the report warns `summary_empty`,
+   * and when its answer cannot be a summary (a number, an object without `content`, a lone UTF-16
+   * surrogate) they are kept and it warns `summary_invalid` (both with `path: "summary"`).
+   * @throws {ContextEditorError} `SUMMARY_FAILED` (path `summary`, `cause`) when it throws or
+   * rejects; `INVALID_SUMMARY` when it returns a Promise to the synchronous `edit`.
    */
   summarize?: ((request: SummaryRequest) => SummaryAnswer | Promise<SummaryAnswer>) | null
 }
@@ -456,7 +458,7 @@ export class ContextEditor {
     const snapshot = list as T[]
     const planned = await this.#planAsync(snapshot, call)
     const { plan } = planned
-    let summary: string | undefined
+    let summary: Written | undefined
     let recount = context
     if (plan.summary && context?.summarize) {
       recount = recountContext(context)
@@ -793,13 +795,28 @@ function summaryFailed(e: unknown): ContextEditorError {
 }
 
 /**
- * The summary text of what the summarizer returned; `''` = no text (a failed summary, reported by
- * `finish`). A Promise here comes from the synchronous `edit`: its rejection is not left unhandled.
- * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`), see `summaryTextOf`.
+ * What the summarizer gave, for `finish`: the summary text, `''` for no text, or the error saying
+ * why its answer is not a summary. Both failures keep the messages and warn; neither blames them.
  */
-function checkSummary(written: unknown): string {
-  if (written instanceof Promise) written.catch(() => {})
-  return summaryTextOf(written)
+type Written = string | ContextEditorError
+
+/**
+ * The summary in what the summarizer returned (see `Written`).
+ * @throws {ContextEditorError} `INVALID_SUMMARY` (path `summary`) for a Promise, which only the
+ * synchronous `edit` can see: a misuse on every call, not an answer (its rejection is not left
+ * unhandled).
+ */
+function checkSummary(written: unknown): Written {
+  if (written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function') {
+    if (written instanceof Promise) written.catch(() => {})
+    return summaryTextOf(written)
+  }
+  try {
+    return summaryTextOf(written)
+  } catch (e) {
+    if (e instanceof ContextEditorError && e.code === 'INVALID_SUMMARY') return e
+    throw e
+  }
 }
 
 /** The context fields a recount reads, copied before the summarizer runs (it may change them). */
@@ -834,31 +851,35 @@ function contextFor(context: EditContext | null | undefined, messages: readonly 
   }
 }
 
+/** Why the messages a fired `summarize` edit would replace were kept. */
+function summaryWarning(summary: Written | undefined): EditReport['warnings'][number] {
+  const kept = 'the messages it would replace were kept'
+  if (summary === undefined) {
+    return { code: 'summary_skipped', message: `a \`summarize\` edit fired but no \`context.summarize\` was given; ${kept}` }
+  }
+  // `path` names the summary: the summarizer's answer is at fault, not a message.
+  const warning =
+    summary === ''
+      ? { code: SUMMARY_EMPTY, message: `summary: the summarizer returned no text (empty, blank, or only reasoning); ${kept}` }
+      : { code: SUMMARY_INVALID, message: `${(summary as ContextEditorError).message}; ${kept}` }
+  return Object.assign(warning, { path: SUMMARY_PATH })
+}
+
 function finish<T extends AnyMessage>(
   editor: ContextEditor,
   messages: readonly T[],
   plan: EditPlan,
   context: EditContext | null | undefined,
-  summary: string | undefined,
+  summary: Written | undefined,
   apply: ApplyOptions,
 ): EditResult<T> {
-  // `''`: the summarizer answered with no text. An empty summary must never replace history.
-  const written = summary === '' ? undefined : summary
+  // No text, or no summary at all: it must never replace history.
+  const written = typeof summary === 'string' && summary !== '' ? summary : undefined
   const out = applyPlan(messages, plan, { ...apply, summary: written })
   if (plan.summary) {
     const report = plan.report
     if (written === undefined) {
-      report.warnings.push(
-        summary === undefined
-          ? {
-              code: 'summary_skipped',
-              message: 'a `summarize` edit fired but no `context.summarize` was given; the messages it would replace were kept',
-            }
-          : {
-              code: SUMMARY_EMPTY,
-              message: 'the summarizer returned no text (empty, blank, or only reasoning); the messages it would replace were kept',
-            },
-      )
+      report.warnings.push(summaryWarning(summary))
       // Nothing was replaced: the edit removed nothing, and its trigger (checked on these very
       // messages, as it is the last edit) still holds.
       for (const e of report.appliedEdits) {

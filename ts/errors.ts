@@ -5,9 +5,9 @@
  * - `INVALID_MESSAGE`: a message is malformed (`messageIndex` and `path` name it).
  * - `INVALID_CONTEXT`: the per-call context is malformed.
  * - `UNKNOWN_ENCODING`: an `encoding` that no embedded tokenizer matches.
- * - `INVALID_SUMMARY`: what `context.summarize` returned cannot be a summary (a value that is not
- *   text, a message or content blocks; a lone UTF-16 surrogate; a Promise from the synchronous
- *   `edit`); `path` is `summary`. The caller's messages are untouched.
+ * - `INVALID_SUMMARY`: `context.summarize` returned a Promise to the synchronous `edit`, or
+ *   `applyPlan` got a summary that cannot be one (a lone UTF-16 surrogate); `path` is `summary`.
+ *   (`edit` / `editAsync` keep the messages and warn `summary_invalid` for such an answer.)
  * - `SUMMARY_FAILED`: `context.summarize` threw or rejected; `path` is `summary`, `cause` its error.
  * - `NATIVE_BINDING_MISSING`: neither a native binary for this platform nor the WebAssembly fallback
  *   could be loaded; the message names the package to install, `cause` holds the loader's errors.

@@ -19,7 +19,7 @@ import { profileMaxInputTokens, modelNameOf } from './middleware.js'
 import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText } from './errors.js'
-import { SUMMARY_EMPTY, SUMMARY_PATH, summaryTextOf } from './summary.js'
+import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
 export const REMOVE_ALL_MESSAGES = '__remove_all__'
@@ -282,7 +282,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     try {
       text = summaryTextOf(response)
     } catch (e) {
-      report('summary_invalid', 'the summarizing model returned something that is not a summary', e)
+      report(SUMMARY_INVALID, 'the summarizing model returned something that is not a summary', e)
       return undefined
     }
     if (text === '') {

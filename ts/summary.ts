@@ -12,6 +12,9 @@ export const SUMMARY_PATH = 'summary'
 /** Warning code: the summarizer answered with no text (empty, blank, null, reasoning only). */
 export const SUMMARY_EMPTY = 'summary_empty'
 
+/** Warning code: the summarizer's answer cannot be a summary (wrong type, lone surrogate, …). */
+export const SUMMARY_INVALID = 'summary_invalid'
+
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
