@@ -113,7 +113,6 @@ const OPTION_CASES = [
   { name: 'trigger.tokens a string', options: () => ({ trigger: { tokens: '100' } }), path: 'trigger.tokens' },
   { name: 'trigger.tokens a function', options: () => ({ trigger: { tokens: () => 1 } }), path: 'trigger.tokens' },
   { name: 'trigger a string', options: () => ({ trigger: 'often' }), path: 'trigger' },
-  { name: 'trigger an empty list', options: () => ({ trigger: [] }), path: 'trigger' },
   { name: 'trigger an empty object', options: () => ({ trigger: {} }), path: 'trigger' },
   { name: 'trigger.fraction above 1', options: () => ({ trigger: { fraction: 1.5 } }), path: 'trigger.fraction' },
   { name: 'trigger[1].messages not an integer', options: () => ({ trigger: [{ tokens: 5 }, { messages: 2.5 }] }), path: 'trigger[1].messages' },

@@ -601,12 +601,7 @@ fn optional_trigger(obj: &Map<String, Value>, path: &str) -> Result<Option<Vec<T
   match field(obj, "trigger") {
     None => Ok(None),
     Some(Value::Array(list)) => {
-      if list.is_empty() {
-        return Err(Error::invalid_option(
-          format!("{path}.trigger"),
-          "expected at least one condition",
-        ));
-      }
+      // An empty list is an OR of nothing: the edit never fires.
       list
         .iter()
         .enumerate()
@@ -847,12 +842,7 @@ fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<Clear
   if let Some(t) = trigger {
     c.trigger = match t {
       Value::Array(list) => {
-        if list.is_empty() {
-          return Err(Error::invalid_option(
-            p("trigger"),
-            "expected at least one condition",
-          ));
-        }
+        // An empty list is an OR of nothing: it never fires (as LangChain's `ClearToolUsesEdit`).
         list
           .iter()
           .enumerate()

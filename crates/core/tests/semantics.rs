@@ -258,6 +258,26 @@ fn rule_2_2_message_trigger_is_inclusive() {
 }
 
 #[test]
+fn rule_2_2_an_empty_trigger_list_never_fires_in_any_edit() {
+  // An OR of nothing, as LangChain's `ClearToolUsesEdit` and `summarizationMiddleware`: accepted,
+  // never fires, even with one message, while orphans still go (rule 2.1).
+  let (mut msgs, _) = uniform(4, 4000);
+  msgs.push(Message::tool("ghost", "search", "stray"));
+  let p = plan(&editor(json!({ "trigger": [], "keep": { "messages": 0 } })), &msgs);
+  assert!(!p.report.triggered);
+  assert!(cleared(&p).is_empty());
+  assert_eq!(removed(&p), vec![msgs.len() - 1]);
+  for edit in [
+    json!({ "type": "clear_thinking", "trigger": [] }),
+    json!({ "type": "last_n", "n": 1, "trigger": [] }),
+    json!({ "type": "truncate_tool_results", "maxChars": 10, "trigger": [] }),
+  ] {
+    let p = plan(&editor(json!({ "edits": [edit.clone()] })), &msgs);
+    assert!(!p.report.applied_edits[0].triggered, "{edit}");
+  }
+}
+
+#[test]
 fn rule_2_2_keys_in_one_trigger_object_are_anded() {
   let (msgs, _) = uniform(3, 40);
   let (t, n) = (approx(&msgs), msgs.len());
