@@ -263,7 +263,10 @@ fn rule_2_2_an_empty_trigger_list_never_fires_in_any_edit() {
   // never fires, even with one message, while orphans still go (rule 2.1).
   let (mut msgs, _) = uniform(4, 4000);
   msgs.push(Message::tool("ghost", "search", "stray"));
-  let p = plan(&editor(json!({ "trigger": [], "keep": { "messages": 0 } })), &msgs);
+  let p = plan(
+    &editor(json!({ "trigger": [], "keep": { "messages": 0 } })),
+    &msgs,
+  );
   assert!(!p.report.triggered);
   assert!(cleared(&p).is_empty());
   assert_eq!(removed(&p), vec![msgs.len() - 1]);
