@@ -260,7 +260,7 @@ fn rule_2_2_message_trigger_is_inclusive() {
 #[test]
 fn rule_2_2_an_empty_trigger_list_never_fires_in_any_edit() {
   // An OR of nothing, as LangChain's `ClearToolUsesEdit` and `summarizationMiddleware`: accepted,
-  // never fires, even with one message, while orphans still go (rule 2.1).
+  // never fires, while orphans still go (rule 2.1).
   let (mut msgs, _) = uniform(4, 4000);
   msgs.push(Message::tool("ghost", "search", "stray"));
   let p = plan(
