@@ -400,16 +400,47 @@ fn check_lists(env: &Env, obj: &Object<'_>) -> std::result::Result<(), Fail> {
   Ok(())
 }
 
-/// The first field of a message whose read throws (its exception is cleared), if any does.
+/// The first field of a message whose read throws (its exception is cleared), if any does: a
+/// top-level field, or one inside `toolCalls` or `clearedToolInputs`.
 fn throwing_field(env: &Env, obj: &Object<'_>) -> Option<String> {
-  MESSAGE_FIELDS.iter().find_map(|field| {
-    let read: Result<Option<Unknown<'_>>> = obj.get(field);
-    if read.is_err() {
+  let throws = |read: Result<Option<Unknown<'_>>>| {
+    let threw = read.is_err();
+    if threw {
       take_exception(env);
-      return Some((*field).to_owned());
     }
-    None
-  })
+    threw
+  };
+  for field in MESSAGE_FIELDS {
+    if throws(obj.get(field)) {
+      return Some(field.to_owned());
+    }
+  }
+  for field in MESSAGE_LISTS {
+    let Ok(Some(list)) = obj.get::<Object<'_>>(field) else {
+      take_exception(env);
+      continue;
+    };
+    let len = list.get_array_length().unwrap_or(0).min(MAX_ITEMS);
+    for i in 0..len {
+      let item: Result<Unknown<'_>> = list.get_element(i);
+      let Ok(item) = item else {
+        take_exception(env);
+        return Some(format!("{field}[{i}]"));
+      };
+      if item.get_type().ok() != Some(ValueType::Object) {
+        continue;
+      }
+      let Ok(call) = item.coerce_to_object() else {
+        continue;
+      };
+      for inner in ["id", "name", "args", "argsLength"] {
+        if throws(call.get(inner)) {
+          return Some(format!("{field}[{i}].{inner}"));
+        }
+      }
+    }
+  }
+  None
 }
 
 /// The call context: `undefined`/`null` = none; anything but an object, or a field that cannot be

@@ -268,10 +268,12 @@ export class ContextEditor {
   }
 
   #remember(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
-    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed.
+    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed;
+    // the fingerprints are a new array too: a call still applying its plan keeps reading its own.
     conv.refs = messages as unknown[]
-    conv.prints.length = reuse
-    for (const p of prints) conv.prints.push(p)
+    const next = conv.prints.slice(0, reuse)
+    for (const p of prints) next.push(p)
+    conv.prints = next
   }
 
   /** Plans through the conversation's native session; on a miss, sends everything once. */
@@ -298,7 +300,11 @@ export class ContextEditor {
     const previous = conv.refs
     this.#remember(conv, messages, reuse, prints)
     const { plan, strings, opsFrom } = unpack(packed)
-    return { plan, unchangedBelow: reuse, session: { conv, previous, refs: conv.refs, words: packed.ops, strings, opsFrom } }
+    return {
+      plan,
+      unchangedBelow: reuse,
+      session: { conv, previous, refs: conv.refs, prints: conv.prints, words: packed.ops, strings, opsFrom },
+    }
   }
 
   /**
@@ -441,7 +447,9 @@ export class ContextEditor {
   #applyOptions({ plan, unchangedBelow, session }: Planned): ApplyOptions {
     const prefix = session !== undefined && !plan.summary ? reusedPrefix(session, unchangedBelow) : undefined
     // Copies are handed out again by later calls: frozen, so no caller can change another's result.
-    return { memo: this.#cleared, memoBelow: unchangedBelow, prefix, freeze: true }
+    // A cleared copy is reused only for the very state it was made from (its fingerprint), however
+    // many calls (plans, counts) saw the conversation in between.
+    return { memo: this.#cleared, memoPrints: session?.conv === undefined ? [] : session.prints, prefix, freeze: true }
   }
 
   /**
@@ -494,6 +502,11 @@ export class ContextEditor {
   /** Entries in the token cache (model mode caches the counts of long strings). */
   get cacheSize(): number {
     return this.#native.cacheSize
+  }
+
+  /** Conversations held on the native side (at most 64; see `forget`). */
+  get sessionCount(): number {
+    return this.#native.sessionCount
   }
 
   /**
@@ -589,6 +602,8 @@ interface SessionPlan {
   /** `conv.refs` of the previous call (what `unchangedBelow` was checked against) and of this one. */
   previous: unknown[]
   refs: unknown[]
+  /** The fingerprints of `refs`, as this call found them. */
+  prints: ReadonlyArray<unknown[] | undefined>
   words: Uint32Array
   strings: string[]
   opsFrom: (first: number) => PlanOp[]

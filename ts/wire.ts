@@ -425,21 +425,38 @@ function throwingPath(m: unknown): string | undefined {
   const f: AnyMessage = stored ? msg.data : msg
   const prefix = stored ? 'data.' : ''
   if (stored) {
-    const inside = throwingBelow(f, 'data', 0)
+    const inside = throwingBelow(f, 'data', 'data', 0)
     if (inside !== undefined && inside !== 'data') return inside
   }
   for (const key of MESSAGE_FIELDS) {
     let v: unknown
     if (throws(() => (v = f[key]))) return prefix + key
-    const below = throwingBelow(v, prefix + key, 0)
+    const below = throwingBelow(v, prefix + key, key, 0)
     if (below !== undefined) return below
   }
-  return throwingBelow(msg, '', 0)
+  return throwingBelow(msg, '', '', 0)
 }
 
-/** `throwingPath` inside a field's value: its prototype, keys and entries, a few levels down. */
-function throwingBelow(v: unknown, path: string, depth: number): string | undefined {
+/**
+ * What conversion reads inside a message's objects, in its order, by the field holding them (the
+ * entries of `content` are blocks, of `tool_calls` calls): own fields or not (a Proxy's traps).
+ */
+const READ_BELOW: Readonly<Record<string, readonly string[]>> = {
+  content: ['type', 'text', 'id', 'mime_type', 'input', 'cache_control'],
+  tool_calls: ['id', 'function', 'name', 'args', 'type'],
+  function: ['name', 'arguments'],
+  response_metadata: ['context_editing'],
+  context_editing: ['cleared', 'truncated', 'cleared_tool_inputs', 'strategy'],
+  additional_kwargs: ['reasoning_content', 'reasoning', 'tool_calls'],
+}
+
+/**
+ * `throwingPath` inside the value `v` of field `key`: its prototype, what conversion reads in it,
+ * its own fields and entries, a few levels down.
+ */
+function throwingBelow(v: unknown, path: string, key: string, depth: number): string | undefined {
   if (!isObject(v) || depth > 3) return undefined
+  const at = (k: string): string => (path === '' ? k : `${path}.${k}`)
   let keys: string[]
   try {
     Object.getPrototypeOf(v)
@@ -447,19 +464,20 @@ function throwingBelow(v: unknown, path: string, depth: number): string | undefi
       if (v.length > MAX_ITEMS) return undefined
       keys = Array.from({ length: v.length }, (_, k) => String(k))
     } else {
-      keys = Object.keys(v)
-      // Conversion asks whether a block has a `text` (the `has` trap of a Proxy).
-      void ('text' in v)
+      const read = READ_BELOW[key] ?? []
+      for (const k of read) if (throws(() => k in v)) return at(k)
+      keys = [...new Set([...read, ...Object.keys(v)])]
     }
   } catch {
     return path
   }
   const isList = Array.isArray(v)
-  for (const key of keys.slice(0, MAX_ITEMS)) {
-    const at = isList ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`
+  for (const k of keys.slice(0, MAX_ITEMS)) {
+    const where = isList ? `${path}[${k}]` : at(k)
     let x: unknown
-    if (throws(() => (x = (v as AnyMessage)[key]))) return at
-    const below = throwingBelow(x, at, depth + 1)
+    if (throws(() => (x = (v as AnyMessage)[k]))) return where
+    // Entries of a list are read as what the list holds (`content` blocks, `tool_calls` calls).
+    const below = throwingBelow(x, where, isList ? key : k, depth + 1)
     if (below !== undefined) return below
   }
   return undefined
@@ -829,37 +847,39 @@ const seal: Seal = (o) => Object.freeze(o)
 interface ProtoInfo {
   /** Keys an assignment would not simply define on an instance: accessors and read-only fields of the chain. */
   guarded: PropertyKey[]
-  /** `KEPT_FIELDS` the chain provides (getters, methods, fields set on a prototype). */
-  inherited: string[]
+  /** Of each list of kept fields (see `KEPT`), those the chain provides (getters, methods, prototype fields). */
+  inherited: Map<readonly string[], string[]>
 }
 
 const protoInfos = new WeakMap<object, ProtoInfo>()
 
-/** Fields a copy must read as the original does, wherever the original keeps them. */
-const KEPT_FIELDS = [
-  '_getType',
-  'role',
-  'type',
-  'content',
-  'tool_calls',
-  'tool_call_id',
-  'name',
-  'id',
-  'response_metadata',
-  'additional_kwargs',
-  'data',
-  'reasoning_content',
-  'lc_kwargs',
-  'context_editing',
-  'text',
-  'mime_type',
-  'input',
-  'args',
-  'function',
-  'arguments',
-  'cache_control',
-  'reasoning',
-]
+/**
+ * Fields a copy must read as the original does, wherever the original keeps them: what conversion
+ * reads and what edits copy, by the kind of object copied. (Only these: a LangChain message's
+ * derived getters, `text` or `contentBlocks`, cost a walk of its content and need no keeping.)
+ */
+const KEPT = {
+  message: [
+    '_getType',
+    'role',
+    'type',
+    'content',
+    'tool_calls',
+    'tool_call_id',
+    'name',
+    'id',
+    'response_metadata',
+    'additional_kwargs',
+    'data',
+    'reasoning_content',
+    'lc_kwargs',
+  ],
+  metadata: ['context_editing', 'cleared', 'truncated', 'cleared_tool_inputs', 'strategy', 'reasoning_content', 'reasoning', 'tool_calls'],
+  block: ['type', 'text', 'id', 'mime_type', 'input', 'cache_control'],
+  call: ['id', 'name', 'args', 'function', 'type', 'arguments'],
+} as const satisfies Record<string, readonly string[]>
+
+type Kept = (typeof KEPT)[keyof typeof KEPT]
 
 /** What copying an instance of `proto` must know about its chain, found once per prototype. */
 function infoOf(proto: object): ProtoInfo {
@@ -872,10 +892,20 @@ function infoOf(proto: object): ProtoInfo {
         if (d !== undefined && (d.get !== undefined || d.set !== undefined || d.writable === false)) guarded.push(key)
       }
     }
-    info = { guarded, inherited: KEPT_FIELDS.filter((key) => key in proto) }
+    info = { guarded, inherited: new Map() }
     protoInfos.set(proto, info)
   }
   return info
+}
+
+/** The fields of `kept` that instances of `proto` get from their prototype chain. */
+function inheritedOf(proto: object, info: ProtoInfo, kept: Kept): string[] {
+  let list = info.inherited.get(kept)
+  if (list === undefined) {
+    list = kept.filter((key) => key in proto)
+    info.inherited.set(kept, list)
+  }
+  return list
 }
 
 function define(o: object, key: PropertyKey, value: unknown): void {
@@ -884,8 +914,11 @@ function define(o: object, key: PropertyKey, value: unknown): void {
 
 const isEnumerable = Object.prototype.propertyIsEnumerable
 
-/** A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data. */
-function copyOf<T extends object>(src: T): T {
+/**
+ * A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data;
+ * `kept` are the fields it must read as `src` does even when they come from the prototype.
+ */
+function copyOf<T extends object>(src: T, kept: Kept = KEPT.message): T {
   const proto = Object.getPrototypeOf(src)
   // A plain object: spreading defines each field (an own `__proto__` stays a field).
   if (proto === Object.prototype) return { ...src }
@@ -898,7 +931,7 @@ function copyOf<T extends object>(src: T): T {
   } else {
     for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
   }
-  for (const key of info.inherited) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
+  for (const key of inheritedOf(proto, info, kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
   return copy
 }
 
@@ -923,8 +956,8 @@ function readsSame(read: () => unknown, want: unknown): boolean {
 }
 
 /** A copy of `src` with `fields` set (as data). */
-function withFields<T extends object>(src: T, fields: Record<string, unknown>): T {
-  const copy = copyOf(src)
+function withFields<T extends object>(src: T, fields: Record<string, unknown>, kept: Kept = KEPT.message): T {
+  const copy = copyOf(src, kept)
   for (const key of Object.keys(fields)) define(copy, key, fields[key])
   return copy
 }
@@ -934,7 +967,7 @@ function withFields<T extends object>(src: T, fields: Record<string, unknown>): 
  * serialization reads. `drop` fields become undefined (and leave `lc_kwargs`).
  */
 function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
-  const kwargs = isObject(copy.lc_kwargs) && !Array.isArray(copy.lc_kwargs) ? copyOf(copy.lc_kwargs) : undefined
+  const kwargs = isObject(copy.lc_kwargs) && !Array.isArray(copy.lc_kwargs) ? copyOf(copy.lc_kwargs, KEPT.metadata) : undefined
   for (const key of Object.keys(fields)) {
     define(copy, key, fields[key])
     if (kwargs) define(kwargs, key, fields[key])
@@ -987,7 +1020,7 @@ function markerOf(md: AnyMessage): AnyMessage {
 
 /** An OpenAI call with its `function.arguments` emptied. */
 function withoutArguments(c: AnyMessage, close: Seal): AnyMessage {
-  return close(withFields(c, { function: close(withFields(c.function, { arguments: '{}' })) }))
+  return close(withFields(c, { function: close(withFields(c.function, { arguments: '{}' }, KEPT.call)) }, KEPT.call))
 }
 
 function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
@@ -996,7 +1029,7 @@ function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMe
   if (p.shape === 'openai') return close(withFields(m, { content: placeholder }))
   // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
   const context_editing = close({ cleared: true, strategy: op.strategy ?? 'clear_tool_uses' })
-  const response_metadata = close(withFields(metadataOf(p) ?? {}, { context_editing }))
+  const response_metadata = close(withFields(metadataOf(p) ?? {}, { context_editing }, KEPT.metadata))
   return changed(m, p, { content: placeholder, response_metadata }, close, ['artifact'])
 }
 
@@ -1007,14 +1040,15 @@ function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMe
   const tool_calls = close(
     mapList(listOf(p.fields.tool_calls, i, 'tool_calls'), (c, k) => {
       if (!positions.has(k)) return c
-      return c.function !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }))
+      return c.function !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }, KEPT.call))
     }),
   )
   if (p.shape === 'openai') return close(withFields(m, { tool_calls }))
   const fields: Record<string, unknown> = { tool_calls }
   const md = metadataOf(p) ?? {}
   const inputs = close([...(op.clearedToolInputs ?? [...ids].sort())])
-  fields.response_metadata = close(withFields(md, { context_editing: close(withFields(markerOf(md), { cleared_tool_inputs: inputs })) }))
+  const context_editing = close(withFields(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata))
+  fields.response_metadata = close(withFields(md, { context_editing }, KEPT.metadata))
   // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
   const content = p.fields.content
   if (Array.isArray(content)) {
@@ -1022,7 +1056,7 @@ function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMe
     const next = mapList(listOf(content, i, 'content'), (b) => {
       if (isObject(b) && b.type === 'tool_use' && ids.has(b.id)) {
         emptied = true
-        return close(withFields(b, { input: close({}) }))
+        return close(withFields(b, { input: close({}) }, KEPT.block))
       }
       return b
     })
@@ -1033,7 +1067,7 @@ function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMe
   if (isObject(ak) && Array.isArray(ak.tool_calls)) {
     const raw = listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls')
     const emptied = mapList(raw, (c) => (isObject(c) && ids.has(c.id) && isObject(c.function) ? withoutArguments(c, close) : c))
-    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(emptied) }))
+    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(emptied) }, KEPT.metadata))
   }
   return changed(m, p, fields, close)
 }
@@ -1065,8 +1099,8 @@ function truncatedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): Any
   const content = head + (op.marker ?? '')
   if (p.shape === 'openai') return close(withFields(m, { content }))
   const md = metadataOf(p) ?? {}
-  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: op.strategy ?? 'truncate_tool_results' }))
-  return changed(m, p, { content, response_metadata: close(withFields(md, { context_editing })) }, close)
+  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: op.strategy ?? 'truncate_tool_results' }, KEPT.metadata))
+  return changed(m, p, { content, response_metadata: close(withFields(md, { context_editing }, KEPT.metadata)) }, close)
 }
 
 function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
@@ -1078,7 +1112,7 @@ function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
   }
   const ak = p.fields.additional_kwargs
   if (isObject(ak) && REASONING_KWARGS.some((k) => k in ak)) {
-    const rest = copyOf(ak)
+    const rest = copyOf(ak, KEPT.metadata)
     for (const k of REASONING_KWARGS) delete rest[k]
     fields.additional_kwargs = close(rest)
   }
@@ -1109,7 +1143,7 @@ function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMes
   const ak = p.fields.additional_kwargs
   if (isObject(ak) && Array.isArray(ak.tool_calls)) {
     const kept = filterList(listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls'), (c) => !(isObject(c) && ids.has(c.id)))
-    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }))
+    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }, KEPT.metadata))
   }
   return changed(m, p, fields, close)
 }
@@ -1194,7 +1228,7 @@ function withCacheBreakpoint(m: AnyMessage, i: number, close: Seal): AnyMessage 
       next.push(close({ type: 'text', text: last, cache_control: EPHEMERAL }))
     } else if (isObject(last) && !THINKING_BLOCKS.has(last.type)) {
       next = filterList(blocks, (_, k) => k < blocks.length - 1)
-      next.push(close(withFields(last, { cache_control: EPHEMERAL })))
+      next.push(close(withFields(last, { cache_control: EPHEMERAL }, KEPT.block)))
     } else {
       return m
     }
@@ -1221,6 +1255,12 @@ export interface ApplyOptions {
   /** Messages below this index are known unchanged since the memo's copies were made. */
   memoBelow?: number
   /**
+   * The fingerprint of each message as this call found it (see `toWireRemembered`): a memo's copy
+   * is taken only when it was made from the very same fingerprint (a change seen since, by any
+   * call, made a new one), and new copies are remembered with theirs. Without it, `memoBelow` says.
+   */
+  memoPrints?: ReadonlyArray<unknown[] | undefined>
+  /**
    * The output for `messages[0..upTo)` when it is already known: the first `length` entries of
    * `messages` (an earlier output, for the same objects and the same operations). `rest`, when
    * given, stands for the plan's operations from `upTo` on.
@@ -1235,7 +1275,7 @@ export interface ApplyOptions {
 }
 
 /** Cleared copies by original message (see `ApplyOptions.memo`). */
-export type ClearedMemo = WeakMap<object, { placeholder: string; strategy: string; copy: AnyMessage }>
+export type ClearedMemo = WeakMap<object, { placeholder: string; strategy: string; copy: AnyMessage; print?: unknown[] }>
 
 /** A summary message in the shape (and, for LangChain instances, the class) of the conversation. */
 function summaryMessage(messages: readonly AnyMessage[], request: SummaryRequest, summary: string): AnyMessage {
@@ -1327,7 +1367,7 @@ function applier<T extends AnyMessage>(
       break
     }
   }
-  const { memo, memoBelow = 0, prefix } = options
+  const { memo, memoBelow = 0, memoPrints, prefix } = options
   const close = options.freeze || memo !== undefined || prefix !== undefined ? seal : keepOpen
   const out = (prefix === undefined ? [] : prefix.messages.slice(0, prefix.length)) as T[]
   let i = prefix?.upTo ?? 0
@@ -1354,13 +1394,14 @@ function applier<T extends AnyMessage>(
         c++
         const placeholder = first.placeholder ?? '[cleared]'
         const strategy = first.strategy ?? 'clear_tool_uses'
-        const hit = i < memoBelow ? memo.get(m) : undefined
-        if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy) {
+        const print = memoPrints?.[i]
+        const hit = memoPrints !== undefined ? (print !== undefined ? memo.get(m) : undefined) : i < memoBelow ? memo.get(m) : undefined
+        if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy && hit.print === print) {
           out.push(hit.copy as T)
           continue
         }
         const copy = clearedResult(m, first, i, close)
-        memo.set(m, { placeholder, strategy, copy })
+        memo.set(m, { placeholder, strategy, copy, print })
         out.push(copy as T)
         continue
       }
