@@ -406,9 +406,9 @@ export class ContextEditor {
    * The editor remembers the conversations it has seen (at most 64, least recently used first,
    * 256 MB of text in all): when `messages` continues one (the same message objects, unchanged,
    * plus new ones, as an agent's successive model calls send), only the new messages are
-   * converted and counted. Message objects are treated as values: a field replaced on a message
-   * is noticed; an in-place edit deep inside a tool call's `args` object is not (call
-   * `clearCache()` after such an edit).
+   * converted and counted. Message objects are treated as values: replacing a field the change
+   * check reads is noticed (the README lists them); after any other in-place change, e.g. inside a
+   * tool call's `args`, call `invalidate(message)` (or `clearCache()`).
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {

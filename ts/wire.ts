@@ -547,7 +547,10 @@ export function forgetMessage(cache: WireCache, m: unknown): void {
 // - the header says which fields are objects or arrays (their identity is compared, so that cannot
 //   change) and whether `response_metadata` and `additional_kwargs` held none of the keys the
 //   conversion reads, the usual case: then the check only asks that they still hold none.
-// Deep in-place edits inside a tool call's `args` object or a non-text block are not seen.
+// What the check does not read is not seen: changes inside a tool call's `args`, other fields of a
+// block, a call or the message. The README states this list as the contract; the caller declares
+// other changes with `ContextEditor.invalidate` (see `stale`). Reading every field of every message,
+// block and call measured 6-10x this check on the benchmark history.
 
 const isObject = (v: unknown): v is AnyMessage => v !== null && typeof v === 'object'
 
@@ -845,7 +848,10 @@ const keepOpen: Seal = (o) => o
 const seal: Seal = (o) => Object.freeze(o)
 
 interface ProtoInfo {
-  /** Keys an assignment would not simply define on an instance: accessors and read-only fields of the chain. */
+  /**
+   * Keys whose assignment on an instance would run a setter of the chain. (Getters without a
+   * setter and read-only fields make an assignment throw instead: then the copy is made field by field.)
+   */
   guarded: PropertyKey[]
   /** Of each list of kept fields (see `KEPT`), those the chain provides (getters, methods, prototype fields). */
   inherited: Map<readonly string[], string[]>
@@ -889,7 +895,7 @@ function infoOf(proto: object): ProtoInfo {
     for (let p: object | null = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
       for (const key of Reflect.ownKeys(p)) {
         const d = Object.getOwnPropertyDescriptor(p, key)
-        if (d !== undefined && (d.get !== undefined || d.set !== undefined || d.writable === false)) guarded.push(key)
+        if (d?.set !== undefined) guarded.push(key)
       }
     }
     info = { guarded, inherited: new Map() }
@@ -912,6 +918,19 @@ function define(o: object, key: PropertyKey, value: unknown): void {
   Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true })
 }
 
+/**
+ * Sets a field on a copy we made, as data: by assignment where that cannot reach a setter (an own
+ * field, or a plain or prototype-less object and a key other than `__proto__`), defined otherwise.
+ */
+function setField(o: object, key: string, value: unknown): void {
+  if (key !== '__proto__' && (Object.hasOwn(o, key) || isPlainProto(Object.getPrototypeOf(o)))) (o as AnyMessage)[key] = value
+  else define(o, key, value)
+}
+
+function isPlainProto(proto: unknown): boolean {
+  return proto === Object.prototype || proto === null
+}
+
 const isEnumerable = Object.prototype.propertyIsEnumerable
 
 /**
@@ -922,16 +941,29 @@ function copyOf<T extends object>(src: T, kept: Kept = KEPT.message): T {
   const proto = Object.getPrototypeOf(src)
   // A plain object: spreading defines each field (an own `__proto__` stays a field).
   if (proto === Object.prototype) return { ...src }
-  const copy = Object.create(proto) as T
   // Without a prototype there is no setter for an assignment to find.
-  if (proto === null) return Object.assign(copy, src)
+  if (proto === null) return Object.assign(Object.create(null) as T, src)
   const info = infoOf(proto)
-  if (!Object.hasOwn(src, '__proto__') && !info.guarded.some((key) => Object.hasOwn(src, key))) {
-    Object.assign(copy, src)
-  } else {
-    for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
-  }
+  const copy = assigned(proto, info, src) ?? fieldByField(proto, src)
   for (const key of inheritedOf(proto, info, kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
+  return copy
+}
+
+/** `Object.assign` onto a new instance of `proto`, when that defines exactly `src`'s fields; else undefined. */
+function assigned<T extends object>(proto: object, info: ProtoInfo, src: T): T | undefined {
+  if (Object.hasOwn(src, '__proto__')) return undefined
+  for (const key of info.guarded) if (Object.hasOwn(src, key)) return undefined
+  try {
+    return Object.assign(Object.create(proto) as T, src)
+  } catch {
+    // A getter without a setter, or a read-only field, of the same name on the chain.
+    return undefined
+  }
+}
+
+function fieldByField<T extends object>(proto: object, src: T): T {
+  const copy = Object.create(proto) as T
+  for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
   return copy
 }
 
@@ -958,7 +990,7 @@ function readsSame(read: () => unknown, want: unknown): boolean {
 /** A copy of `src` with `fields` set (as data). */
 function withFields<T extends object>(src: T, fields: Record<string, unknown>, kept: Kept = KEPT.message): T {
   const copy = copyOf(src, kept)
-  for (const key of Object.keys(fields)) define(copy, key, fields[key])
+  for (const key of Object.keys(fields)) setField(copy, key, fields[key])
   return copy
 }
 
@@ -969,14 +1001,14 @@ function withFields<T extends object>(src: T, fields: Record<string, unknown>, k
 function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
   const kwargs = isObject(copy.lc_kwargs) && !Array.isArray(copy.lc_kwargs) ? copyOf(copy.lc_kwargs, KEPT.metadata) : undefined
   for (const key of Object.keys(fields)) {
-    define(copy, key, fields[key])
-    if (kwargs) define(kwargs, key, fields[key])
+    setField(copy, key, fields[key])
+    if (kwargs) setField(kwargs, key, fields[key])
   }
   for (const key of drop) {
-    if (key in copy) define(copy, key, undefined)
+    if (key in copy) setField(copy, key, undefined)
     if (kwargs) delete kwargs[key]
   }
-  if (kwargs) define(copy, 'lc_kwargs', close(kwargs))
+  if (kwargs) setField(copy, 'lc_kwargs', close(kwargs))
 }
 
 /** The copy of message `m` (in the shape `p` says) with `fields` changed; `close` the new objects. */
