@@ -5,57 +5,9 @@
 
 use crate::draft::{CallRef, Draft};
 use crate::message::Message;
-use crate::options::{ClearToolUses, Keep, Stable, Trigger, DEFAULT_KEEP_MESSAGES};
+use crate::options::{ClearToolUses, Keep, Stable, DEFAULT_KEEP_MESSAGES};
 use crate::plan::{AppliedEdit, ClearedInput, ClearedResult, Warning, CLEAR_TOOL_USES_STRATEGY};
-
-/// What the trigger is evaluated on.
-pub(crate) struct Facts {
-  pub tokens: u64,
-  pub messages: usize,
-  pub tool_uses: usize,
-  pub turns: usize,
-  pub max_input_tokens: Option<u64>,
-}
-
-/// `floor(max * fraction)` as JavaScript computes it.
-#[allow(
-  clippy::cast_possible_truncation,
-  clippy::cast_sign_loss,
-  clippy::cast_precision_loss
-)]
-pub(crate) fn fraction_of(max: u64, fraction: f64) -> u64 {
-  (max as f64 * fraction).floor().max(0.0) as u64
-}
-
-/// Whether any trigger condition holds (keys ANDed, list ORed, all inclusive). A condition with a
-/// `fraction` is not met when the model's input limit is unknown or its threshold is <= 0.
-#[allow(clippy::cast_precision_loss)]
-pub(crate) fn is_triggered(trigger: &[Trigger], f: &Facts) -> bool {
-  trigger.iter().any(|t| {
-    if t.messages.is_some_and(|m| (f.messages as u64) < m) {
-      return false;
-    }
-    if t.tokens.is_some_and(|n| (f.tokens as f64) < n) {
-      return false;
-    }
-    if t.tool_uses.is_some_and(|n| (f.tool_uses as u64) < n) {
-      return false;
-    }
-    if t.turns.is_some_and(|n| (f.turns as u64) < n) {
-      return false;
-    }
-    if let Some(fraction) = t.fraction {
-      let Some(max) = f.max_input_tokens else {
-        return false;
-      };
-      let threshold = fraction_of(max, fraction);
-      if threshold == 0 || f.tokens < threshold {
-        return false;
-      }
-    }
-    true
-  })
-}
+use crate::trigger::{fraction_of, is_triggered, Facts};
 
 /// Anthropic's limit of cache breakpoints per request.
 pub const MAX_CACHE_BREAKPOINTS: u32 = 4;
@@ -78,7 +30,7 @@ pub(crate) fn clear_tool_uses(
     .alive()
     .filter(|&i| draft.msgs[i].role == crate::Role::Tool)
     .collect();
-  let facts = crate::strategies::facts(draft, max_input_tokens);
+  let facts = draft.facts(max_input_tokens);
   if max_input_tokens.is_none()
     && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_)))
   {

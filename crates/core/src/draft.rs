@@ -13,6 +13,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use crate::message::{Message, Role};
 use crate::plan::{Op, Warning, TRUNCATE_STRATEGY};
 use crate::tokens::{Counter, Measure};
+use crate::trigger::Facts;
 
 /// One message's state during planning.
 pub(crate) struct Slot<'m> {
@@ -94,6 +95,28 @@ impl<'m, 'c> Draft<'m, 'c> {
   /// Request tokens in the current state.
   pub fn tokens(&self) -> u64 {
     self.counter.total_tokens(self.total)
+  }
+
+  /// The facts a trigger is evaluated on, in the current state.
+  pub fn facts(&self, max_input_tokens: Option<u64>) -> Facts {
+    let mut tool_uses = 0;
+    let mut turns = 0;
+    let mut messages = 0;
+    for i in self.alive() {
+      messages += 1;
+      match self.msgs[i].role {
+        Role::Tool => tool_uses += 1,
+        Role::User => turns += 1,
+        Role::System | Role::Assistant => {}
+      }
+    }
+    Facts {
+      tokens: self.tokens(),
+      messages,
+      tool_uses,
+      turns,
+      max_input_tokens,
+    }
   }
 
   /// Indices of the messages still there.

@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use std::collections::BTreeSet;
 
-use crate::clear::{clear_tool_uses, is_triggered};
+use crate::clear::clear_tool_uses;
 use crate::draft::CallRef;
 use crate::draft::{dangling_warnings, Draft};
+use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::message::{Message, Role};
 use crate::options::Trigger;
@@ -17,10 +18,11 @@ use crate::plan::AppliedEdit;
 use crate::plan::{EditPlan, Op, RemovedOrphan, Report, Warning};
 use crate::session::SessionStore;
 use crate::strategies::{
-  clear_thinking, facts, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
+  clear_thinking, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
 };
-use crate::summarize::{answered, plan_summary, summary_triggered};
-use crate::tokens::{Counter, Encoding, Measure, TokenCache};
+use crate::summarize::{answered, plan_summary};
+use crate::tokens::{Counter, Measure, TokenCache};
+use crate::trigger::{is_triggered, summary_triggered, Facts};
 
 /// What the model sees besides the messages, and what the editor should know about the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -399,7 +401,7 @@ impl ContextEditor {
     report.warnings.extend(dangling_warnings(&draft));
     report.tokens_after = draft.tokens();
     report.messages_after = draft.alive_count();
-    let facts = facts(&draft, max_input_tokens);
+    let facts = draft.facts(max_input_tokens);
     report.still_triggered = report.triggered
       && self
         .options
@@ -539,7 +541,7 @@ fn first_difference(plan: &EditPlan, before: &EditPlan, end: usize) -> usize {
 /// Whether a trigger still holds *by size*: conditions on `tokens` or `fraction` that are met.
 /// Count-only conditions (`messages`, `toolUses`, `turns`) are left out: clearing cannot lower
 /// them, so they would report every call as over budget.
-fn is_over_budget(edit: &Edit, trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
+fn is_over_budget(edit: &Edit, trigger: &[Trigger], facts: &Facts) -> bool {
   trigger
     .iter()
     .filter(|t| t.tokens.is_some() || t.fraction.is_some())
@@ -548,7 +550,7 @@ fn is_over_budget(edit: &Edit, trigger: &[Trigger], facts: &crate::clear::Facts)
 
 /// Whether `edit`'s trigger holds: summarization reads a fraction as LangChain's
 /// `shouldSummarize` does, the other edits as `ClearToolUsesEdit`.
-fn holds(edit: &Edit, trigger: &[Trigger], facts: &crate::clear::Facts) -> bool {
+fn holds(edit: &Edit, trigger: &[Trigger], facts: &Facts) -> bool {
   match edit {
     Edit::Summarize(_) => summary_triggered(trigger, facts),
     _ => is_triggered(trigger, facts),

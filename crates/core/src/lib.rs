@@ -32,6 +32,7 @@
 mod clear;
 mod draft;
 mod editor;
+mod encoding;
 mod error;
 mod estimate;
 mod fastbpe;
@@ -44,9 +45,11 @@ mod session;
 mod strategies;
 mod summarize;
 mod tokens;
+mod trigger;
 
 pub use clear::MAX_CACHE_BREAKPOINTS;
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
+pub use encoding::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use estimate::{
   estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
@@ -68,6 +71,6 @@ pub use plan::{
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
 pub use strategies::truncation_marker;
 pub use tokens::{
-  Encoding, TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD,
-  REPLY_PRIMING, TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD,
+  TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING,
+  TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD,
 };

@@ -338,6 +338,19 @@ pub fn utf16_len(s: &str) -> u64 {
   s.chars().map(|c| c.len_utf16() as u64).sum()
 }
 
+/// The longest prefix of `text` of at most `keep` UTF-16 units that does not split a surrogate pair.
+pub(crate) fn utf16_prefix(text: &str, keep: u64) -> (&str, u64) {
+  let mut units = 0u64;
+  for (byte, ch) in text.char_indices() {
+    let w = ch.len_utf16() as u64;
+    if units + w > keep {
+      return (&text[..byte], units);
+    }
+    units += w;
+  }
+  (text, units)
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -369,5 +382,13 @@ mod tests {
       ..Message::user("hi")
     };
     assert_eq!(m.validate(0).unwrap_err().path(), Some("toolCalls"));
+  }
+
+  #[test]
+  fn prefix_never_splits_a_surrogate_pair() {
+    let text = "ab😀cd";
+    assert_eq!(utf16_prefix(text, 3), ("ab", 2));
+    assert_eq!(utf16_prefix(text, 4), ("ab😀", 4));
+    assert_eq!(utf16_prefix(text, 99), (text, 6));
   }
 }

@@ -1,7 +1,6 @@
 //! Edit plans: index-based operations on the caller's messages, plus the report of what was done.
 
-use crate::message::{utf16_len, Message, EMPTY_ARGS};
-use crate::strategies::utf16_prefix;
+use crate::message::{utf16_len, utf16_prefix, Message, EMPTY_ARGS};
 use crate::tokens::call_json_len;
 
 /// Marker strategy written to `response_metadata.context_editing.strategy` of cleared results.

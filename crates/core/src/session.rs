@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
+use crate::encoding::Encoding;
 use crate::message::Message;
 use crate::options::TokenCountMethod;
-use crate::tokens::{Counter, Encoding, Measure};
+use crate::tokens::{Counter, Measure};
 
 /// At most this many sessions are held (one per conversation in flight, typically).
 pub const MAX_SESSIONS: usize = 64;

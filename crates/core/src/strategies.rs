@@ -5,33 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::clear::{is_triggered, Facts};
 use crate::draft::{CallRef, Draft};
-use crate::message::{utf16_len, Role};
+use crate::message::{utf16_len, utf16_prefix, Role};
 use crate::options::{ThinkingKeep, Trigger};
 use crate::plan::AppliedEdit;
-
-/// The facts a trigger is evaluated on, for the draft's current state.
-pub(crate) fn facts(draft: &Draft<'_, '_>, max_input_tokens: Option<u64>) -> Facts {
-  let mut tool_uses = 0;
-  let mut turns = 0;
-  let mut messages = 0;
-  for i in draft.alive() {
-    messages += 1;
-    match draft.msgs[i].role {
-      Role::Tool => tool_uses += 1,
-      Role::User => turns += 1,
-      Role::System | Role::Assistant => {}
-    }
-  }
-  Facts {
-    tokens: draft.tokens(),
-    messages,
-    tool_uses,
-    turns,
-    max_input_tokens,
-  }
-}
+use crate::trigger::is_triggered;
 
 /// Whether an optional trigger holds (`None` = always).
 pub(crate) fn gate(
@@ -39,7 +17,7 @@ pub(crate) fn gate(
   draft: &Draft<'_, '_>,
   max_input_tokens: Option<u64>,
 ) -> bool {
-  trigger.is_none_or(|t| is_triggered(t, &facts(draft, max_input_tokens)))
+  trigger.is_none_or(|t| is_triggered(t, &draft.facts(max_input_tokens)))
 }
 
 /// Live messages that open the conversation with the system role: never removed by trimming.
@@ -202,19 +180,6 @@ fn keep_for(len: u64, max: u64) -> u64 {
   keep
 }
 
-/// The longest prefix of `text` of at most `keep` UTF-16 units that does not split a surrogate pair.
-pub(crate) fn utf16_prefix(text: &str, keep: u64) -> (&str, u64) {
-  let mut units = 0u64;
-  for (byte, ch) in text.char_indices() {
-    let w = ch.len_utf16() as u64;
-    if units + w > keep {
-      return (&text[..byte], units);
-    }
-    units += w;
-  }
-  (text, units)
-}
-
 /// CE Node `tool_trim_limit`: cut tool results longer than `max_chars` to their head + a marker.
 pub(crate) fn truncate_tool_results(
   draft: &mut Draft<'_, '_>,
@@ -314,13 +279,5 @@ mod tests {
     assert_eq!(keep + marker, 600);
     // Too small a limit keeps nothing but still says how much was cut.
     assert_eq!(keep_for(100, 5), 0);
-  }
-
-  #[test]
-  fn prefix_never_splits_a_surrogate_pair() {
-    let text = "ab😀cd";
-    assert_eq!(utf16_prefix(text, 3), ("ab", 2));
-    assert_eq!(utf16_prefix(text, 4), ("ab😀", 4));
-    assert_eq!(utf16_prefix(text, 99), (text, 6));
   }
 }

@@ -9,16 +9,17 @@
 
 use std::collections::BTreeSet;
 
-use crate::clear::{fraction_of, is_triggered, Facts};
 use crate::draft::{CallRef, Draft};
 use crate::error::{Error, Result};
-use crate::message::{Message, Role};
+use crate::message::utf16_prefix;
+use crate::message::{utf16_len, Message, Role};
 use crate::options::{
   Summarize, SummaryKeep, SummaryRole, Trigger, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
   DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS,
 };
 use crate::plan::{AppliedEdit, SummaryRequest};
-use crate::strategies::{conversation, facts, utf16_prefix};
+use crate::strategies::conversation;
+use crate::trigger::summary_triggered;
 
 /// How far around a cutoff LangChain looks for split tool pairs (`SEARCH_RANGE_FOR_TOOL_PAIRS`).
 const SEARCH_RANGE_FOR_TOOL_PAIRS: usize = 5;
@@ -126,27 +127,6 @@ fn unsafe_cutoffs(draft: &Draft<'_, '_>, conv: &[usize]) -> Vec<bool> {
     .collect()
 }
 
-/// LangChain's `shouldSummarize`: keys ANDed, list ORed, inclusive, an empty list never fires.
-/// Unlike clearing (`ClearToolUsesEdit` skips a fraction whose threshold is <= 0), a fraction
-/// whose threshold `floor(maxInputTokens * fraction)` rounds down to 0 holds: `tokens >= 0`, as in
-/// LangChain.js (Python raises such a threshold to 1, which differs only for a request of 0 tokens).
-/// The caller has already refused a fraction without a known limit.
-pub(crate) fn summary_triggered(trigger: &[Trigger], f: &Facts) -> bool {
-  trigger.iter().any(|t| {
-    let others = Trigger {
-      fraction: None,
-      ..*t
-    };
-    let others_hold =
-      others == Trigger::default() || is_triggered(std::slice::from_ref(&others), f);
-    let fraction_holds = t.fraction.is_none_or(|fraction| {
-      f.max_input_tokens
-        .is_some_and(|max| f.tokens >= fraction_of(max, fraction))
-    });
-    others_hold && fraction_holds
-  })
-}
-
 /// Plans one `summarize` edit; `Ok(None)` when it does not fire or has nothing to summarize.
 #[allow(clippy::too_many_lines)]
 pub(crate) fn plan_summary(
@@ -178,7 +158,7 @@ pub(crate) fn plan_summary(
       "`summarize` uses a `fraction`, which needs the model's input limit (pass `maxInputTokens`, or use absolute `tokens`)",
     ));
   }
-  if !summary_triggered(trigger, &facts(draft, max_input_tokens)) {
+  if !summary_triggered(trigger, &draft.facts(max_input_tokens)) {
     return Ok(None);
   }
   applied.triggered = true;
@@ -361,7 +341,7 @@ fn render(
       (l, false) => l,
     };
     match limit {
-      Some(max) if crate::message::utf16_len(text) > max => {
+      Some(max) if utf16_len(text) > max => {
         out.push_str(utf16_prefix(text, max).0);
         out.push('…');
       }
