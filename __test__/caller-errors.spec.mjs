@@ -245,6 +245,33 @@ describe('messages', () => {
   })
 })
 
+describe('whatever is thrown', () => {
+  const thrownValues = () => [
+    ['a string', 'plain string'],
+    ['a number', 42],
+    ['undefined', undefined],
+    ['a revoked Proxy', revoked()],
+    ['an object whose message getter throws', withGetter({}, 'message', new Error('inner'))],
+  ]
+  test('is the cause, by identity, from options, messages and context, shim and native', async () => {
+    for (const [what, thrown] of thrownValues()) {
+      const calls = [
+        ['new ContextEditor', () => new ContextEditor(withGetter({}, 'keep', thrown)), { code: 'INVALID_OPTIONS', path: 'keep' }],
+        ['new NativeContextEditor', () => new NativeContextEditor(withGetter({}, 'keep', thrown)), { code: 'INVALID_OPTIONS', path: 'keep' }],
+        ['edit', () => new ContextEditor({}).edit([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
+        ['editAsync', () => new ContextEditor({}).editAsync([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
+        ['native planSync', () => new NativeContextEditor({}).planSync([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
+        ['countTokens', () => new ContextEditor({}).countTokens([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
+        ['native countTokensSync', () => new NativeContextEditor({}).countTokensSync([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
+      ]
+      for (const [where, call, expected] of calls) {
+        const err = await rejected(async () => call())
+        check(err, { ...expected, thrown }, `${where}, ${what} thrown`)
+      }
+    }
+  })
+})
+
 // ---------------------------------------------------------------------------------------------
 
 /** Contexts whose reading throws: `[name, (thrown) => [context, thrown], path]`. */

@@ -24,6 +24,18 @@ export type ContextEditorErrorCode =
   | 'INTERNAL'
 
 export class ContextEditorError extends Error {
+  /**
+   * `instanceof` that never throws: what a caller's getter throws may be a revoked Proxy, whose
+   * prototype cannot be read (it is simply not one of ours).
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    try {
+      return Function.prototype[Symbol.hasInstance].call(this, value)
+    } catch {
+      return false
+    }
+  }
+
   override name = 'ContextEditorError'
   readonly code: ContextEditorErrorCode
   /** Index of the offending message, for `INVALID_MESSAGE`. */
