@@ -82,6 +82,21 @@ test('a conversation whose first message is garbage-collected loses its session'
   assert.deepEqual(outcome(editor.edit(keep)), outcome(new ContextEditor(OPTIONS).edit(keep)))
 })
 
+test('a call planned whole, without a session (per-message counts given), counts the request’s cache breakpoints alike', () => {
+  const h = conversation(40, 300, 'bp')
+  const marked = { type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }
+  const context = {
+    systemPrompt: new SystemMessage({ content: [marked] }),
+    tools: [{ name: 'read', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+  }
+  const options = { trigger: { tokens: 2000 }, keep: { messages: 2 }, stable: true, cacheBreakpoints: true }
+  const breakpoints = (plan) => plan.ops.filter((o) => o.type === 'cache_breakpoint').length
+  const viaSession = breakpoints(new ContextEditor(options).plan(h, context))
+  const counts = h.map(() => 50)
+  assert.equal(breakpoints(new ContextEditor(options).plan(h, { ...context, messageTokens: counts })), viaSession)
+  assert.equal(viaSession, 2, 'two markers in use: two more at most')
+})
+
 describe('calls in flight finish on their own history', () => {
   for (const method of ['approx', 'model']) {
     test(`clearCache() on every turn of the event loop (${method}): every call finishes, as a fresh editor would`, async () => {

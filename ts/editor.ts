@@ -160,10 +160,15 @@ export class ContextEditor {
   }
 
   #wire(list: readonly unknown[], call: CallContext): [WireMessage[], WireContext] {
-    const opts = this.#wireOptions(call.messageTokens)
+    return [this.#convert(list, call.messageTokens), this.#context(list, call)]
+  }
+
+  /** The wire form of `list` (through the conversion memo). */
+  #convert(list: readonly unknown[], messageTokens: CallContext['messageTokens']): WireMessage[] {
+    const opts = this.#wireOptions(messageTokens)
     const wire = new Array<WireMessage>(list.length)
     for (let i = 0; i < list.length; i++) wire[i] = toWireRemembered(list[i], i, opts)[0]
-    return [wire, this.#context(list, call)]
+    return wire
   }
 
   /**
@@ -365,7 +370,7 @@ export class ContextEditor {
 
   /** Plans `list` whole, without a session (caller-supplied counts, or a session lost meanwhile). */
   #planWhole(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Planned {
-    const wire = this.#wire(list, { wire: ctx, messageTokens })[0]
+    const wire = this.#convert(list, messageTokens)
     try {
       if (!this.#sendText) return { plan: JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
       return { plan: this.#native.planSync(wire, ctx), unchangedBelow: 0 }
@@ -376,7 +381,7 @@ export class ContextEditor {
 
   /** `#planWhole` with the planning on the libuv thread pool. */
   async #planWholeAsync(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Promise<Planned> {
-    const wire = this.#wire(list, { wire: ctx, messageTokens })[0]
+    const wire = this.#convert(list, messageTokens)
     try {
       if (!this.#sendText) return { plan: JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
       return { plan: await this.#native.plan(wire, ctx), unchangedBelow: 0 }
@@ -433,14 +438,15 @@ export class ContextEditor {
     messages = list as T[]
     const planned = this.#planSync(list, call)
     const { plan } = planned
-    if (!plan.summary || !context?.summarize) {
-      return keepOutput(planned, finish(this, messages, plan, context, undefined, this.#applyOptions(planned)))
+    if (!plan.summary || !call.summarize) {
+      return keepOutput(planned, finish(this, messages, plan, plan.summary ? recountContext(call) : undefined, undefined, this.#applyOptions(planned)))
     }
     // The callback runs before the plan is applied: apply it to the messages and context that
-    // were planned, whatever the callback does to the caller's array or context (as `editAsync`).
+    // were planned (read once, in `#read`), whatever the callback does to the caller's array or
+    // context (as `editAsync`).
     const snapshot = Array.prototype.slice.call(messages) as T[]
-    const recount = recountContext(context)
-    const summary = checkSummary(askSummary(context, plan.summary))
+    const recount = recountContext(call)
+    const summary = checkSummary(askSummary(context!, call.summarize, plan.summary))
     return keepOutput(planned, finish(this, snapshot, plan, recount, summary, this.#applyOptions(planned)))
   }
 
@@ -467,10 +473,12 @@ export class ContextEditor {
     const planned = await this.#planAsync(snapshot, call)
     const { plan } = planned
     let summary: Written | undefined
-    let recount = context
-    if (plan.summary && context?.summarize) {
-      recount = recountContext(context)
-      summary = checkSummary(await askSummaryAsync(context, plan.summary))
+    const recount = plan.summary ? recountContext(call) : undefined
+    if (plan.summary && call.summarize) {
+      const request = plan.summary
+      // Waiting for the summarizer is not work of ours: a slow (or never settling) one must not
+      // keep every other call on the paced path.
+      summary = checkSummary(await outsideInFlight(() => askSummaryAsync(context!, call.summarize, request)))
     }
     const options = this.#applyOptions(planned)
     if (snapshot.length - (options.prefix?.upTo ?? 0) <= APPLY_PIECE || plan.summary) {
@@ -643,6 +651,16 @@ let useClock = 0
 /** Asynchronous calls in flight, across editors. */
 let asyncCalls = 0
 
+/** Runs `wait` (a wait for the caller's code) within an in-flight call, not counted in `asyncCalls`. */
+async function outsideInFlight<T>(wait: () => Promise<T>): Promise<T> {
+  asyncCalls--
+  try {
+    return await wait()
+  } finally {
+    asyncCalls++
+  }
+}
+
 /** Runs an asynchronous call, counted in `asyncCalls` while it is in flight. */
 async function inFlight<T>(call: () => Promise<T>): Promise<T> {
   asyncCalls++
@@ -780,8 +798,7 @@ function keepOutput<T>(planned: Planned, res: EditResult<T>): EditResult<T> {
  * applied (and a callback that sorts or annotates it for its own use does not fail). Its throw is
  * the summarizer's error.
  */
-function askSummary(context: EditContext, request: SummaryRequest): unknown {
-  const summarize = context.summarize
+function askSummary(context: EditContext, summarize: unknown, request: SummaryRequest): unknown {
   if (typeof summarize !== 'function') {
     throw new ContextEditorError('INVALID_CONTEXT', `context.summarize: expected a function, got ${summarize === null ? 'null' : typeof summarize}`, {
       path: 'summarize',
@@ -795,8 +812,8 @@ function askSummary(context: EditContext, request: SummaryRequest): unknown {
 }
 
 /** `askSummary`, awaited: a rejection is the summarizer's error too. */
-async function askSummaryAsync(context: EditContext, request: SummaryRequest): Promise<unknown> {
-  const written = askSummary(context, request)
+async function askSummaryAsync(context: EditContext, summarize: unknown, request: SummaryRequest): Promise<unknown> {
+  const written = askSummary(context, summarize, request)
   try {
     return await written
   } catch (e) {
@@ -822,10 +839,15 @@ type Written = string | ContextEditorError
  * unhandled).
  */
 function checkSummary(written: unknown): Written {
-  if (written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function') {
-    if (written instanceof Promise) written.catch(() => {})
-    return summaryTextOf(written)
+  let thenable: boolean
+  try {
+    thenable = written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function'
+    if (thenable && written instanceof Promise) written.catch(() => {})
+  } catch (e) {
+    // An answer whose `then` cannot be read: what `await` makes of it in `editAsync`.
+    throw summaryFailed(e)
   }
+  if (thenable) return summaryTextOf(written)
   try {
     return summaryTextOf(written)
   } catch (e) {
@@ -834,16 +856,15 @@ function checkSummary(written: unknown): Written {
   }
 }
 
-/** The context fields a recount reads, copied before the summarizer runs (it may change them). */
-function recountContext(context: EditContext): EditContext {
-  const wire = toWireContext(context)
-  const counts = context.messageTokens
+/** The context fields a recount reads, from the call's snapshot (the summarizer may change the caller's). */
+function recountContext(call: CallContext): EditContext {
+  const { wire } = call
   return {
     systemPrompt: wire.systemPrompt,
     tools: wire.tools,
     model: wire.model,
     maxInputTokens: wire.maxInputTokens,
-    messageTokens: Array.isArray(counts) ? counts.slice() : undefined,
+    messageTokens: call.messageTokens?.slice(),
   }
 }
 
@@ -949,6 +970,8 @@ interface CallContext {
   /** The caller's system prompt, and a copy of the tools array (breakpoints are counted on them). */
   systemPrompt?: unknown
   tools?: unknown[]
+  /** `context.summarize`, read once: what the call uses, whatever the getter answers later. */
+  summarize?: unknown
 }
 
 /** Describes a value without converting it (which could throw). */
@@ -1027,7 +1050,7 @@ function readContext(context: EditContext | null | undefined, messages = MAX_MES
     call.messageTokens = list as Array<number | null | undefined>
   }
   // Read here so that a throwing getter is named as the context's; its value is checked when used.
-  field('summarize')
+  call.summarize = field('summarize')
   return call
 }
 

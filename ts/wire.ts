@@ -833,9 +833,9 @@ function unchangedRare(fp: readonly unknown[], header: number): number {
 // Applying a plan
 //
 // A changed message is a copy: the same prototype (class), every own field, and only the edited
-// fields different. Copies are made field by field as data, never by assignment: an own `"__proto__"`
-// key (e.g. from `JSON.parse`) is a field to copy, not the copy's prototype, and a setter of the class
-// must not run. A field that conversion reads or that a copy must carry, when the original gets it
+// fields different. Fields are copied as data, by assignment only where no setter can run: an own
+// `"__proto__"` key (e.g. from `JSON.parse`) is a field to copy, not the copy's prototype, and a
+// setter of the class must not run. A field that conversion reads or that a copy must carry, when the original gets it
 // from its prototype (a getter, say an OpenAI message class whose `role` reads a private field), is
 // kept on the copy as its own field if the copy would not read the same. Nested objects that an edit
 // changes (`response_metadata`, a tool call, a content block) are copied the same way.
@@ -972,7 +972,8 @@ function keepInherited(copy: AnyMessage, src: AnyMessage, key: string): void {
   if (key === '_getType') {
     if (typeof src._getType !== 'function') return
     const type: unknown = src._getType()
-    if (!readsSame(() => copy._getType(), type)) define(copy, key, () => type)
+    // A method, like the class's: not an enumerable field.
+    if (!readsSame(() => copy._getType(), type)) Object.defineProperty(copy, key, { value: () => type, writable: true, configurable: true })
     return
   }
   const value: unknown = src[key]
