@@ -25,15 +25,22 @@ function invalid(what: string, cause?: unknown): ContextEditorError {
   return new ContextEditorError('INVALID_SUMMARY', `summary: ${what}`, { path: SUMMARY_PATH, cause })
 }
 
+/** A string, or a `String` object (some SDKs box their text): its text; else `undefined`. */
+function stringOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  return value instanceof String ? value.valueOf() : undefined
+}
+
 /**
  * Text of one content block: a string, or a text block (`{ type: 'text', text }`, also without a
  * `type`, as some providers send it). Thinking, reasoning, image and tool blocks are not a summary.
  */
 function blockText(block: unknown): string {
-  if (typeof block === 'string') return block
+  const plain = stringOf(block)
+  if (plain !== undefined) return plain
   if (block === null || typeof block !== 'object') return ''
   const { type, text } = block as { type?: unknown; text?: unknown }
-  return (type === undefined || type === 'text') && typeof text === 'string' ? text : ''
+  return type === undefined || type === 'text' ? (stringOf(text) ?? '') : ''
 }
 
 /** More content blocks than any answer has: refused before walking (a sparse array could claim 2^32). */
@@ -41,15 +48,28 @@ const MAX_BLOCKS = 100_000
 
 function contentText(content: unknown): string {
   if (content === undefined || content === null) return ''
-  if (typeof content === 'string') return content
-  if (content instanceof String) return content.valueOf()
+  const plain = stringOf(content)
+  if (plain !== undefined) return plain
   if (Array.isArray(content)) {
-    if (content.length > MAX_BLOCKS) throw invalid(`${content.length} content blocks (at most ${MAX_BLOCKS})`)
+    const n = content.length
+    if (n > MAX_BLOCKS) throw invalid(`${n} content blocks (at most ${MAX_BLOCKS})`)
     let text = ''
-    for (let i = 0; i < content.length; i++) text += blockText(content[i])
+    for (let i = 0; i < n; i++) text += blockText(content[i])
     return text
   }
   throw invalid(`expected message content (a string or content blocks), got ${describe(content)}`)
+}
+
+/** The text of an answer, untrimmed (see `summaryTextOf`); its reads may throw. */
+function answerText(value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'string') return contentText(value)
+  if (typeof value !== 'object') throw invalid(`expected a string, a message or content blocks, got ${describe(value)}`)
+  if (value instanceof String || Array.isArray(value)) return contentText(value)
+  if (typeof (value as { then?: unknown }).then === 'function') {
+    throw invalid('got a Promise (the synchronous `edit` needs the text; use `editAsync` for an asynchronous summarizer)')
+  }
+  if (!('content' in value)) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
+  return contentText((value as { content?: unknown }).content)
 }
 
 /**
@@ -62,22 +82,12 @@ function contentText(content: unknown): string {
  */
 export function summaryTextOf(value: unknown): string {
   let text: string
-  if (value === undefined || value === null || typeof value === 'string' || value instanceof String || Array.isArray(value)) {
-    text = contentText(value)
-  } else if (typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
-    throw invalid('got a Promise (the synchronous `edit` needs the text; use `editAsync` for an asynchronous summarizer)')
-  } else if (typeof value === 'object') {
-    let content: unknown
-    try {
-      if (!('content' in value)) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
-      content = (value as { content?: unknown }).content
-      text = contentText(content)
-    } catch (e) {
-      // A getter or Proxy trap of the answer threw: still the summarizer's error.
-      throw e instanceof ContextEditorError ? e : invalid(`reading it threw: ${errorText(e)}`, e)
-    }
-  } else {
-    throw invalid(`expected a string, a message or content blocks, got ${describe(value)}`)
+  try {
+    text = answerText(value)
+  } catch (e) {
+    // Every read of the answer is guarded: a getter or Proxy trap that throws (a revoked Proxy,
+    // an array whose `length` or entries throw) is still the summarizer's error, never the caller's.
+    throw e instanceof ContextEditorError ? e : invalid(`reading it threw: ${errorText(e)}`, e)
   }
   text = text.trim()
   if (!text.isWellFormed()) throw invalid('contains a lone UTF-16 surrogate (not valid Unicode)')
