@@ -318,6 +318,12 @@ describe('call context', () => {
     }
   })
 
+  test('toWireMessages: a per-message count behind a getter is INVALID_CONTEXT naming it', () => {
+    const thrown = new Boom('count')
+    const err = caught(() => toWireMessages(history(), { sendText: true, messageTokens: withGetter([1, 2, 3], 2, thrown) }))
+    check(err, { code: 'INVALID_CONTEXT', path: 'messageTokens[2]', thrown }, 'toWireMessages')
+  })
+
   test('native call arguments of the wrong kind are INVALID_CONTEXT / INVALID_MESSAGE naming them', () => {
     const native = new NativeContextEditor({})
     for (const [call, code, path] of [

@@ -323,14 +323,23 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof p.fields.content === 'string') {
     if (opts.placeholders.has(p.fields.content)) wire.cleared = true
   }
-  const supplied = opts.messageTokens?.[i]
+  const supplied = suppliedTokens(opts, i)
   if (supplied !== undefined && supplied !== null) {
-    if (!Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
+    if (typeof supplied !== 'number' || !Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
       throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${show(supplied)}`)
     }
     wire.tokens = supplied
   }
   return wire
+}
+
+/** The caller's token count for message `i` (`ContextEditor` reads them into an array of its own first). */
+function suppliedTokens(opts: WireOptions, i: number): unknown {
+  try {
+    return opts.messageTokens?.[i]
+  } catch (e) {
+    throw unreadable('INVALID_CONTEXT', `context.messageTokens[${i}]`, e, { path: `messageTokens[${i}]` })
+  }
 }
 
 /** Converts a whole conversation to wire form. */
@@ -502,7 +511,7 @@ export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [Wir
 
 function remembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
   const cache = opts.cache
-  if (cache === undefined || !isObject(m) || Array.isArray(m) || opts.messageTokens?.[i] != null) {
+  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) {
     return [toWire(m, i, opts), undefined]
   }
   const hit = cache.get(m)
