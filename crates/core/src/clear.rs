@@ -193,16 +193,16 @@ fn stable_clear(
     } else {
       slot.size.saturating_sub(
         draft
-          .counter
+          .meter
           .cleared_size(&draft.msgs[i], &run.edit.placeholder),
       )
     };
     freed.push(freed.last().copied().unwrap_or(0) + saves);
-    window.push(window.last().copied().unwrap_or(0) + draft.counter.tokens_of(slot.size));
+    window.push(window.last().copied().unwrap_or(0) + draft.meter.tokens_of(slot.size));
   }
   let step = usize::try_from(stable.step_results.max(1)).unwrap_or(usize::MAX);
   // The request at the call before `end`, with the first `k` eligible results cleared.
-  let tokens_at = |end: usize, k: usize| draft.counter.total_tokens(fixed + before[end] - freed[k]);
+  let tokens_at = |end: usize, k: usize| draft.meter.total_tokens(fixed + before[end] - freed[k]);
   let over = |end: usize, k: usize| ceiling.is_some_and(|c| tokens_at(end, k) > c);
   // (current, previous) boundary: how many of `eligible` are cleared.
   let (mut k, mut prev) = (0usize, 0usize);
@@ -391,7 +391,7 @@ fn keep_count(
     let mut kept = 0u64;
     for &i in candidates.iter().rev() {
       // Each result counted on its own (LangChain's model mode charges the system prompt to each).
-      let t = draft.counter.tokens_of(draft.slots[i].size);
+      let t = draft.meter.tokens_of(draft.slots[i].size);
       #[allow(clippy::cast_precision_loss)]
       if ((used + t) as f64) <= budget {
         used += t;

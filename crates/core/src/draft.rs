@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use crate::message::{Message, Role};
+use crate::measure::{Measure, Meter};
+use crate::message::{utf16_len, Message, Role};
+use crate::options::TokenCountMethod;
 use crate::plan::{Op, Warning, TRUNCATE_STRATEGY};
-use crate::tokens::{Counter, Measure};
 use crate::trigger::Facts;
 
 /// One message's state during planning.
@@ -51,7 +52,7 @@ pub(crate) struct Draft<'m, 'c> {
   pub slots: Vec<Slot<'m>>,
   /// Sum of the sizes of the messages still there, plus the fixed parts (system prompt, tools).
   pub total: u64,
-  pub counter: &'c Counter<'c>,
+  pub meter: &'c Meter<'c>,
   /// The pairing of the current state, once computed (see [`Draft::pair`]).
   pairs: std::cell::OnceCell<Rc<[Option<CallRef>]>>,
 }
@@ -60,7 +61,7 @@ impl<'m, 'c> Draft<'m, 'c> {
   /// A draft from measures already taken (one per message).
   pub fn with_measures(
     msgs: &'m [Message],
-    counter: &'c Counter<'c>,
+    meter: &'c Meter<'c>,
     fixed: u64,
     measures: &'m [Measure],
   ) -> Self {
@@ -87,14 +88,14 @@ impl<'m, 'c> Draft<'m, 'c> {
       msgs,
       slots,
       total,
-      counter,
+      meter,
       pairs: std::cell::OnceCell::new(),
     }
   }
 
   /// Request tokens in the current state.
   pub fn tokens(&self) -> u64 {
-    self.counter.total_tokens(self.total)
+    self.meter.total_tokens(self.total)
   }
 
   /// The facts a trigger is evaluated on, in the current state.
@@ -244,7 +245,7 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Replaces a tool result's content with `placeholder`.
   pub fn clear_result(&mut self, i: usize, placeholder: &Arc<str>, strategy: &'static str) {
-    let size = self.counter.cleared_size(&self.msgs[i], placeholder);
+    let size = self.meter.cleared_size(&self.msgs[i], placeholder);
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;
@@ -272,7 +273,7 @@ impl<'m, 'c> Draft<'m, 'c> {
   /// Removes calls `ks` of assistant message `i`, keeping the message.
   pub fn remove_calls(&mut self, i: usize, ks: &[usize]) {
     self.pairs.take();
-    let approx = self.counter.method == crate::TokenCountMethod::Approx;
+    let approx = self.meter.method == TokenCountMethod::Approx;
     let slot = &mut self.slots[i];
     for &k in ks {
       if !slot.removed_calls.insert(k) {
@@ -303,12 +304,10 @@ impl<'m, 'c> Draft<'m, 'c> {
     // apart can differ from a recount of the output. Without the text (lengths only), the text
     // counts as its length (approx) and as nothing (model), like any length-only content.
     let text = head.map_or_else(String::new, |h| format!("{h}{marker}"));
-    let size = self.counter.truncated_size(
-      &self.msgs[i],
-      &text,
-      keep as u64 + crate::message::utf16_len(&marker),
-      "",
-    );
+    let size =
+      self
+        .meter
+        .truncated_size(&self.msgs[i], &text, keep as u64 + utf16_len(&marker), "");
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;

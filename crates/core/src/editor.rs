@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use crate::clear::clear_tool_uses;
 use crate::draft::CallRef;
 use crate::draft::{dangling_warnings, Draft};
-use crate::encoding::Encoding;
 use crate::error::{Error, Result};
+use crate::measure::{Measure, Meter, TokenCache};
 use crate::message::{Message, Role};
 use crate::options::Trigger;
 use crate::options::{Edit, Options, TokenCountMethod};
@@ -21,7 +21,7 @@ use crate::strategies::{
   clear_thinking, gate, last_n, strip_tool_calls, trim_turns, truncate_tool_results,
 };
 use crate::summarize::{answered, plan_summary};
-use crate::tokens::{Counter, Measure, TokenCache};
+use crate::tokenizer::Encoding;
 use crate::trigger::{is_triggered, summary_triggered, Facts};
 
 /// What the model sees besides the messages, and what the editor should know about the model.
@@ -130,7 +130,7 @@ impl ContextEditor {
       .unwrap_or_else(std::sync::PoisonError::into_inner)
   }
 
-  fn counter(&self, context: &Context, warnings: &mut Vec<Warning>) -> Counter<'_> {
+  fn meter(&self, context: &Context, warnings: &mut Vec<Warning>) -> Meter<'_> {
     let model = context.model.as_deref().or(self.options.model.as_deref());
     let encoding = self.options.encoding.unwrap_or_else(|| match model {
       Some(name) => Encoding::for_model(name).unwrap_or_else(|| {
@@ -146,11 +146,7 @@ impl ContextEditor {
       None => Encoding::O200kBase,
     });
     let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
-    Counter {
-      method: self.options.token_count_method,
-      encoding,
-      cache,
-    }
+    Meter::new(self.options.token_count_method, encoding, cache)
   }
 
   fn max_input_tokens(&self, context: &Context) -> Option<u64> {
@@ -170,9 +166,9 @@ impl ContextEditor {
   pub fn plan(&self, messages: &[Message], context: &Context) -> Result<EditPlan> {
     validate(messages, 0)?;
     let mut warnings = Vec::new();
-    let counter = self.counter(context, &mut warnings);
-    let measures = counter.measure(messages);
-    self.plan_with(messages, &measures, &counter, warnings, context)
+    let meter = self.meter(context, &mut warnings);
+    let measures = meter.measure(messages);
+    self.plan_with(messages, &measures, &meter, warnings, context)
   }
 
   /// [`plan`](Self::plan) for a conversation seen before: the first `reuse` messages are those
@@ -198,12 +194,12 @@ impl ContextEditor {
       return Ok(None);
     };
     let mut warnings = Vec::new();
-    let counter = self.counter(context, &mut warnings);
-    session.measure(&counter);
+    let meter = self.meter(context, &mut warnings);
+    session.measure(&meter);
     let plan = self.plan_with(
       &session.messages,
       &session.measures,
-      &counter,
+      &meter,
       warnings,
       context,
     );
@@ -263,11 +259,11 @@ impl ContextEditor {
     &self,
     messages: &[Message],
     measures: &[Measure],
-    counter: &Counter<'_>,
+    meter: &Meter<'_>,
     warnings: Vec<Warning>,
     context: &Context,
   ) -> Result<EditPlan> {
-    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
     // The previous model call saw the history up to the newest assistant message (its reply).
     // Planning that history too doubles the work, so it is done only for cache-aware clearing.
     let cache_aware = self
@@ -285,7 +281,7 @@ impl ContextEditor {
         .plan_measured(
           &messages[..p],
           context,
-          counter,
+          meter,
           fixed,
           &measures[..p],
           Vec::new(),
@@ -299,7 +295,7 @@ impl ContextEditor {
     let (mut plan, sizes, _) = self.plan_measured(
       messages,
       context,
-      counter,
+      meter,
       fixed,
       measures,
       warnings,
@@ -309,7 +305,7 @@ impl ContextEditor {
       let j = first_difference(&plan, &before, p);
       let kept = sizes[..j].iter().flatten();
       plan.report.stable_prefix_messages = kept.clone().count();
-      plan.report.stable_prefix_tokens = counter.tokens_of(fixed + kept.sum::<u64>());
+      plan.report.stable_prefix_tokens = meter.tokens_of(fixed + kept.sum::<u64>());
     }
     Ok(plan)
   }
@@ -322,7 +318,7 @@ impl ContextEditor {
     &self,
     messages: &[Message],
     context: &Context,
-    counter: &Counter<'_>,
+    meter: &Meter<'_>,
     fixed: u64,
     measures: &[Measure],
     warnings: Vec<Warning>,
@@ -335,10 +331,10 @@ impl ContextEditor {
     };
     // Always, as the README lists it: model mode counts with it, estimate mode uses its rates,
     // approx mode (chars / 4) needs none but names the one model mode would use.
-    report.encoding = Some(counter.encoding.as_str());
+    report.encoding = Some(meter.encoding.as_str());
     let max_input_tokens = self.max_input_tokens(context);
     report.max_input_tokens = max_input_tokens;
-    let mut draft = Draft::with_measures(messages, counter, fixed, measures);
+    let mut draft = Draft::with_measures(messages, meter, fixed, measures);
     report.tokens_before = draft.tokens();
     report.messages_before = messages.len();
 
@@ -477,19 +473,16 @@ impl ContextEditor {
   pub fn count_tokens(&self, messages: &[Message], context: &Context) -> Result<TokenCount> {
     validate(messages, 0)?;
     let mut warnings = Vec::new();
-    let counter = self.counter(context, &mut warnings);
-    let fixed = counter.fixed_size(context.system_prompt.as_deref(), &context.tools);
-    let measures = counter.measure(messages);
+    let meter = self.meter(context, &mut warnings);
+    let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let measures = meter.measure(messages);
     let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
     Ok(TokenCount {
-      total: counter.total_tokens(sum),
-      messages: measures
-        .iter()
-        .map(|m| counter.tokens_of(m.total))
-        .collect(),
-      fixed: counter.tokens_of(fixed),
-      method: counter.method.as_str(),
-      encoding: Some(counter.encoding.as_str()),
+      total: meter.total_tokens(sum),
+      messages: measures.iter().map(|m| meter.tokens_of(m.total)).collect(),
+      fixed: meter.tokens_of(fixed),
+      method: meter.method.as_str(),
+      encoding: Some(meter.encoding.as_str()),
       warnings,
     })
   }

@@ -32,27 +32,23 @@
 mod clear;
 mod draft;
 mod editor;
-mod encoding;
 mod error;
-mod estimate;
-mod fastbpe;
-#[doc(hidden)]
-pub use fastbpe::{in_background, pieces};
+mod measure;
 mod message;
 mod options;
 mod plan;
 mod session;
 mod strategies;
 mod summarize;
-mod tokens;
+mod tokenizer;
 mod trigger;
 
 pub use clear::MAX_CACHE_BREAKPOINTS;
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
-pub use encoding::Encoding;
 pub use error::{Error, ErrorKind, Result};
-pub use estimate::{
-  estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
+pub use measure::{
+  TokenCache, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD,
+  TOOL_DEFINITION_OVERHEAD,
 };
 pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 pub use options::{
@@ -70,7 +66,9 @@ pub use plan::{
 };
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
 pub use strategies::truncation_marker;
-pub use tokens::{
-  TokenCache, CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING,
-  TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD,
+pub use tokenizer::{
+  estimate_tokens, rates_for, round_estimate, Encoding, Features, Rates, CHARS_PER_TOKEN,
+  CL100K_RATES, O200K_RATES,
 };
+#[doc(hidden)]
+pub use tokenizer::{in_background, pieces};

@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::encoding::Encoding;
 use crate::error::{Error, Result};
+use crate::tokenizer::Encoding;
 
 /// Default token trigger: clear once the conversation reaches this many tokens (LangChain `DEFAULT_TRIGGER_TOKENS`).
 pub const DEFAULT_TRIGGER_TOKENS: f64 = 100_000.0;

@@ -1,7 +1,7 @@
 //! Edit plans: index-based operations on the caller's messages, plus the report of what was done.
 
 use crate::message::{utf16_len, utf16_prefix, Message, EMPTY_ARGS};
-use crate::tokens::call_json_len;
+use crate::tokenizer::approx::call_json_len;
 
 /// Marker strategy written to `response_metadata.context_editing.strategy` of cleared results.
 pub const CLEAR_TOOL_USES_STRATEGY: &str = "clear_tool_uses";

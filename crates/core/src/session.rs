@@ -5,10 +5,10 @@
 
 use std::collections::HashMap;
 
-use crate::encoding::Encoding;
+use crate::measure::{Measure, Meter};
 use crate::message::Message;
 use crate::options::TokenCountMethod;
-use crate::tokens::{Counter, Measure};
+use crate::tokenizer::Encoding;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
 pub const MAX_SESSIONS: usize = 64;
@@ -52,15 +52,15 @@ impl Session {
   }
 
   /// Measures the messages not measured yet; all of them when the method or encoding changed.
-  pub fn measure(&mut self, counter: &Counter<'_>) {
-    let with = (counter.method, counter.encoding);
+  pub fn measure(&mut self, meter: &Meter<'_>) {
+    let with = (meter.method, meter.encoding);
     if self.measured_with != Some(with) {
       self.measures.clear();
       self.measured_with = Some(with);
     }
     let done = self.measures.len();
     if done < self.messages.len() {
-      let new = counter.measure(&self.messages[done..]);
+      let new = meter.measure(&self.messages[done..]);
       self.measures.extend(new);
     }
   }

@@ -220,7 +220,7 @@ pub(crate) fn plan_summary(
   let mut summarized = Vec::new();
   let mut used = 0u64;
   for &i in replaced.iter().rev() {
-    let t = draft.counter.tokens_of(draft.slots[i].size);
+    let t = draft.meter.tokens_of(draft.slots[i].size);
     if edit.trim_tokens_to_summarize > 0
       && used + t > edit.trim_tokens_to_summarize
       && !summarized.is_empty()
@@ -274,7 +274,7 @@ fn token_cutoff(views: &[View<'_>], conv: &[usize], draft: &Draft<'_, '_>, targe
   for j in (0..len).rev() {
     suffix[j] = suffix[j + 1] + draft.slots[conv[j]].size;
   }
-  let tokens = |from: usize| draft.counter.tokens_of(suffix[from]);
+  let tokens = |from: usize| draft.meter.tokens_of(suffix[from]);
   if tokens(0) <= target {
     return 0;
   }

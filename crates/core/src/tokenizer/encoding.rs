@@ -1,9 +1,12 @@
 //! The BPE encodings whose ranks tiktoken-rs embeds, and exact token counts with them: the fast
-//! counter of `fastbpe` where it has a hand-written pre-tokenizer, plain tiktoken-rs
-//! elsewhere (and as the oracle the fast counter is tested against).
+//! counter of `fastbpe` where it has a hand-written pre-tokenizer, plain tiktoken-rs elsewhere
+//! (and as the oracle the fast counter is tested against).
 
 use tiktoken_rs::tokenizer::{get_tokenizer, Tokenizer};
 use tiktoken_rs::CoreBPE;
+
+use super::fastbpe;
+use super::Counter;
 
 /// A BPE encoding whose ranks are embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,7 +102,7 @@ impl Encoding {
     if text.is_empty() {
       return 0;
     }
-    match crate::fastbpe::for_encoding(self.as_str()) {
+    match fastbpe::for_encoding(self.as_str()) {
       Some(fast) => fast.count(text),
       None => self.count_reference(text),
     }
@@ -116,15 +119,34 @@ impl Encoding {
   /// when the batch is large (256 KB or more).
   #[must_use]
   pub fn count_many(self, texts: &[&str]) -> Vec<u64> {
-    match crate::fastbpe::for_encoding(self.as_str()) {
+    match fastbpe::for_encoding(self.as_str()) {
       Some(fast) => fast.count_many(texts),
       None => texts.iter().map(|t| self.count(t)).collect(),
     }
   }
 
+  /// The encoding's position in [`Encoding::ALL`] (its declaration order).
+  pub(crate) const fn position(self) -> usize {
+    self as usize
+  }
+
   /// Seed of the cache keys of this encoding's counts (two encodings never share an entry).
   pub(crate) const fn seed(self) -> u64 {
     self as u64 + 1
+  }
+}
+
+impl Counter for Encoding {
+  fn count(&self, text: &str) -> u64 {
+    Encoding::count(*self, text)
+  }
+
+  fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+    Encoding::count_many(*self, texts)
+  }
+
+  fn cache_seed(&self) -> Option<u64> {
+    Some(self.seed())
   }
 }
 

@@ -32,7 +32,7 @@
 //! The estimate is rounded per string (at least 1 for non-empty text), so summing the estimates of
 //! many tiny strings over-counts slightly, as exact counting of the pieces would.
 
-use crate::encoding::Encoding;
+use super::Encoding;
 
 macro_rules! features {
   ($( $(#[doc = $doc:literal])* $name:ident ),* $(,)?) => {

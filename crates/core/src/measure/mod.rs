@@ -1,0 +1,374 @@
+//! What a request costs: every message measured once per call, in the counting method's unit,
+//! with what each edit could free (its reasoning, each tool call, each call's arguments), so that
+//! editing updates totals incrementally instead of recounting.
+//!
+//! Approx mode measures UTF-16 code units and divides the whole request by 4 at the end, exactly
+//! LangChain's `countTokensApproximately`. Model and estimate modes add the text counts of a
+//! [`Counter`] (exact BPE or the estimate) to OpenAI's chat framing: tokens per message, per name,
+//! per tool call and tool definition, images at a fixed price, and the reply priming. Exact counts
+//! of long strings go through the editor's [`TokenCache`].
+
+mod cache;
+
+use std::sync::Mutex;
+
+use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
+use crate::options::TokenCountMethod;
+use crate::tokenizer::{self, approx, Counter, Encoding, CHARS_PER_TOKEN};
+
+pub use cache::TokenCache;
+use cache::{cached_counts, count_short, SHORT_BYTES};
+
+/// Framing tokens of every chat message (`tokens_per_message` in the OpenAI cookbook, tiktoken-rs and
+/// LangChain `getNumTokensFromMessages`).
+pub const MESSAGE_OVERHEAD: u64 = 3;
+/// Extra token when a message has a `name` (`tokens_per_name` in the OpenAI cookbook).
+pub const NAME_OVERHEAD: u64 = 1;
+/// Tokens that prime every reply (`<|start|>assistant<|message|>`, tiktoken-rs `REPLY_PRIMING`).
+pub const REPLY_PRIMING: u64 = 3;
+/// Framing tokens per tool call (tiktoken-rs `FUNCTION_CALL_OVERHEAD`).
+pub const TOOL_CALL_OVERHEAD: u64 = 1;
+/// Framing tokens per tool definition sent beside the messages (a heuristic: the definitions are
+/// rendered into the prompt as text; the JSON schema is counted exactly, this covers the framing).
+pub const TOOL_DEFINITION_OVERHEAD: u64 = 3;
+/// Tokens charged per image block: OpenAI's high-detail price of a 1024×1024 image
+/// (85 base + 4 tiles × 170), a documented middle estimate since the real size is not known here.
+pub const IMAGE_TOKENS: u64 = 765;
+
+/// Measures messages for one call: a method, an encoding, the counter they select, and optionally
+/// the editor's cache.
+pub(crate) struct Meter<'a> {
+  pub method: TokenCountMethod,
+  pub encoding: Encoding,
+  counter: &'static dyn Counter,
+  cache: Option<&'a Mutex<TokenCache>>,
+}
+
+impl<'a> Meter<'a> {
+  /// A meter counting with `method` and `encoding` (exact counts in model mode, which approx mode
+  /// never needs; the estimate with `encoding`'s rates in estimate mode).
+  pub fn new(
+    method: TokenCountMethod,
+    encoding: Encoding,
+    cache: Option<&'a Mutex<TokenCache>>,
+  ) -> Self {
+    let counter = match method {
+      TokenCountMethod::Estimate => tokenizer::estimate(encoding),
+      TokenCountMethod::Approx | TokenCountMethod::Model => tokenizer::exact(encoding),
+    };
+    Self {
+      method,
+      encoding,
+      counter,
+      cache,
+    }
+  }
+}
+
+impl Meter<'_> {
+  /// Tokens of one string: exact in model mode, estimated in estimate mode.
+  fn count(&self, text: &str) -> u64 {
+    match self.counter.cache_seed() {
+      Some(seed) if text.len() <= SHORT_BYTES => count_short(seed, self.counter, text),
+      _ => self.counter.count(text),
+    }
+  }
+
+  /// Token counts of many strings: exact ones through the cache for long strings; estimates
+  /// directly (an estimate costs less than the cache's hash).
+  fn count_strings(&self, texts: &[&str]) -> Vec<u64> {
+    match self.counter.cache_seed() {
+      Some(seed) => cached_counts(self.cache, seed, self.counter, texts),
+      None => self.counter.count_many(texts),
+    }
+  }
+
+  /// Measures every message: approx mode in UTF-16 code units, model and estimate modes in tokens
+  /// (estimate mode: the estimate of each string plus the same framing constants as model mode).
+  pub fn measure(&self, messages: &[Message]) -> Vec<Measure> {
+    match self.method {
+      TokenCountMethod::Approx => messages.iter().map(approx_measure).collect(),
+      TokenCountMethod::Model | TokenCountMethod::Estimate => self.model_measures(messages),
+    }
+  }
+
+  fn model_measures(&self, messages: &[Message]) -> Vec<Measure> {
+    // Gather every string once so the cache is locked twice per call, not per string.
+    let texts = texts_of(messages);
+    let counts = self.count_strings(&texts);
+    let empty_args = self.count(EMPTY_ARGS);
+    let mut it = counts.into_iter();
+    messages
+      .iter()
+      .map(|m| self.model_measure(m, &mut it, empty_args))
+      .collect()
+  }
+
+  /// The measure of `m` from the counts of its strings, in the order of [`texts_of`].
+  fn model_measure(
+    &self,
+    m: &Message,
+    it: &mut impl Iterator<Item = u64>,
+    empty_args: u64,
+  ) -> Measure {
+    let mut next = || it.next().unwrap_or(0);
+    if let Some(t) = m.tokens {
+      let args: Vec<u64> = m.tool_calls.iter().map(|_| next()).collect();
+      let calls: Vec<u64> = args.iter().map(|a| TOOL_CALL_OVERHEAD + a).collect();
+      return Measure {
+        total: t,
+        calls_total: calls.iter().sum(),
+        calls,
+        args,
+        empty_args,
+        thinking: 0,
+      };
+    }
+    let text = next();
+    let other = next();
+    let thinking = next();
+    let name = next();
+    let mut total = MESSAGE_OVERHEAD
+      + self.role_tokens(m.role)
+      + text
+      + other
+      + thinking
+      + u64::from(m.images) * IMAGE_TOKENS;
+    if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+      total += NAME_OVERHEAD + name;
+    }
+    let mut args = Vec::with_capacity(m.tool_calls.len());
+    let mut calls = Vec::with_capacity(m.tool_calls.len());
+    for _ in &m.tool_calls {
+      let call_name = next();
+      let a = next();
+      total += TOOL_CALL_OVERHEAD + call_name + a;
+      args.push(a);
+      calls.push(TOOL_CALL_OVERHEAD + call_name + a);
+    }
+    Measure {
+      total,
+      calls_total: calls.iter().sum(),
+      calls,
+      args,
+      empty_args,
+      thinking,
+    }
+  }
+
+  fn role_tokens(&self, role: Role) -> u64 {
+    // Every role name is a single token in every embedded encoding; counted for honesty in model
+    // mode (estimate mode must not load the ranks).
+    match self.method {
+      TokenCountMethod::Model => self.counter.count(role.as_str()),
+      TokenCountMethod::Approx | TokenCountMethod::Estimate => 1,
+    }
+  }
+
+  /// The size of a measure in tokens, for a single message counted on its own.
+  pub fn tokens_of(&self, size: u64) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => approx::tokens(size),
+      TokenCountMethod::Model | TokenCountMethod::Estimate => size,
+    }
+  }
+
+  /// The size of a whole request (sum of measures plus fixed parts) in tokens.
+  pub fn total_tokens(&self, size: u64) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => approx::tokens(size),
+      TokenCountMethod::Model | TokenCountMethod::Estimate => size + REPLY_PRIMING,
+    }
+  }
+
+  /// The measure of a cleared tool result: the placeholder text and the call id.
+  pub fn cleared_size(&self, m: &Message, placeholder: &str) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        utf16_len(placeholder) + m.tool_call_id.as_deref().map_or(0, utf16_len)
+      }
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        let mut total = MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(placeholder);
+        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
+        }
+        total
+      }
+    }
+  }
+
+  /// The measure of a tool result whose text became `head` + `marker` (non-text parts dropped).
+  pub fn truncated_size(&self, m: &Message, head: &str, head_len: u64, marker: &str) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        head_len + utf16_len(marker) + m.tool_call_id.as_deref().map_or(0, utf16_len)
+      }
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        let mut total =
+          MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(head) + self.count(marker);
+        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
+          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
+        }
+        total
+      }
+    }
+  }
+
+  /// The measure of a system prompt and tool definitions sent beside the messages.
+  pub fn fixed_size(&self, system_prompt: Option<&str>, tools: &[String]) -> u64 {
+    match self.method {
+      TokenCountMethod::Approx => {
+        system_prompt.map_or(0, utf16_len) + tools.iter().map(|t| utf16_len(t)).sum::<u64>()
+      }
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        let mut texts: Vec<&str> = tools.iter().map(String::as_str).collect();
+        if let Some(s) = system_prompt {
+          texts.push(s);
+        }
+        let counts = self.count_strings(&texts);
+        let tools_total: u64 = counts[..tools.len()]
+          .iter()
+          .map(|n| n + TOOL_DEFINITION_OVERHEAD)
+          .sum();
+        let system = system_prompt.map_or(0, |_| {
+          MESSAGE_OVERHEAD + self.role_tokens(Role::System) + counts[tools.len()]
+        });
+        tools_total + system
+      }
+    }
+  }
+}
+
+/// Every string of `messages` that model and estimate modes count, in message order: text,
+/// other blocks, reasoning, name, then each call's name and arguments. A message with a
+/// caller-supplied count contributes only its calls' arguments (the parts an edit can remove).
+fn texts_of(messages: &[Message]) -> Vec<&str> {
+  let mut texts: Vec<&str> = Vec::new();
+  for m in messages {
+    if m.tokens.is_some() {
+      for c in &m.tool_calls {
+        texts.push(c.args.as_deref().unwrap_or(EMPTY_ARGS));
+      }
+      continue;
+    }
+    texts.push(m.content.as_deref().unwrap_or(""));
+    texts.push(m.other.as_deref().unwrap_or(""));
+    texts.push(m.thinking.as_deref().unwrap_or(""));
+    texts.push(m.name.as_deref().unwrap_or(""));
+    for c in &m.tool_calls {
+      texts.push(&c.name);
+      texts.push(c.args.as_deref().unwrap_or(EMPTY_ARGS));
+    }
+  }
+  texts
+}
+
+/// The size of one message, in the counting method's unit, with what clearing its calls' arguments frees.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Measure {
+  /// Characters (approx) or tokens (model).
+  pub total: u64,
+  /// Per tool call: the size of its arguments.
+  pub args: Vec<u64>,
+  /// The size of `{}`, what cleared arguments become.
+  pub empty_args: u64,
+  /// The size of the reasoning, what `clear_thinking` frees.
+  pub thinking: u64,
+  /// Per tool call: its whole size (approx: its JSON plus a separator).
+  pub calls: Vec<u64>,
+  /// The size of the tool-calls part of the message.
+  pub calls_total: u64,
+}
+
+fn approx_measure(m: &Message) -> Measure {
+  let thinking = m.thinking_len();
+  let mut total =
+    m.text_len() + m.other_len() + thinking + u64::from(m.images) * IMAGE_TOKENS * CHARS_PER_TOKEN;
+  if m.tokens.is_some() {
+    total = 0;
+  }
+  let args: Vec<u64> = m.tool_calls.iter().map(ToolCall::args_len).collect();
+  let calls: Vec<u64> = m
+    .tool_calls
+    .iter()
+    .map(|c| approx::call_json_len(c) + 1)
+    .collect();
+  let mut calls_total = 0;
+  if m.role == Role::Assistant && !m.tool_calls.is_empty() {
+    calls_total = m
+      .tool_calls_length
+      .unwrap_or_else(|| approx::default_tool_calls_len(&m.tool_calls));
+    total += calls_total;
+  }
+  if m.role == Role::Tool {
+    total += m.tool_call_id.as_deref().map_or(0, utf16_len);
+  }
+  if let Some(t) = m.tokens {
+    // A caller-supplied count, expressed in characters so the whole-request sum stays in one unit.
+    total = t * CHARS_PER_TOKEN;
+  }
+  Measure {
+    total,
+    args,
+    empty_args: EMPTY_ARGS.len() as u64,
+    thinking: if m.tokens.is_some() { 0 } else { thinking },
+    calls,
+    calls_total,
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn counter(method: TokenCountMethod) -> Meter<'static> {
+    Meter::new(method, Encoding::O200kBase, None)
+  }
+
+  #[test]
+  fn approx_is_langchains_formula() {
+    let ai = Message::assistant("hi", &[("c1", "search", r#"{"q":"x"}"#)]);
+    let m = approx_measure(&ai);
+    // "hi" + [{"id":"c1","name":"search","args":{"q":"x"}}]
+    assert_eq!(
+      m.total,
+      2 + r#"[{"id":"c1","name":"search","args":{"q":"x"}}]"#.len() as u64
+    );
+    let tool = Message::tool("c1", "search", "result!");
+    assert_eq!(approx_measure(&tool).total, 7 + 2);
+    let c = counter(TokenCountMethod::Approx);
+    assert_eq!(c.total_tokens(9), 3);
+  }
+
+  #[test]
+  fn model_measure_includes_overheads() {
+    let c = counter(TokenCountMethod::Model);
+    let m = c.measure(&[Message::user("hello world")]);
+    // 3 framing + 1 role + 2 text
+    assert_eq!(m[0].total, 6);
+    let ai = Message::assistant("", &[("c1", "search", r#"{"q":"x"}"#)]);
+    let m = c.measure(&[ai]);
+    let args = Encoding::O200kBase.count(r#"{"q":"x"}"#);
+    assert_eq!(
+      m[0].total,
+      3 + 1 + 1 + Encoding::O200kBase.count("search") + args
+    );
+    assert_eq!(m[0].args, vec![args]);
+  }
+
+  #[test]
+  fn cache_hits_and_bound() {
+    let cache = Mutex::new(TokenCache::new(4));
+    let c = Meter::new(TokenCountMethod::Model, Encoding::O200kBase, Some(&cache));
+    let long: Vec<String> = (0..10)
+      .map(|i| format!("{i} {}", "lorem ipsum dolor sit amet ".repeat(5)))
+      .collect();
+    let refs: Vec<&str> = long.iter().map(String::as_str).collect();
+    let first = c.count_strings(&refs);
+    assert!(cache.lock().unwrap().len() <= 4, "bounded");
+    let again = c.count_strings(&refs);
+    assert_eq!(first, again);
+    let direct: Vec<u64> = refs.iter().map(|s| Encoding::O200kBase.count(s)).collect();
+    assert_eq!(first, direct);
+  }
+}

@@ -1,0 +1,197 @@
+//! Both cores: a large batch of strings is split across threads (strings are independent; each
+//! worker keeps its own piece cache), very long strings into segments cut where every piece ends;
+//! a small batch stays on the calling thread. Background work (asynchronous calls) runs its
+//! workers at a lower CPU priority.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use super::merge::PieceCache;
+use super::FastBpe;
+
+thread_local! {
+  /// Set by [`in_background`] on the thread running background work.
+  static BACKGROUND: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` as background work (an asynchronous call, on a thread of Node's pool): a batch that
+/// is counted across threads is counted by worker threads at a lower CPU priority (nice +10), the
+/// calling thread only waiting, so that on a machine with few cores the event loop's thread and
+/// the garbage collector are not starved while a long history is counted. Synchronous calls keep
+/// the normal priority: the caller is waiting for them.
+pub fn in_background<T>(f: impl FnOnce() -> T) -> T {
+  struct Reset(bool);
+  impl Drop for Reset {
+    fn drop(&mut self) {
+      BACKGROUND.with(|b| b.set(self.0));
+    }
+  }
+  let _reset = Reset(BACKGROUND.with(|b| b.replace(true)));
+  f()
+}
+
+/// Lowers the calling thread's CPU priority (Linux keeps the nice value per thread). Best effort:
+/// where it is not allowed or not supported, the thread keeps its priority.
+fn lower_priority() {
+  #[cfg(target_os = "linux")]
+  {
+    let _ = rustix::process::nice(10);
+  }
+}
+/// Batches smaller than this (total bytes) are counted on the calling thread.
+const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+/// Batches from this size (total bytes) get the front table of the piece cache.
+const FRONT_MIN_BYTES: usize = 16 * 1024;
+/// Strings at least this long are cut into segments for the workers.
+const SPLIT_MIN_BYTES: usize = 128 * 1024;
+/// Strings handed to a worker at a time (by total bytes).
+const CHUNK_BYTES: usize = 32 * 1024;
+
+impl FastBpe {
+  /// Token counts of many strings: on the calling thread when the batch is small, else across
+  /// every core (strings are independent; each worker keeps its own piece cache).
+  pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+    let total: usize = texts.iter().map(|t| t.len()).sum();
+    let threads = if total < PARALLEL_MIN_BYTES {
+      1
+    } else {
+      available_threads()
+    };
+    if threads < 2 {
+      let mut cache = if total >= FRONT_MIN_BYTES {
+        PieceCache::for_batch()
+      } else {
+        PieceCache::default()
+      };
+      return texts
+        .iter()
+        .map(|t| self.count_with(t, &mut cache))
+        .collect();
+    }
+    let items = work_items(texts);
+    let bounds = chunk_bounds(&items);
+    let mut out = vec![0u64; texts.len()];
+    self.count_across(threads, &items, &bounds, |done| {
+      for (i, n) in done {
+        out[i] += n;
+      }
+    });
+    out
+  }
+
+  /// Counts the chunks `items[bounds[k]..bounds[k + 1]]` on `threads` threads, each taking the
+  /// next chunk when it is done with one; `place` receives each thread's `(string, count)` pairs.
+  fn count_across(
+    &self,
+    threads: usize,
+    items: &[(usize, &str)],
+    bounds: &[usize],
+    mut place: impl FnMut(Vec<(usize, u64)>),
+  ) {
+    let next = AtomicUsize::new(0);
+    let work = || {
+      let mut cache = PieceCache::for_batch();
+      let mut done: Vec<(usize, u64)> = Vec::new();
+      loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k + 1 >= bounds.len() {
+          break;
+        }
+        for &(i, t) in &items[bounds[k]..bounds[k + 1]] {
+          done.push((i, self.count_with(t, &mut cache)));
+        }
+      }
+      done
+    };
+    let background = BACKGROUND.with(Cell::get);
+    std::thread::scope(|scope| {
+      // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
+      // the others. The calling thread works too, unless the work is background work (its
+      // workers run at a lower priority, and the calling thread is one of Node's pool).
+      let spawned = if background { threads } else { threads - 1 };
+      let handles: Vec<_> = (0..spawned)
+        .filter_map(|_| {
+          std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+              if background {
+                lower_priority();
+              }
+              work()
+            })
+            .ok()
+        })
+        .collect();
+      if !background || handles.is_empty() {
+        place(work());
+      }
+      for h in handles {
+        match h.join() {
+          Ok(done) => place(done),
+          Err(e) => std::panic::resume_unwind(e),
+        }
+      }
+    });
+  }
+}
+
+/// Threads a large batch is counted on: the cores available, at most 8.
+fn available_threads() -> usize {
+  static THREADS: OnceLock<usize> = OnceLock::new();
+  *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
+}
+
+/// Work items `(string index, text)`: whole strings, and segments of very long ones (cut where a
+/// piece always ends, so the segments' counts add up to the string's).
+fn work_items<'t>(texts: &[&'t str]) -> Vec<(usize, &'t str)> {
+  let mut items: Vec<(usize, &str)> = Vec::with_capacity(texts.len());
+  for (i, t) in texts.iter().enumerate() {
+    if t.len() >= SPLIT_MIN_BYTES {
+      items.extend(segments(t).into_iter().map(|seg| (i, seg)));
+    } else {
+      items.push((i, t));
+    }
+  }
+  items
+}
+
+/// Bounds of chunks of consecutive items of about `CHUNK_BYTES`, handed out in order.
+fn chunk_bounds(items: &[(usize, &str)]) -> Vec<usize> {
+  let mut bounds = vec![0usize];
+  let mut acc = 0;
+  for (k, (_, t)) in items.iter().enumerate() {
+    acc += t.len();
+    if acc >= CHUNK_BYTES {
+      bounds.push(k + 1);
+      acc = 0;
+    }
+  }
+  if *bounds.last().unwrap_or(&0) != items.len() {
+    bounds.push(items.len());
+  }
+  bounds
+}
+
+/// Cuts `text` into segments of about `CHUNK_BYTES` at positions where every piece of both
+/// patterns ends: after a `\n` and before an ASCII letter or digit. No alternative of either pattern
+/// matches across such a point (letter and digit pieces cannot contain `\r`/`\n`, not even as their
+/// prefix character; punctuation pieces end their trailing `[\r\n/]*` at a letter or digit; white
+/// space pieces stay inside the white space), and matching from a position depends only on the
+/// text after it, so the pieces of the segments are the pieces of the text.
+pub(super) fn segments(text: &str) -> Vec<&str> {
+  let b = text.as_bytes();
+  let mut out = Vec::new();
+  let mut start = 0;
+  let mut target = CHUNK_BYTES;
+  while target < b.len() {
+    let Some(p) = (target..b.len()).find(|&p| b[p - 1] == b'\n' && b[p].is_ascii_alphanumeric())
+    else {
+      break;
+    };
+    out.push(&text[start..p]);
+    start = p;
+    target = p + CHUNK_BYTES;
+  }
+  out.push(&text[start..]);
+  out
+}
