@@ -375,17 +375,22 @@ export function messageList(messages: unknown): unknown[] {
       { path: 'messages' },
     )
   }
-  const out: unknown[] = []
+  // Sized up front for a usual history; a longer one (perhaps sparse) grows as it is read.
+  const out = new Array<unknown>(Math.min(n, 1 << 16))
   let i = 0
   try {
     for (; i < n; i++) {
       const m = messages[i]
-      out.push(m)
-      if (m === null || typeof m !== 'object') break
+      out[i] = m
+      if (m === null || typeof m !== 'object') {
+        i++
+        break
+      }
     }
   } catch (e) {
     throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
   }
+  out.length = i
   return out
 }
 
