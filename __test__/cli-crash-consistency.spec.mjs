@@ -10,6 +10,7 @@ import {
   chmodSync,
   chownSync,
   closeSync,
+  constants,
   createWriteStream,
   linkSync,
   lstatSync,
@@ -333,6 +334,15 @@ describe('-o in place keeps what the target is', { concurrency: 1 }, () => {
     reader.stdout.setEncoding('utf8').on('data', (d) => (got += d))
     const readerDone = new Promise((r) => reader.on('close', r))
     const r = await cli(['edit', 'fifo-src.json', '-o', fifo, ...TIGHT])
+    // Had the command failed before opening the FIFO, the reader would wait for a writer for ever.
+    // (ENXIO: the reader has just gone by itself.)
+    if (reader.exitCode === null) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+      } catch (e) {
+        if (e.code !== 'ENXIO') throw e
+      }
+    }
     await readerDone
     assert.equal(r.code, 0, r.stderr)
     assert.equal(JSON.parse(got).messages[2].content, '[cleared]')
