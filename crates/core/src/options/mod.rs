@@ -1,0 +1,24 @@
+//! Editor options: what to edit, when, and how to count. [`types`] declares them, typed and
+//! documented, with their defaults; [`parse`] reads them from JSON with errors that name the option
+//! path; `values` holds the readers of single JSON values both use.
+//!
+//! The option names and defaults mirror LangChain.js `ClearToolUsesEdit` and the Xpert
+//! `ContextEditingMiddleware` plugin (same algorithm), so a JSON option block written for either
+//! works unchanged. Mirrors langchainjs `libs/langchain/src/agents/middleware/contextEditing.ts`
+//! (langchain 1.5.14) and the `contextSizeSchema`/`keepSchema` of `summarization.ts`.
+
+mod parse;
+#[cfg(test)]
+mod tests;
+mod types;
+mod values;
+
+pub use types::{
+  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
+  SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
+  TruncateToolResults, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
+  DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS, DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS,
+  DEFAULT_PLACEHOLDER, DEFAULT_STEP_RESULTS, DEFAULT_STEP_TOKENS, DEFAULT_SUMMARY_PREFIX,
+  DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
+  DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
+};
