@@ -14,11 +14,11 @@
 
 import { randomUUID } from 'node:crypto'
 import type { EditPlan } from './native.js'
-import { applyPlan, type AnyMessage } from './wire.js'
+import { applyPlan, MAX_MESSAGES, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
-import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
+import { MAX_OPTIONS_LIST, resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
-import { ContextEditorError, errorText } from './errors.js'
+import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
@@ -74,30 +74,65 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number | undefined): Cha
   return Object.assign(Object.create(Object.getPrototypeOf(model)), model, { maxTokens })
 }
 
+/** Options nest a few levels; deeper is a mistake or a cycle (and would overflow the stack). */
+const OPTIONS_DEPTH = 64
+
+/** The options that are not JSON: a model instance and a function, taken as they are. */
+const LIVE_OPTIONS = new Set(['model', 'tokenCounter'])
+
 /**
- * The config's own options, each read once: a getter or Proxy trap that throws is the caller's
- * error, named by the option it was reading (`options` for the key list).
+ * A plain copy of a summarization middleware's options, each value read once with every read
+ * guarded: a getter or Proxy trap that throws (at any depth) is the caller's error, named by what
+ * was being read (`options` for the object itself or its key list), with the original as `cause`.
+ * `model` and `tokenCounter` are taken as they are; every other option is JSON, copied as plain
+ * data (own keys defined, so a `"__proto__"` key stays a key), so nothing later reads the caller's
+ * objects again. Lists are length-checked before they are walked.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` naming the option: unreadable, not an object, not
+ * JSON (a function, a symbol, a bigint, NaN or ±Infinity), nested too deep, or a list too long.
  */
-function readConfig(config: SummarizationHookConfig | null | undefined): SummarizationHookConfig {
-  if (config === undefined || config === null) return {}
-  const unreadable = (path: string, e: unknown) =>
-    new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: ${path}: could not be read (${errorText(e)})`, { path, cause: e })
-  let keys: string[]
-  try {
-    keys = Object.keys(config)
-  } catch (e) {
-    throw unreadable('options', e)
-  }
-  const out: Record<string, unknown> = {}
-  for (const key of keys) {
+export function readSummarizationOptions(config: unknown, name: string = SUMMARIZATION_MIDDLEWARE_NAME): Record<string, unknown> {
+  const fail = (path: string, what: string, cause?: unknown) => new ContextEditorError('INVALID_OPTIONS', `${name}: ${path}: ${what}`, { path, cause })
+  const read = <T>(path: string, get: () => T): T => {
     try {
-      // Defined, not assigned: a `__proto__` key stays an (unknown, rejected) option.
-      Object.defineProperty(out, key, { value: (config as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true })
+      return get()
     } catch (e) {
-      throw unreadable(key, e)
+      throw fail(path, `could not be read (${errorText(e)})`, e)
     }
   }
-  return out as SummarizationHookConfig
+  const define = (target: Record<string, unknown>, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  const json = (v: unknown, path: string, depth: number): unknown => {
+    if (v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean') return v
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw fail(path, `expected a finite number, got ${String(v)}`)
+      return v
+    }
+    if (typeof v !== 'object') throw fail(path, `expected a JSON value, got a ${typeof v}`)
+    if (depth >= OPTIONS_DEPTH) throw fail(path, `nested more than ${OPTIONS_DEPTH} levels deep (a cycle?)`)
+    if (read(path, () => Array.isArray(v))) {
+      const list = v as unknown[]
+      const n = read(path, () => list.length)
+      if (n > MAX_OPTIONS_LIST) {
+        throw fail(path, `expected a list of at most ${MAX_OPTIONS_LIST.toLocaleString('en-US')} entries, got ${n.toLocaleString('en-US')}`)
+      }
+      const out = new Array<unknown>(n)
+      for (let i = 0; i < n; i++) out[i] = json(read(`${path}[${i}]`, () => list[i]), `${path}[${i}]`, depth + 1)
+      return out
+    }
+    const out: Record<string, unknown> = {}
+    for (const k of read(path, () => Object.keys(v))) define(out, k, json(read(`${path}.${k}`, () => (v as Record<string, unknown>)[k]), `${path}.${k}`, depth + 1))
+    return out
+  }
+  if (config === undefined || config === null) return {}
+  if (typeof config !== 'object' || read('options', () => Array.isArray(config))) {
+    throw fail('options', `expected an object, got ${describeValue(config)}`)
+  }
+  const out: Record<string, unknown> = {}
+  for (const key of read('options', () => Object.keys(config))) {
+    const value = read(key, () => (config as Record<string, unknown>)[key])
+    define(out, key, LIVE_OPTIONS.has(key) ? value : json(value, key, 1))
+  }
+  return out
 }
 
 /** A configured summarizer: unset, a chat model (has `invoke`), or a name the host resolves. */
@@ -122,7 +157,10 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${typeof value === 'symbol' ? '' : String(value)}`.trim()
 }
 
-/** `tokenCounter([message])` as a token count (negative = 0); its throw, or a value that is no count, is thrown. */
+/**
+ * `tokenCounter([message])` as a token count (negative = 0, fractions rounded up); its throw, or a
+ * value that is no count (not a number, NaN, ±Infinity, beyond 2^53), is the option's error.
+ */
 async function countOne(tokenCounter: NonNullable<SummarizationHookConfig['tokenCounter']>, message: AnyMessage, i: number): Promise<number> {
   let n: unknown
   try {
@@ -133,12 +171,14 @@ async function countOne(tokenCounter: NonNullable<SummarizationHookConfig['token
       cause: e,
     })
   }
-  if (typeof n !== 'number' || !Number.isFinite(n)) {
-    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a finite token count for message ${i}, got ${String(n)}`, {
+  const count = typeof n === 'number' ? Math.max(0, Math.ceil(n)) : NaN
+  if (!Number.isSafeInteger(count)) {
+    const got = typeof n === 'number' ? String(n) : typeof n === 'string' ? `the string ${JSON.stringify(n.slice(0, 40))}` : describeValue(n)
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a token count (a finite number up to 2^53) for message ${i}, got ${got}`, {
       path: 'tokenCounter',
     })
   }
-  return Math.max(0, Math.ceil(n))
+  return count
 }
 
 /**
@@ -150,14 +190,65 @@ function isConfigError(e: unknown): e is ContextEditorError {
   return e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'INVALID_CONTEXT')
 }
 
-/** The runnable config keys of a runtime worth passing to the summarizer call (signal, callbacks). */
+/** The runnable config a hook's runtime may carry (LangChain's `pickRunnableConfigKeys`). */
+const RUNNABLE_CONFIG_KEYS = ['configurable', 'recursionLimit', 'callbacks', 'tags', 'metadata', 'maxConcurrency', 'timeout', 'signal', 'store', 'context'] as const
+
+/**
+ * The config of the summarizing call, as LangChain builds it: the runtime's runnable config
+ * (tracing callbacks, abort signal, …) merged with `metadata.lc_source = "summarization"` and the
+ * tag that keeps the call out of LangGraph's message stream (metadata merged, tags a union). A
+ * runtime field that cannot be read is left out: it only tags and traces the call, and the
+ * summarizer must not be blamed for it.
+ */
 function callConfig(runtime: unknown): Record<string, unknown> {
-  const config: Record<string, unknown> = { metadata: { lc_source: 'summarization' }, tags: [INTERNAL_CALL_TAG] }
-  if (runtime && typeof runtime === 'object') {
-    const signal = (runtime as { signal?: unknown }).signal
-    if (signal) config.signal = signal
+  const config: Record<string, unknown> = {}
+  if (runtime !== null && (typeof runtime === 'object' || typeof runtime === 'function')) {
+    for (const key of RUNNABLE_CONFIG_KEYS) {
+      try {
+        const value = (runtime as Record<string, unknown>)[key]
+        if (value !== undefined) config[key] = value
+      } catch {
+        // Left out (see above).
+      }
+    }
   }
+  let metadata: Record<string, unknown> = {}
+  let tags: string[] = []
+  try {
+    if (config.metadata !== null && typeof config.metadata === 'object') metadata = { ...(config.metadata as Record<string, unknown>) }
+    if (Array.isArray(config.tags)) tags = config.tags.filter((t): t is string => typeof t === 'string')
+  } catch {
+    // An unreadable parent metadata or tag list: the call gets ours alone.
+  }
+  config.metadata = { ...metadata, lc_source: 'summarization' }
+  config.tags = [...new Set([...tags, INTERNAL_CALL_TAG])]
   return config
+}
+
+/**
+ * A snapshot of `holder.messages` (the agent's state or the model request); `undefined` when it
+ * holds no list. Every read is guarded and the length is checked before the list is copied.
+ * @throws {ContextEditorError} `INVALID_MESSAGE` (path `messages`, the original as `cause`) when a
+ * getter or Proxy trap throws, or the list is longer than any history.
+ */
+function messagesOf(holder: unknown, where: string): AnyMessage[] | undefined {
+  try {
+    if (holder === null || typeof holder !== 'object') return undefined
+    const list = (holder as { messages?: unknown }).messages
+    if (!Array.isArray(list)) return undefined
+    const n = list.length
+    if (n > MAX_MESSAGES) {
+      throw new ContextEditorError(
+        'INVALID_MESSAGE',
+        `${where}.messages: expected at most ${MAX_MESSAGES.toLocaleString('en-US')} messages, got ${n.toLocaleString('en-US')}`,
+        { path: 'messages' },
+      )
+    }
+    return Array.prototype.slice.call(list) as AnyMessage[]
+  } catch (e) {
+    if (e instanceof ContextEditorError) throw e
+    throw unreadable('INVALID_MESSAGE', `${where}.messages`, e, { path: 'messages' })
+  }
 }
 
 interface Pending {
@@ -172,12 +263,7 @@ interface Pending {
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
  */
 export function createSummarizationHooks(config: SummarizationHookConfig | null | undefined, host: SummarizationHost): SummarizationHooks {
-  if (config !== undefined && config !== null && (typeof config !== 'object' || Array.isArray(config))) {
-    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: options: expected an object, got ${describeValue(config)}`, {
-      path: 'options',
-    })
-  }
-  const { model: configured, tokenCounter, ...json } = readConfig(config)
+  const { model: configured, tokenCounter, ...json } = readSummarizationOptions(config) as SummarizationHookConfig
   // Wrong types fail here, when the middleware is built, not at the first model call.
   checkModel(configured, host)
   if (tokenCounter !== undefined && tokenCounter !== null && typeof tokenCounter !== 'function') {
@@ -258,7 +344,8 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     if (e.path === 'maxInputTokens') {
       return new ContextEditorError(
         e.code,
-        `${SUMMARIZATION_MIDDLEWARE_NAME}: maxInputTokens: a \`fraction\` in \`trigger\` or \`keep\` needs the model's input limit, and none is known (set \`maxInputTokens\`, use a model whose profile has \`maxInputTokens\`, or use absolute \`tokens\`)`,
+        // The first sentence is LangChain's own (JS and Python), which callers match on.
+        `${SUMMARIZATION_MIDDLEWARE_NAME}: maxInputTokens: Model profile information is required to use fractional token limits: a \`fraction\` in \`trigger\` or \`keep\` needs the model's input limit, and none is known (set \`maxInputTokens\`, use a model whose profile has \`maxInputTokens\`, or use absolute \`tokens\`)`,
         { path: 'maxInputTokens', cause: e },
       )
     }
@@ -311,10 +398,42 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     return out
   }
 
+  /**
+   * The messages of the state or request, or `undefined` (logged) when they cannot be read: the
+   * request then goes through as it is, with the history intact.
+   */
+  function snapshot(holder: unknown, where: string): AnyMessage[] | undefined {
+    try {
+      return messagesOf(holder, where) ?? []
+    } catch (e) {
+      report('planning_failed', `the ${where}'s messages could not be read`, e)
+      return undefined
+    }
+  }
+
+  /** `rewrite`, or `undefined` (logged) when the messages cannot be rewritten: nothing is lost. */
+  function rewritten(messages: AnyMessage[], plan: EditPlan, summary: string): AnyMessage[] | undefined {
+    try {
+      return rewrite(messages, plan, summary)
+    } catch (e) {
+      report('planning_failed', 'the summary could not be applied', e)
+      return undefined
+    }
+  }
+
+  /** A field of the host's request, or `undefined` when reading it throws (only used as a hint). */
+  function field(holder: unknown, key: string): unknown {
+    try {
+      return holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>)[key] : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   return {
     async beforeModel(state, runtime) {
-      const messages = Array.isArray(state?.messages) ? state.messages.slice() : []
-      if (messages.length === 0) return undefined
+      const messages = snapshot(state, 'state')
+      if (!messages || messages.length === 0) return undefined
       const model = await summarizer()
       if (!model) {
         // The agent's model (and its input limit) is only visible in `wrapModelCall`: plan and summarize there.
@@ -326,39 +445,56 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       if (!plan) return undefined
       const summary = await write(plan, model, runtime)
       if (summary === undefined) return undefined
-      return { messages: [host.removeAll(), ...rewrite(messages, plan, summary)] }
+      const out = rewritten(messages, plan, summary)
+      return out && { messages: [host.removeAll(), ...out] }
     },
 
     async wrapModelCall(request, handler) {
-      if (isChatModel(request.model)) agentModel = request.model
-      const messages = Array.isArray(request.messages) ? request.messages.slice() : []
-      const last = messages[messages.length - 1]
-      if (!last || typeof last !== 'object' || !deferred.has(last) || !agentModel) return handler(request)
+      const model = field(request, 'model')
+      try {
+        if (isChatModel(model)) agentModel = model
+      } catch {
+        // A model whose `invoke` cannot be read is no summarizer; the handler gets the request as it is.
+      }
+      const messages = snapshot(request, 'request')
+      const last = messages?.[messages.length - 1]
+      if (!messages || !last || typeof last !== 'object' || !deferred.has(last) || !agentModel) return handler(request)
       deferred.delete(last)
       const plan = await planFor(messages, agentModel)
       if (!plan) return handler(request)
-      const summary = await write(plan, agentModel, (request as { runtime?: unknown }).runtime)
+      const summary = await write(plan, agentModel, field(request, 'runtime'))
       if (summary === undefined) return handler(request)
-      const response = await handler({ ...request, messages: rewrite(messages, plan, summary) })
+      const out = rewritten(messages, plan, summary)
+      if (!out) return handler(request)
+      const response = await handler({ ...request, messages: out })
       if (response !== null && typeof response === 'object') pending.set(response as object, { plan, summary, planned: messages })
       return response
     },
 
     async afterModel(state) {
-      const messages = Array.isArray(state?.messages) ? state.messages.slice() : []
-      const last = messages[messages.length - 1]
-      const entry = last && typeof last === 'object' ? pending.get(last) : undefined
-      if (!entry) return undefined
-      pending.delete(last)
+      const messages = snapshot(state, 'state')
+      if (!messages) return undefined
+      // The response is the newest message, unless an `afterModel` hook that ran before this one
+      // appended more: look for it from the end.
+      let at = messages.length - 1
+      while (at >= 0 && !(messages[at] !== null && typeof messages[at] === 'object' && pending.has(messages[at] as object))) at--
+      if (at < 0) return undefined
+      const entry = pending.get(messages[at] as object)!
+      pending.delete(messages[at] as object)
       const n = entry.planned.length
-      if (messages.length < n) return undefined
-      for (let i = 0; i < n; i++) {
-        const a = messages[i]
-        const b = entry.planned[i]
-        if (a !== b && (a?.id === undefined || a?.id !== b?.id)) return undefined
+      if (at < n) return undefined
+      try {
+        for (let i = 0; i < n; i++) {
+          const a = messages[i]
+          const b = entry.planned[i]
+          if (a !== b && (a?.id === undefined || a?.id !== b?.id)) return undefined
+        }
+      } catch (e) {
+        report('planning_failed', "the state's messages could not be read", e)
+        return undefined
       }
-      const head = messages.slice(0, n)
-      return { messages: [host.removeAll(), ...rewrite(head, entry.plan, entry.summary), ...messages.slice(n)] }
+      const head = rewritten(messages.slice(0, n), entry.plan, entry.summary)
+      return head && { messages: [host.removeAll(), ...head, ...messages.slice(n)] }
     },
   }
 }

@@ -8,7 +8,7 @@
 // `request.model` in `wrapModelCall` (see `../summarization.ts`).
 
 import { createRequire } from 'node:module'
-import { createSummarizationHooks, REMOVE_ALL_MESSAGES, type SummarizationHooks } from '../summarization.js'
+import { createSummarizationHooks, readSummarizationOptions, REMOVE_ALL_MESSAGES, type SummarizationHooks } from '../summarization.js'
 import { summarizationConfigSchema, XPERT_SUMMARIZATION_STRATEGY, type I18nText, type SummarizationOptions } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
 import type { AnyMessage } from '../wire.js'
@@ -77,10 +77,9 @@ export class SummarizationStrategy {
    * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
    */
   createMiddleware(options: SummarizationOptions | null | undefined, _context?: unknown): SummarizationMiddlewareObject {
-    if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
-      throw new ContextEditorError('INVALID_OPTIONS', `${XPERT_SUMMARIZATION_STRATEGY}: options: expected an object`, { path: 'options' })
-    }
-    if (options && Object.hasOwn(options, 'model') && (options as Record<string, unknown>).model != null) {
+    // One guarded, plain copy of the options: a getter or Proxy trap that throws is named here.
+    const { model, ...json } = readSummarizationOptions(options, XPERT_SUMMARIZATION_STRATEGY)
+    if (model !== undefined && model !== null) {
       // Options are JSON from the UI: a model instance cannot be configured; the agent's own model writes the summary.
       throw new ContextEditorError(
         'INVALID_OPTIONS',
@@ -88,7 +87,6 @@ export class SummarizationStrategy {
         { path: 'model' },
       )
     }
-    const { model: _unset, ...json } = (options ?? {}) as Record<string, unknown>
     const hooks = createSummarizationHooks(json, { removeAll })
     return { name: XPERT_SUMMARIZATION_STRATEGY, ...hooks }
   }
