@@ -2,9 +2,10 @@
 // `libs/langchain/src/agents/middleware/tests/summarization.test.ts`), scenario by scenario, run
 // against both middlewares: LangChain's (langchain 1.5.14) and ours, each time with LangChain's
 // own expectations, and the two agents' final states compared message by message (type and
-// content). Where we differ on purpose (docs/semantics.md §7), the test shows both sides: a model
-// name without a profile is not guessed to have a 4,097-token window, and `$&`-style patterns in
-// the conversation reach the summarizer verbatim.
+// content). Where we differ on purpose (docs/semantics.md §7), the test shows both sides: a failing
+// summarizer keeps the history (LangChain writes the error as the summary), a tool result that came
+// after a user message keeps its call, a model name without a profile is not guessed to have a
+// 4,097-token window, and `$&`-style patterns in the conversation reach the summarizer verbatim.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { createAgent, summarizationMiddleware as lcSummarization } from 'langchain'
@@ -396,6 +397,42 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
 })
 
 describe('where we differ on purpose (docs/semantics.md §7)', () => {
+  test('a summarizer that throws: LangChain writes the error over the history as the summary, we keep the history', async () => {
+    const failing = { async invoke() { throw new Error('summarizer unavailable (503)') } }
+    const messages = numbered(3, 200, 'Final question')
+    const originalWarn = console.warn
+    console.warn = () => {}
+    try {
+      const theirs = await createAgent({ model: mainModel(), middleware: [lcSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })] }).invoke({ messages })
+      assert.match(theirs.messages[0].content, /^Here is a summary of the conversation to date:\n\nError generating summary: Error: summarizer unavailable \(503\)/)
+      assert.equal(theirs.messages.length, 4)
+      const ours = await createAgent({ model: mainModel(), middleware: [ourSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })] }).invoke({ messages })
+      assert.deepEqual(view(ours.messages.slice(0, messages.length)), view(messages))
+      assert.equal(ours.messages.filter(isSummaryMessage).length, 0)
+    } finally {
+      console.warn = originalWarn
+    }
+  })
+
+  test('a result that came after a user message: LangChain summarizes its call and keeps it (an orphan), we keep the pair', async () => {
+    const messages = [
+      new HumanMessage({ content: `q0 ${x(300)}`, id: 'h0' }),
+      new AIMessage({ content: 'a0', id: 'a0' }),
+      new AIMessage({ content: '', id: 'a1', tool_calls: [{ id: 'c1', name: 'search', args: {} }] }),
+      new HumanMessage({ content: 'still there?', id: 'h1' }),
+      new ToolMessage({ content: 'late result', tool_call_id: 'c1', id: 't1' }),
+      new AIMessage({ content: 'done', id: 'a2' }),
+      new HumanMessage({ content: 'thanks', id: 'h2' }),
+    ]
+    const kept = {}
+    for (const [name, summarizationMiddleware] of Object.entries(IMPLEMENTATIONS)) {
+      const update = await summarizationMiddleware({ model: mockSummarizer(), trigger: { messages: 2 }, keep: { messages: 4 } }).beforeModel({ messages: [...messages] }, { context: {} })
+      kept[name] = update.messages.slice(2).map((m) => m.id)
+    }
+    assert.deepEqual(kept.LangChain, ['h1', 't1', 'a2', 'h2'])
+    assert.deepEqual(kept.ours, ['a1', 'h1', 't1', 'a2', 'h2'])
+  })
+
   test('a model name without a profile: LangChain assumes a 4,097-token window, we say the limit is unknown', async () => {
     const messages = []
     for (let i = 0; i < 100; i++) messages.push(new HumanMessage(`Message ${i}: ${x(200)}`), new AIMessage(`Response ${i}: ${x(200)}`))
