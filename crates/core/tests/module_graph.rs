@@ -1,12 +1,14 @@
 //! The core's modules form layers: no module imports, directly or through others, a module that
-//! imports it back. This test reads `src/**/*.rs`, collects every `crate::…` and `super::…` path
-//! (in `use` lines and inline), follows `pub use` re-exports to the module that defines the item,
-//! and fails with the cycle when the dependency graph has one.
+//! imports it back. This test reads `src/**/*.rs`, collects every `crate::…`, `super::…` and
+//! `self::…` path (in `use` lines and inline) and every `pub use` of a child module, follows
+//! re-exports to the module that defines the item, and fails with the cycle when the dependency
+//! graph has one.
 //!
 //! Dependencies are compared at the level where two modules part: `a::x` naming `b::y` is an edge
-//! `a → b`; `a::x` naming `a::y` is an edge `a::x → a::y`. A module naming its own ancestors or
-//! descendants (a parent re-exporting its children, a child using its parent's types) is the
-//! module tree, not a layer, and is left out.
+//! `a → b`; `a::x` naming `a::y` is an edge `a::x → a::y`; a parent naming (or re-exporting) its
+//! child's items is an edge `a → a::x`, and a child naming items defined in its parent an edge
+//! `a::x → a`, so a parent and a child cannot use each other either. Test modules
+//! (`#[cfg(test)] mod …`) are left out.
 //!
 //! A small hand-written lexer skips comments (so doc links are not imports), string and char
 //! literals; the tests at the end check the checker on synthetic trees.
@@ -20,10 +22,10 @@ type ModPath = Vec<String>;
 /// The dependency edges between modules, by module path.
 type Graph = BTreeMap<ModPath, BTreeSet<ModPath>>;
 
-/// One source file: its module path and its code without comments and literals.
+/// One source file: its module path and its tokens, test modules left out.
 struct File {
   module: ModPath,
-  code: String,
+  tokens: Vec<String>,
 }
 
 /// The module path of a file under `src/` (`lib.rs` is the root, `a/mod.rs` is `a`).
@@ -141,6 +143,53 @@ fn tokens(code: &str) -> Vec<String> {
   out
 }
 
+/// `tokens` without the test modules: `#[cfg(test)] mod name { … }` blocks are dropped, and the
+/// names of `#[cfg(test)] mod name;` files are returned.
+fn without_tests(tokens: Vec<String>) -> (Vec<String>, BTreeSet<String>) {
+  const ATTRIBUTE: [&str; 7] = ["#", "[", "cfg", "(", "test", ")", "]"];
+  let mut out = Vec::with_capacity(tokens.len());
+  let mut test_files = BTreeSet::new();
+  let mut i = 0;
+  while i < tokens.len() {
+    let is_test_mod = tokens
+      .get(i..i + ATTRIBUTE.len())
+      .is_some_and(|t| t == ATTRIBUTE)
+      && tokens.get(i + ATTRIBUTE.len()).map(String::as_str) == Some("mod");
+    if !is_test_mod {
+      out.push(tokens[i].clone());
+      i += 1;
+      continue;
+    }
+    let name = i + ATTRIBUTE.len() + 1;
+    match tokens.get(name + 1).map(String::as_str) {
+      Some(";") => {
+        test_files.insert(tokens[name].clone());
+        i = name + 2;
+      }
+      _ => {
+        // Skip to the brace that closes the module.
+        let mut depth = 0;
+        i = name + 1;
+        while i < tokens.len() {
+          match tokens[i].as_str() {
+            "{" => depth += 1,
+            "}" => {
+              depth -= 1;
+              if depth == 0 {
+                i += 1;
+                break;
+              }
+            }
+            _ => {}
+          }
+          i += 1;
+        }
+      }
+    }
+  }
+  (out, test_files)
+}
+
 /// The paths of a path expression starting at `tokens[*at]` (an identifier followed by `::`),
 /// with `{…}` groups expanded: `a::{b, c::d}` is `a::b` and `a::c::d`.
 fn paths_at(tokens: &[String], at: &mut usize) -> Vec<Vec<String>> {
@@ -180,11 +229,10 @@ fn paths_at(tokens: &[String], at: &mut usize) -> Vec<Vec<String>> {
   }
 }
 
-/// Every path in `code` that starts with `crate`, `super` or `self`, resolved from `module` to a
-/// path from the crate root (items included). With `local`, also paths that start with a child
-/// module's name (what `pub use child::Item;` names).
-fn crate_paths(module: &ModPath, code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
-  let toks = tokens(code);
+/// Every path in `toks` that starts with `crate`, `super` or `self`, or with the name of one of
+/// `children` (what `pub use child::Item;` names), resolved from `module` to a path from the crate
+/// root (items included).
+fn crate_paths(module: &ModPath, toks: &[String], children: &BTreeSet<String>) -> Vec<Vec<String>> {
   let mut out = Vec::new();
   let mut i = 0;
   while i < toks.len() {
@@ -195,7 +243,7 @@ fn crate_paths(module: &ModPath, code: &str, children: &BTreeSet<String>) -> Vec
       i += 1;
       continue;
     }
-    for path in paths_at(&toks, &mut i) {
+    for path in paths_at(toks, &mut i) {
       let mut base: Vec<String> = module.clone();
       let mut rest = path.as_slice();
       match rest.first().map(String::as_str) {
@@ -219,13 +267,19 @@ fn crate_paths(module: &ModPath, code: &str, children: &BTreeSet<String>) -> Vec
 
 /// Builds the module graph of a crate's files (`(path under src/, source)`).
 fn graph(sources: &[(String, String)]) -> Graph {
-  let files: Vec<File> = sources
-    .iter()
-    .map(|(path, source)| File {
-      module: module_of(Path::new(path)),
-      code: strip(source),
-    })
-    .collect();
+  let mut files: Vec<File> = Vec::new();
+  let mut tests: BTreeSet<ModPath> = BTreeSet::new();
+  for (path, source) in sources {
+    let module = module_of(Path::new(path));
+    let (tokens, test_files) = without_tests(tokens(&strip(source)));
+    for name in test_files {
+      let mut child = module.clone();
+      child.push(name);
+      tests.insert(child);
+    }
+    files.push(File { module, tokens });
+  }
+  files.retain(|f| !tests.iter().any(|t| f.module.starts_with(t)));
   let modules: BTreeSet<ModPath> = files.iter().map(|f| f.module.clone()).collect();
   let children = |m: &ModPath| -> BTreeSet<String> {
     modules
@@ -237,15 +291,14 @@ fn graph(sources: &[(String, String)]) -> Graph {
   // `pub use` re-exports: (module, name) -> the full path it names.
   let mut reexports: BTreeMap<(ModPath, String), Vec<String>> = BTreeMap::new();
   for f in &files {
-    for statement in f.code.split(';') {
-      let t = statement.trim_start();
-      let Some(after) = t
-        .strip_prefix("pub use ")
-        .or_else(|| t.strip_prefix("pub(crate) use "))
-      else {
+    for statement in f.tokens.split(|t| t == ";") {
+      let Some(at) = statement.iter().position(|t| t == "use") else {
         continue;
       };
-      for path in crate_paths(&f.module, after, &children(&f.module)) {
+      if statement.first().map(String::as_str) != Some("pub") {
+        continue;
+      }
+      for path in crate_paths(&f.module, &statement[at + 1..], &children(&f.module)) {
         if let Some(name) = path.last() {
           reexports.insert((f.module.clone(), name.clone()), path.clone());
         }
@@ -280,19 +333,28 @@ fn graph(sources: &[(String, String)]) -> Graph {
   let mut graph = Graph::new();
   for f in &files {
     graph.entry(f.module.clone()).or_default();
-    for path in crate_paths(&f.module, &f.code, &children(&f.module)) {
+    for path in crate_paths(&f.module, &f.tokens, &children(&f.module)) {
       let target = resolve(&path);
+      if tests.iter().any(|t| target.starts_with(t)) {
+        continue;
+      }
       let common = f
         .module
         .iter()
         .zip(&target)
         .take_while(|(a, b)| a == b)
         .count();
-      if common == f.module.len() || common == target.len() {
-        continue; // an ancestor or a descendant: the module tree
-      }
-      let from = f.module[..=common].to_vec();
-      let to = target[..=common].to_vec();
+      let (from, to) = if common == f.module.len() && common == target.len() {
+        continue; // itself
+      } else if common == f.module.len() {
+        // A descendant: the child on the way there.
+        (f.module.clone(), target[..=common].to_vec())
+      } else if common == target.len() {
+        // An item defined in an ancestor: from the ancestor's child on the way here.
+        (f.module[..=common].to_vec(), target.clone())
+      } else {
+        (f.module[..=common].to_vec(), target[..=common].to_vec())
+      };
       graph.entry(from).or_default().insert(to);
     }
   }
@@ -468,6 +530,44 @@ fn checker_finds_cycles_between_sibling_submodules() {
     cycle_of(&files).as_deref(),
     Some("crate::t::x -> crate::t::y -> crate::t::x")
   );
+}
+
+#[test]
+fn checker_finds_a_child_using_its_parents_items() {
+  // The parent re-exports the child's type; the child uses a type the parent defines.
+  let files = [
+    ("lib.rs", "mod t;"),
+    ("t/mod.rs", "mod x; pub use x::X; pub struct Shared;"),
+    ("t/x.rs", "pub struct X(super::Shared);"),
+  ];
+  assert_eq!(
+    cycle_of(&files).as_deref(),
+    Some("crate::t -> crate::t::x -> crate::t")
+  );
+  // With the shared type in a leaf sibling there is none.
+  let files = [
+    ("lib.rs", "mod t;"),
+    (
+      "t/mod.rs",
+      "mod shared; mod x; pub use shared::Shared; pub use x::X;",
+    ),
+    ("t/shared.rs", "pub struct Shared;"),
+    ("t/x.rs", "pub struct X(super::Shared);"),
+  ];
+  assert_eq!(cycle_of(&files), None);
+}
+
+#[test]
+fn checker_leaves_test_modules_out() {
+  let files = [
+    ("lib.rs", "mod a; pub use a::A;"),
+    (
+      "a.rs",
+      "pub struct A;\n#[cfg(test)]\nmod tests {\n  use super::*;\n  fn f() { let _ = crate::A; }\n}\n#[cfg(test)]\nmod more;",
+    ),
+    ("a/more.rs", "use super::*; fn g() -> crate::A { A }"),
+  ];
+  assert_eq!(cycle_of(&files), None);
 }
 
 #[test]

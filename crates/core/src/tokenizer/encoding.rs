@@ -5,8 +5,8 @@
 use tiktoken_rs::tokenizer::{get_tokenizer, Tokenizer};
 use tiktoken_rs::CoreBPE;
 
+use super::counter::Counter;
 use super::fastbpe;
-use super::Counter;
 
 /// A BPE encoding whose ranks are embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

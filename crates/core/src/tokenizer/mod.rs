@@ -17,33 +17,18 @@
 //! tokenizers count text only.
 
 pub(crate) mod approx;
+mod counter;
 mod encoding;
 mod estimate;
 mod fastbpe;
 
 pub use approx::CHARS_PER_TOKEN;
+pub(crate) use counter::Counter;
 pub use encoding::Encoding;
 pub use estimate::{
   estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
 };
 pub use fastbpe::{in_background, pieces};
-
-/// Counts the tokens of text. Shared by every editor and thread, hence `Send + Sync`.
-pub(crate) trait Counter: Send + Sync {
-  /// The number of tokens of `text`.
-  fn count(&self, text: &str) -> u64;
-
-  /// The counts of many texts, each equal to [`count`](Self::count); may use several threads.
-  fn count_many(&self, texts: &[&str]) -> Vec<u64> {
-    texts.iter().map(|t| self.count(t)).collect()
-  }
-
-  /// A seed that keeps this counter's counts apart from other counters' in shared caches, or
-  /// `None` when counting costs less than hashing the text (such counts are never cached).
-  fn cache_seed(&self) -> Option<u64> {
-    None
-  }
-}
 
 /// The estimate with the rates fitted against one encoding, as a [`Counter`].
 #[derive(Debug, Clone, Copy)]

@@ -7,8 +7,6 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 use tiktoken_rs::Rank;
 
-use super::FastBpe;
-
 /// Byte strings of up to 15 bytes packed in a `u128` (bytes little-endian, length in the top byte):
 /// hashing and comparing them costs no pointer chase and no `memcmp`.
 #[inline(always)]
@@ -132,7 +130,7 @@ impl<'a> PieceCache<'a> {
 }
 const PIECE_CACHE_MAX: usize = 1 << 16;
 
-impl FastBpe {
+impl Ranks {
   #[inline]
   pub(super) fn piece_count<'a>(
     &self,
@@ -147,7 +145,7 @@ impl FastBpe {
         if cache.front[slot].0 == k {
           return cache.front[slot].1;
         }
-        let n = match self.ranks.short.get(&k) {
+        let n = match self.short.get(&k) {
           Some(_) => 1,
           None => self.miss_count(piece, cache),
         };
@@ -155,7 +153,7 @@ impl FastBpe {
         return n;
       }
     }
-    if self.ranks.get(piece).is_some() {
+    if self.get(piece).is_some() {
       return 1;
     }
     self.miss_count(piece, cache)
@@ -173,7 +171,7 @@ impl FastBpe {
 
   #[inline]
   fn rank(&self, bytes: &[u8]) -> Rank {
-    self.ranks.get(bytes).unwrap_or(Rank::MAX)
+    self.get(bytes).unwrap_or(Rank::MAX)
   }
 
   /// tiktoken's `byte_pair_encode(piece).len()` (the same two algorithms, by piece length).

@@ -74,10 +74,16 @@ impl FastBpe {
       let e = self.pattern.next_end(&t, s);
       debug_assert!(e > s);
       let piece = &bytes[s..e];
-      n += u64::from(self.piece_count(piece, pack_at(bytes, s, e), cache));
+      n += u64::from(self.ranks.piece_count(piece, pack_at(bytes, s, e), cache));
       s = e;
     }
     n
+  }
+
+  /// Token counts of many strings: on the calling thread when the batch is small, else across
+  /// every core (see [`parallel`]).
+  pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+    parallel::count_many(texts, |text, cache| self.count_with(text, cache))
   }
 }
 

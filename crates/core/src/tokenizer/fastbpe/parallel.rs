@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::merge::PieceCache;
-use super::FastBpe;
 
 thread_local! {
   /// Set by [`in_background`] on the thread running background work.
@@ -48,91 +47,92 @@ const SPLIT_MIN_BYTES: usize = 128 * 1024;
 /// Strings handed to a worker at a time (by total bytes).
 const CHUNK_BYTES: usize = 32 * 1024;
 
-impl FastBpe {
-  /// Token counts of many strings: on the calling thread when the batch is small, else across
-  /// every core (strings are independent; each worker keeps its own piece cache).
-  pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
-    let total: usize = texts.iter().map(|t| t.len()).sum();
-    let threads = if total < PARALLEL_MIN_BYTES {
-      1
+/// Counts many strings with `count` (a string, and the piece cache of the thread counting it): on
+/// the calling thread when the batch is small, else across every core (strings are independent;
+/// each worker keeps its own piece cache).
+pub(super) fn count_many<F>(texts: &[&str], count: F) -> Vec<u64>
+where
+  F: for<'t> Fn(&'t str, &mut PieceCache<'t>) -> u64 + Sync,
+{
+  let total: usize = texts.iter().map(|t| t.len()).sum();
+  let threads = if total < PARALLEL_MIN_BYTES {
+    1
+  } else {
+    available_threads()
+  };
+  if threads < 2 {
+    let mut cache = if total >= FRONT_MIN_BYTES {
+      PieceCache::for_batch()
     } else {
-      available_threads()
+      PieceCache::default()
     };
-    if threads < 2 {
-      let mut cache = if total >= FRONT_MIN_BYTES {
-        PieceCache::for_batch()
-      } else {
-        PieceCache::default()
-      };
-      return texts
-        .iter()
-        .map(|t| self.count_with(t, &mut cache))
-        .collect();
+    return texts.iter().map(|t| count(t, &mut cache)).collect();
+  }
+  let items = work_items(texts);
+  let bounds = chunk_bounds(&items);
+  let mut out = vec![0u64; texts.len()];
+  count_across(threads, &items, &bounds, &count, |done| {
+    for (i, n) in done {
+      out[i] += n;
     }
-    let items = work_items(texts);
-    let bounds = chunk_bounds(&items);
-    let mut out = vec![0u64; texts.len()];
-    self.count_across(threads, &items, &bounds, |done| {
-      for (i, n) in done {
-        out[i] += n;
-      }
-    });
-    out
-  }
+  });
+  out
+}
 
-  /// Counts the chunks `items[bounds[k]..bounds[k + 1]]` on `threads` threads, each taking the
-  /// next chunk when it is done with one; `place` receives each thread's `(string, count)` pairs.
-  fn count_across(
-    &self,
-    threads: usize,
-    items: &[(usize, &str)],
-    bounds: &[usize],
-    mut place: impl FnMut(Vec<(usize, u64)>),
-  ) {
-    let next = AtomicUsize::new(0);
-    let work = || {
-      let mut cache = PieceCache::for_batch();
-      let mut done: Vec<(usize, u64)> = Vec::new();
-      loop {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k + 1 >= bounds.len() {
-          break;
-        }
-        for &(i, t) in &items[bounds[k]..bounds[k + 1]] {
-          done.push((i, self.count_with(t, &mut cache)));
-        }
+/// Counts the chunks `items[bounds[k]..bounds[k + 1]]` on `threads` threads, each taking the next
+/// chunk when it is done with one; `place` receives each thread's `(string, count)` pairs.
+fn count_across<F>(
+  threads: usize,
+  items: &[(usize, &str)],
+  bounds: &[usize],
+  count: &F,
+  mut place: impl FnMut(Vec<(usize, u64)>),
+) where
+  F: for<'t> Fn(&'t str, &mut PieceCache<'t>) -> u64 + Sync,
+{
+  let next = AtomicUsize::new(0);
+  let work = || {
+    let mut cache = PieceCache::for_batch();
+    let mut done: Vec<(usize, u64)> = Vec::new();
+    loop {
+      let k = next.fetch_add(1, Ordering::Relaxed);
+      if k + 1 >= bounds.len() {
+        break;
       }
-      done
-    };
-    let background = BACKGROUND.with(Cell::get);
-    std::thread::scope(|scope| {
-      // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
-      // the others. The calling thread works too, unless the work is background work (its
-      // workers run at a lower priority, and the calling thread is one of Node's pool).
-      let spawned = if background { threads } else { threads - 1 };
-      let handles: Vec<_> = (0..spawned)
-        .filter_map(|_| {
-          std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-              if background {
-                lower_priority();
-              }
-              work()
-            })
-            .ok()
-        })
-        .collect();
-      if !background || handles.is_empty() {
-        place(work());
+      for &(i, t) in &items[bounds[k]..bounds[k + 1]] {
+        done.push((i, count(t, &mut cache)));
       }
-      for h in handles {
-        match h.join() {
-          Ok(done) => place(done),
-          Err(e) => std::panic::resume_unwind(e),
-        }
+    }
+    done
+  };
+  let background = BACKGROUND.with(Cell::get);
+  std::thread::scope(|scope| {
+    // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
+    // the others. The calling thread works too, unless the work is background work (its workers
+    // run at a lower priority, and the calling thread is one of Node's pool).
+    let spawned = if background { threads } else { threads - 1 };
+    let handles: Vec<_> = (0..spawned)
+      .filter_map(|_| {
+        std::thread::Builder::new()
+          .spawn_scoped(scope, || {
+            if background {
+              lower_priority();
+            }
+            work()
+          })
+          .ok()
+      })
+      .collect();
+    if !background || handles.is_empty() {
+      place(work());
+    }
+    for h in handles {
+      match h.join() {
+        Ok(done) => place(done),
+        Err(e) => std::panic::resume_unwind(e),
       }
-    });
-  }
+    }
+  });
 }
 
 /// Threads a large batch is counted on: the cores available, at most 8.
