@@ -333,8 +333,17 @@ function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<s
       const unit = e.messageIndex
       const f = from[unit]
       if (!f) return e
-      const where = f.blocks && f.blocks.length ? `messages[${f.message}].content[${f.blocks[0]}]` : `messages[${f.message}]`
-      const message = e.message.replace(/^messages\[\d+\]/, where)
+      let message: string
+      if (f.blocks === undefined) message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}]`)
+      else if (units[unit].type === 'tool') {
+        // A tool_result block: the tool message's fields are the block's.
+        message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}].content[${f.blocks[0] ?? 0}]`)
+      } else {
+        // A run of user blocks: its content[k] is the message's content[blocks[k]].
+        message = e.message
+          .replace(/^messages\[\d+\]\.content\[(\d+)\]/, (_, k) => `messages[${f.message}].content[${f.blocks![Number(k)] ?? k}]`)
+          .replace(/^messages\[\d+\]/, `messages[${f.message}]`)
+      }
       return new ContextEditorError(e.code, message, { messageIndex: f.message, path: e.path, cause: e })
     },
   }

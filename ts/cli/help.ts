@@ -7,6 +7,7 @@ const OPTIONS = `Editor options:
                           --option trigger.tokens=50000 --option keep.messages=5
                           --option excludeTools='["read_file"]' --option clearToolInputs=true
                           --option tokenCountMethod=model --option edits.1.keep.tokens=8000
+                          (a list index replaces an element or appends one: 0 to the length)
   --max-input-tokens N    the model's input limit (for fraction options and the budget mark)
   --model NAME            model name (encoding in model mode, known input limits); default: the
                           request's \`model\`
@@ -34,18 +35,36 @@ Usage:
   -h, --help      help (also after a command: context-editor edit --help)
   -v, --version   the version
 
-Exit codes: 0 ok, 1 runtime failure, 2 usage or invalid input.
+Exit codes:
+  0        ok
+  1        runtime failure: an I/O error (a full disk, a file size limit) or a bug; -o FILE is
+           left as it was
+  2        usage or invalid input (unknown flag, invalid JSON, options or messages)
+  3        edit --jsonl --keep-going: some lines failed and were skipped, the others were written
+  129/130/143  stopped by SIGHUP/SIGINT/SIGTERM; -o FILE is left as it was
 `,
   edit: `Usage: context-editor edit <file|-> [options]
 
 Reads a conversation, runs the configured edits (default: clear old tool results once the request
 reaches 100,000 tokens, keeping the last 3), writes the edited conversation in the input's format
 to stdout (or -o FILE) and the report to stderr. The input file is never changed unless -o names it.
+A summarize edit writes no summary here (there is no model): the messages it would replace are
+kept and the report warns summary_skipped.
 
 Options:
-  -o, --output FILE       write here instead of stdout (atomically; may be the input file)
+  -o, --output FILE       write here instead of stdout; may be the input file. A regular file is
+                          written to a temporary file beside it, synced, then renamed over it: it is
+                          the old file or the whole new output, never a mix, and on any error (full
+                          disk, interrupted) it is left as it was. It keeps its mode and owner; a
+                          symbolic link stays a link (its target is replaced). Devices, FIFOs and
+                          /dev/stdout are written directly.
   --jsonl                 one conversation per line in and out, streamed; progress on a terminal,
                           a summary at the end (conversations, tokens before/after, time)
+  --keep-going            with --jsonl: a bad line is reported (file:line: reason) and skipped, the
+                          others are written; exit 3 if any was skipped (-o naming the input: it is
+                          left as it was rather than lose the bad lines); --report json lists them
+  --max-line-bytes N      with --jsonl: the longest line accepted (default and maximum 536870888,
+                          the longest string Node.js holds); a longer line is a bad line
   --report MODE           text (default), json (the full report) or none; written to stderr
 ${OPTIONS}
 ${FORMATS}
@@ -53,6 +72,7 @@ Examples:
   context-editor edit session.json --option keep.messages=5 -o trimmed.json
   context-editor edit request.json --config options.json --max-input-tokens 200000 > out.json
   context-editor edit dataset.jsonl --jsonl -o compacted.jsonl
+  context-editor edit dataset.jsonl --jsonl --keep-going --report json -o compacted.jsonl
 `,
   inspect: `Usage: context-editor inspect <file|-> [options]
 

@@ -375,6 +375,7 @@ export function renderReport(report: EditReport, style: Style = { color: false, 
   }
   what.push(`removed ${report.removedOrphans.length} orphaned tool result${report.removedOrphans.length === 1 ? '' : 's'}`)
   lines.push(what.join(' · '))
+  const skipped = report.warnings.some((w) => w.code === 'summary_skipped')
   if (report.appliedEdits.length > 1) {
     report.appliedEdits.forEach((e, k) => {
       const did: string[] = []
@@ -382,11 +383,12 @@ export function renderReport(report: EditReport, style: Style = { color: false, 
       if (e.truncatedToolResults) did.push(`truncated ${e.truncatedToolResults} tool results`)
       if (e.clearedThinkingTurns) did.push(`cleared thinking of ${e.clearedThinkingTurns} turns`)
       if (e.removedToolCalls) did.push(`removed ${e.removedToolCalls} tool calls`)
-      if (e.removedMessages) did.push(`removed ${e.removedMessages} messages`)
+      if (e.removedMessages && e.type === 'summarize' && skipped) did.push(`would replace ${e.removedMessages} messages (kept: no summary written)`)
+      else if (e.removedMessages) did.push(`removed ${e.removedMessages} messages`)
       lines.push(
         `  edit ${k + 1} ${e.type}: ${e.triggered ? 'triggered' : 'not triggered'}` +
           (did.length ? `, ${did.join(', ')}` : '') +
-          (e.clearedInputTokens ? `, freed ${fmtInt(e.clearedInputTokens)} tokens` : ''),
+          (e.clearedInputTokens && !(e.type === 'summarize' && skipped) ? `, freed ${fmtInt(e.clearedInputTokens)} tokens` : ''),
       )
     })
   }

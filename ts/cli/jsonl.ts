@@ -43,7 +43,7 @@ export async function runJsonl(
   options: JsonlOptions = { keepGoing: false, maxLineBytes: MAX_STRING },
 ): Promise<number> {
   const source = sourceName(file)
-  const { stream, size } = await openInput(file)
+  const { stream, size, id } = await openInput(file)
   const out = await openOutput(output)
   const started = process.hrtime.bigint()
   const progress = process.stderr.isTTY === true && report !== 'none'
@@ -56,6 +56,7 @@ export async function runJsonl(
   let bytes = 0
   let lastDraw = 0
   let failed = 0
+  let inPlaceRefused = false
   const failures: Failure[] = []
   const draw = (final = false) => {
     const now = Date.now()
@@ -107,7 +108,10 @@ export async function runJsonl(
       await writeJson(out, result.output)
       draw()
     }
-    await out.close()
+    // Replacing the input without its failed lines would lose them: report them all, change nothing.
+    inPlaceRefused = failed > 0 && id !== undefined && out.replaces?.dev === id.dev && out.replaces?.ino === id.ino
+    if (inPlaceRefused) await out.abort()
+    else await out.close()
   } catch (e) {
     if (progress) process.stderr.write('\r\x1b[K')
     await out.abort()
@@ -128,6 +132,7 @@ export async function runJsonl(
     summary.failed = failed
     summary.failures = failures
     if (failed > failures.length) summary.failuresNotListed = failed - failures.length
+    summary.written = !inPlaceRefused
   }
   if (report === 'json') process.stderr.write(`${JSON.stringify(summary)}\n`)
   else if (report === 'text') {
@@ -137,6 +142,13 @@ export async function runJsonl(
         `messages ${fmtInt(messagesBefore)} → ${fmtInt(messagesAfter)} · ${seconds.toFixed(2)} s` +
         (failed ? ` · ${fmtInt(failed)} line${failed === 1 ? '' : 's'} failed and skipped` : '') +
         '\n',
+    )
+  }
+  if (inPlaceRefused) {
+    throw new CliError(
+      `${fmtInt(failed)} line${failed === 1 ? '' : 's'} failed; ${out.name} is the input itself, so it was left unchanged rather than lose ${failed === 1 ? 'it' : 'them'}`,
+      EXIT_USAGE,
+      'write the output to another file (-o OTHER) to keep the good lines, or fix the lines listed',
     )
   }
   return failed ? EXIT_PARTIAL : EXIT_OK

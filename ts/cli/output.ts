@@ -25,6 +25,8 @@ export interface Output {
   close(): Promise<void>
   /** Drops what was written; the target is left as it was. Never throws. */
   abort(): Promise<void>
+  /** The existing file this output replaces (device and inode), if any. */
+  readonly replaces?: { dev: number; ino: number }
 }
 
 /** Bytes gathered before one write(2): large enough to be cheap, small enough to stream. */
@@ -337,6 +339,7 @@ async function replacingOutput(path: string, stat: Stats | undefined, name: stri
   })
   return {
     name,
+    replaces: stat ? { dev: stat.dev, ino: stat.ino } : undefined,
     write: b.write,
     async close() {
       try {

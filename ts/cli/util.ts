@@ -100,17 +100,17 @@ export async function readInput(file: string): Promise<string> {
 }
 
 /** Opens an input for streaming (stdin for `-`), after checking that it exists. */
-export async function openInput(file: string): Promise<{ stream: Readable; size?: number }> {
+export async function openInput(file: string): Promise<{ stream: Readable; size?: number; id?: { dev: number; ino: number } }> {
   if (file === '-') return { stream: process.stdin }
-  let size: number
+  let st
   try {
-    const st = await fs.stat(file)
+    st = await fs.stat(file)
     if (st.isDirectory()) throw new CliError(`${file}: is a directory (expected a file or -)`)
-    size = st.size
   } catch (e) {
     throw ioError(e, file)
   }
-  return { stream: createReadStream(file), size }
+  // Large reads: a dataset is read once, front to back.
+  return { stream: createReadStream(file, { highWaterMark: 1 << 20 }), size: st.size, id: { dev: st.dev, ino: st.ino } }
 }
 
 export function ioError(e: unknown, file: string): CliError {
