@@ -21,6 +21,13 @@ function describe(value: unknown): string {
   return typeof value
 }
 
+/** A value as shown in an error: primitives as they are (strings quoted), others by kind (no getter runs). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40))
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined) return String(value)
+  return describe(value)
+}
+
 function invalid(what: string, cause?: unknown): ContextEditorError {
   return new ContextEditorError('INVALID_SUMMARY', `summary: ${what}`, { path: SUMMARY_PATH, cause })
 }
@@ -92,4 +99,41 @@ export function summaryTextOf(value: unknown): string {
   text = text.trim()
   if (!text.isWellFormed()) throw invalid('contains a lone UTF-16 surrogate (not valid Unicode)')
   return text
+}
+
+/**
+ * Checks a plan's summary request against the messages it is applied to (`applyPlan`): a plan made
+ * for other messages, or changed by hand, must not drop the replaced messages without writing the
+ * summary where they were. The planner's own requests always pass.
+ * @throws {ContextEditorError} `INVALID_SUMMARY` naming the field (`plan.summary.insertAt`, …).
+ */
+export function checkSummaryRequest(request: unknown, length: number): void {
+  try {
+    checkRequest(request, length)
+  } catch (e) {
+    if (e instanceof ContextEditorError) throw e
+    // A hand-made plan whose getter or Proxy trap throws.
+    throw new ContextEditorError('INVALID_SUMMARY', `plan.summary: could not be read (${errorText(e)})`, { path: 'plan.summary', cause: e })
+  }
+}
+
+function checkRequest(request: unknown, length: number): void {
+  const fail = (field: string, what: string) => new ContextEditorError('INVALID_SUMMARY', `plan.summary.${field}: ${what}`, { path: `plan.summary.${field}` })
+  if (request === null || typeof request !== 'object') throw fail('replaced', `expected a summary request (an object), got ${describe(request)}`)
+  const { replaced, insertAt, prefix, role } = request as Record<string, unknown>
+  if (!Array.isArray(replaced) || replaced.length === 0 || replaced.length > length) {
+    const got = Array.isArray(replaced) ? `${replaced.length}` : describe(replaced)
+    throw fail('replaced', `expected the indexes of the replaced messages (1 to ${length} of them), got ${got}`)
+  }
+  let previous = -1
+  for (let k = 0; k < replaced.length; k++) {
+    const i: unknown = replaced[k]
+    if (typeof i !== 'number' || !Number.isSafeInteger(i) || i <= previous || i >= length) {
+      throw fail(`replaced[${k}]`, `expected increasing message indexes below ${length} (a plan for other messages?), got ${shown(i)}`)
+    }
+    previous = i
+  }
+  if (insertAt !== replaced[0]) throw fail('insertAt', `expected ${replaced[0]}, where the first replaced message is, got ${shown(insertAt)}`)
+  if (typeof prefix !== 'string') throw fail('prefix', `expected a string, got ${describe(prefix)}`)
+  if (role !== 'user' && role !== 'assistant') throw fail('role', `expected "user" or "assistant", got ${shown(role)}`)
 }

@@ -6,7 +6,7 @@
 
 import { ContextEditorError, errorText, invalidMessage, unreadable } from './errors.js'
 import type { EditPlan, PlanOp, SummaryRequest, WireMessage, WireToolCall } from './native.js'
-import { summaryTextOf } from './summary.js'
+import { checkSummaryRequest, summaryTextOf } from './summary.js'
 
 /** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
 export type AnyMessage = Record<string, any>
@@ -1400,6 +1400,8 @@ function applier<T extends AnyMessage>(
   options: ApplyOptions,
 ): ((end: number) => void) & { out: T[] } {
   const request = plan.summary ?? undefined
+  // A request that does not fit these messages would drop them without writing the summary.
+  if (request !== undefined) checkSummaryRequest(request, messages.length)
   // A summary with no text never replaces history (kept, as without one); a value that cannot be a
   // summary is the summarizer's error (`summaryTextOf`), never blamed on a message.
   const summary = request !== undefined && options.summary !== undefined ? summaryTextOf(options.summary) : ''
