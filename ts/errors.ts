@@ -7,7 +7,9 @@
  * - `UNKNOWN_ENCODING`: an `encoding` that no embedded tokenizer matches.
  * - `INVALID_SUMMARY`: `context.summarize` returned a Promise to the synchronous `edit`, or
  *   `applyPlan` got a summary that cannot be one (a lone UTF-16 surrogate); `path` is `summary`.
- *   (`edit` / `editAsync` keep the messages and warn `summary_invalid` for such an answer.)
+ *   (`edit` / `editAsync` keep the messages and warn `summary_invalid` for such an answer.) Also
+ *   `applyPlan` given a plan whose summary request does not fit the messages; `path` names the
+ *   request's field (`plan.summary.insertAt`, …).
  * - `SUMMARY_FAILED`: `context.summarize` threw or rejected; `path` is `summary`, `cause` its error.
  * - `NATIVE_BINDING_MISSING`: neither a native binary for this platform nor the WebAssembly fallback
  *   could be loaded; the message names the package to install, `cause` holds the loader's errors.
