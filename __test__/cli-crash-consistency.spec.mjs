@@ -234,7 +234,7 @@ describe('signals during a long --jsonl -o run', { concurrency: 1 }, () => {
     const path = join(sub, 'data.jsonl')
     const line = `${JSON.stringify(toolRequest(4, 2000))}\n`
     const stream = createWriteStream(path)
-    for (let i = 0; i < 40; i++) stream.write(line.repeat(500))
+    for (let i = 0; i < 40; i++) stream.write(line.repeat(100))
     await new Promise((r) => stream.end(r))
     const size = statSync(path).size
     assert.ok(size > 30 << 20)
@@ -397,6 +397,17 @@ describe('two commands writing the same target at once', { concurrency: 1 }, () 
     const text = readFileSync(path, 'utf8')
     assert.ok(text === expected[0].stdout || text === expected[1].stdout)
     assert.deepEqual(temps(), [])
+  })
+})
+
+describe('stdout', { concurrency: 1 }, () => {
+  test('a reader that goes away (| head) ends the run quietly with 0; a full stdout is exit 1 (above)', async () => {
+    put('head.jsonl', jsonl(2000, (i) => toolRequest(2, 500 + i)))
+    const { child, done } = spawnCli(['edit', 'head.jsonl', '--jsonl', '--report', 'none'])
+    child.stdout.once('data', () => child.stdout.destroy())
+    const r = await done
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stderr, '')
   })
 })
 

@@ -159,7 +159,7 @@ describe('inputs and lines longer than the longest string', { concurrency: 1 }, 
     const before = statSync(f).size
     const r = await cli(['edit', f, '--jsonl', '-o', f])
     assert.equal(r.code, 2, r.stderr)
-    assert.match(r.stderr, /huge-line\.jsonl:1: line of 512\.0 MB is longer than 512\.0 MB \(--max-line-bytes\)/)
+    assert.match(r.stderr, /huge-line\.jsonl:1: line of 536,871,912 bytes is longer than 536,870,888 bytes \(--max-line-bytes, and the longest string Node\.js holds\)/)
     clean(r.stderr)
     assert.equal(statSync(f).size, before)
     assert.deepEqual(temps(), [])
@@ -174,7 +174,7 @@ describe('inputs and lines longer than the longest string', { concurrency: 1 }, 
     assert.match(ok.stderr, /limit\.jsonl:2:\d+: invalid JSON/)
     const r = await cli(['edit', f, '--jsonl', '--max-line-bytes', String(n), '--keep-going', '--report', 'none'])
     assert.equal(r.code, 3, r.stderr)
-    assert.match(r.stderr, new RegExp(`limit\\.jsonl:2: line of \\d+ B is longer than ${n} B \\(--max-line-bytes\\) \\(skipped\\)`))
+    assert.match(r.stderr, new RegExp(`limit\\.jsonl:2: line of ${n + 1} bytes is longer than ${n} bytes \\(--max-line-bytes\\) \\(skipped\\)`))
     assert.equal(r.stdout, `${line}\n${line}\n`)
     for (const bad of ['0', String(constants.MAX_STRING_LENGTH + 1), '1e9', '-5']) {
       const b = await cli(['edit', f, '--jsonl', `--max-line-bytes=${bad}`])

@@ -7,7 +7,7 @@ import { MAX_STRING, readLines } from './lines.js'
 import { openOutput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Setup, editConversation } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtBytes, fmtDelta, fmtInt, ioError, openInput, sourceName } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, sourceName } from './util.js'
 
 export interface JsonlOptions {
   /** Report a bad line and go on with the next instead of stopping (exit EXIT_PARTIAL). */
@@ -82,7 +82,8 @@ export async function runJsonl(
     for await (const line of readingErrors(readLines(stream, options.maxLineBytes), file)) {
       bytes += line.bytes + 1
       if (line.tooLong) {
-        bad(line.no, new CliError(`${source}:${line.no}: line of ${fmtBytes(line.bytes)} is longer than ${fmtBytes(options.maxLineBytes)} (--max-line-bytes)`))
+        const limit = options.maxLineBytes === MAX_STRING ? '--max-line-bytes, and the longest string Node.js holds' : '--max-line-bytes'
+        bad(line.no, new CliError(`${source}:${line.no}: line of ${fmtInt(line.bytes)} bytes is longer than ${fmtInt(options.maxLineBytes)} bytes (${limit})`))
         continue
       }
       if (line.text.trim() === '') {
