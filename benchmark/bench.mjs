@@ -11,8 +11,10 @@
 //        --only-tokenizers, --no-extras (event loop, memory), --corpus-messages N (tokenizer corpus
 //        size; default 2000), --dump-corpus FILE (write the tokenizer corpus as JSON and exit; see
 //        benchmark/tokenizers-rs for the Rust-side comparison), --next-calls N (agent-loop calls timed
-//        per size for the "next call" columns; default 25).
-// Build the release addon first: `npm run build` (napi build --platform --release --esm && tsc).
+//        per size for the "next call" columns; default 25), --wasi (then the same editing and
+//        token counting tables again with the WebAssembly build, NAPI_RS_FORCE_WASI=error, in a
+//        child process: `npm run bench` passes it; build it with `npm run build:platforms wasm32-wasi`).
+// Build the release addon first: `npm run build` (napi build --platform --release && tsc).
 
 import os from 'node:os'
 import { readFileSync, statSync } from 'node:fs'
@@ -21,7 +23,7 @@ import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
 import { SystemMessage } from '@langchain/core/messages'
 import { ContextEditor, NativeContextEditor, applyPlan, contextEditingMiddlewareObject, toWireContext, toWireMessages } from '../dist/index.js'
 import { fingerprint, unchanged } from '../dist/wire.js'
-import { __referenceCountTokens } from '../index.js'
+import { __referenceCountTokens, __napiBindingTarget } from '../index.js'
 import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
 
@@ -637,11 +639,14 @@ async function main() {
       .join(' ')}.`,
     `Versions: langchain ${version('langchain')}, @langchain/core ${version('@langchain/core')}, js-tiktoken ${version('js-tiktoken')}, gpt-tokenizer ${version('gpt-tokenizer')}, tiktoken ${version('tiktoken')}. Seed ${SEED}.`,
   ]
-  const addon = process.env.NAPI_RS_NATIVE_LIBRARY_PATH ?? new URL('../context-editor.linux-x64-gnu.node', import.meta.url).pathname
+  header.push(`Binding: ${__napiBindingTarget}.`)
+  const addon =
+    process.env.NAPI_RS_NATIVE_LIBRARY_PATH ??
+    new URL(__napiBindingTarget === 'wasm32-wasi' ? '../context-editor.wasm32-wasi.wasm' : '../context-editor.linux-x64-gnu.node', import.meta.url).pathname
   try {
     const st = statSync(addon)
     header.push(`Addon: ${addon} (${(st.size / 2 ** 20).toFixed(1)} MiB, built ${st.mtime.toISOString()}).`)
-    if (st.size > 20 * 2 ** 20) header.push('**WARNING: this addon looks like a debug build; run `npm run build` (release) before benchmarking.**')
+    if (__napiBindingTarget === 'native' && st.size > 20 * 2 ** 20) header.push('**WARNING: this addon looks like a debug build; run `npm run build` (release) before benchmarking.**')
   } catch {}
   console.log(header.join('\n'))
   const js = await makeJsTiktokenCounter()
@@ -665,6 +670,20 @@ async function main() {
   if (flags['no-tokenizers'] !== 'true') {
     console.log('\n### Exact token counting throughput\n')
     console.log(await benchTokenizers(js))
+  }
+  if (flags.wasi === 'true') {
+    // The same tables with the WebAssembly build, which binds when this module loads: a child run.
+    console.log('\n## The same with the WebAssembly build (wasm32-wasi, NAPI_RS_FORCE_WASI=error)\n')
+    const args = process.argv.slice(2).filter((a) => a !== '--wasi')
+    const { execFileSync } = await import('node:child_process')
+    console.log(
+      execFileSync(process.execPath, ['--no-warnings', new URL(import.meta.url).pathname, ...args, '--no-extras'], {
+        env: { ...process.env, NAPI_RS_FORCE_WASI: 'error' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      }),
+    )
   }
   if (flags['no-extras'] !== 'true' && flags['only-tokenizers'] !== 'true') {
     console.log('\n### Event loop while four 10,000-message histories are edited concurrently (`editAsync`, model mode)\n')

@@ -7,6 +7,7 @@
 
 mod error;
 mod input;
+pub mod wasi;
 mod wire;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,7 +21,9 @@ use crate::error::{to_js_error, CoreResult};
 use crate::wire::{EditContext, EditPlan, Message, TokenCountResult};
 
 /// mimalloc for the native side: planning a long history allocates and frees a few large buffers
-/// and many small strings per call; with glibc's malloc that took more than half of a plan.
+/// and many small strings per call; with glibc's malloc that took more than half of a plan. Not on
+/// WebAssembly, where the C library cannot be built without a WASI sysroot.
+#[cfg(not(target_family = "wasm"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

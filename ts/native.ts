@@ -1,7 +1,15 @@
-// The napi-rs binding. The generated ESM loader (`index.js` at the package root) loads the right
-// `.node` file with `createRequire(import.meta.url)` and has no top-level await, so hosts that
-// `require()` ESM packages can load this entry too.
-export { NativeContextEditor, __panicForTests } from '../index.js'
+// The napi-rs binding. `binding.cjs` at the package root is the loader napi-rs generates: it picks
+// the `.node` file of this platform (a `context-editor-<platform>` package) or the WebAssembly
+// fallback (`context-editor-wasm32-wasi`). It is CommonJS, so it is loaded here with `require`
+// inside a `try`, on every Node version and without top-level await: importing this package never
+// throws, even where no binary fits (a host that loads plugins at boot would lose every other
+// plugin). The first use then throws `NATIVE_BINDING_MISSING`, naming the package to install.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type * as Binding from '../binding.cjs'
+import { ContextEditorError } from './errors.js'
+import { guardTraps } from './wasi.js'
+
 export type {
   AppliedEdit,
   ClearedInput,
@@ -28,4 +36,134 @@ export type {
   TokenCountResult,
   ToolCall as WireToolCall,
   TriggerCondition,
-} from '../index.js'
+} from '../binding.cjs'
+
+const require = createRequire(import.meta.url)
+const pkg = require('../package.json') as { name: string; version: string }
+
+/** Platforms with a published native package (`npm/<platform>`; a test keeps this list in step). */
+export const NATIVE_PLATFORMS = [
+  'linux-x64-gnu',
+  'linux-arm64-gnu',
+  'linux-x64-musl',
+  'linux-arm64-musl',
+  'darwin-x64',
+  'darwin-arm64',
+  'win32-x64-gnu',
+] as const
+
+let binding: typeof Binding | undefined
+let loadError: unknown
+try {
+  binding = load()
+} catch (e) {
+  loadError = e
+}
+
+/**
+ * Runs the generated loader. On Windows x64 it looks for a `win32-x64-msvc` package in the official
+ * Node (built with MSVC), but the Windows package is built with MinGW (`win32-x64-gnu`, see
+ * docs/platforms.md) and loads in either Node: it is tried when the loader finds nothing, unless
+ * WebAssembly is required (`NAPI_RS_FORCE_WASI=error` or `NAPI_RS_WASI_FLAVOR`).
+ */
+function load(): typeof Binding {
+  try {
+    return guardTraps(withoutWasiWarning(() => require('../binding.cjs') as typeof Binding))
+  } catch (e) {
+    const wasiRequired = process.env.NAPI_RS_FORCE_WASI === 'error' || !!process.env.NAPI_RS_WASI_FLAVOR
+    if (process.platform !== 'win32' || process.arch !== 'x64' || wasiRequired) throw e
+    try {
+      return require(`${pkg.name}-win32-x64-gnu`) as typeof Binding
+    } catch (gnu) {
+      throw new AggregateError([e, gnu], `the generated loader and ${pkg.name}-win32-x64-gnu both failed`)
+    }
+  }
+}
+
+/**
+ * Runs `f` without Node's "WASI is an experimental feature" warning, which loading the WebAssembly
+ * build prints to stderr in every process (a CLI's output included) and which asks nothing of our
+ * users: the fallback is chosen for them. Every other warning goes through.
+ */
+function withoutWasiWarning<T>(f: () => T): T {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning?.message
+    if (typeof text === 'string' && text.startsWith('WASI is an experimental feature')) return
+    return (emitWarning as (...a: unknown[]) => void).call(this, warning, ...rest)
+  } as typeof process.emitWarning
+  try {
+    return f()
+  } finally {
+    process.emitWarning = emitWarning
+  }
+}
+
+/** This process's platform as napi-rs names packages: `linux-arm64-musl`, `darwin-x64`, `win32-x64`. */
+function platformName(): string {
+  const { platform, arch } = process
+  return platform === 'linux' ? `${platform}-${arch}-${isMusl() ? 'musl' : 'gnu'}` : `${platform}-${arch}`
+}
+
+/** The C library, detected as napi-rs's loader does: /usr/bin/ldd, else the diagnostic report. */
+function isMusl(): boolean {
+  try {
+    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+  } catch {
+    const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header
+    return !header?.glibcVersionRuntime
+  }
+}
+
+/** Windows has one package for both Node builds (see docs/platforms.md). */
+function packageFor(platform: string): string | undefined {
+  const name = platform === 'win32-x64' ? 'win32-x64-gnu' : platform
+  return (NATIVE_PLATFORMS as readonly string[]).includes(name) ? `${pkg.name}-${name}` : undefined
+}
+
+/** The error every use throws when no binding loaded: what is missing, and what to install. */
+function missingBinding(): ContextEditorError {
+  const platform = platformName()
+  const native = packageFor(platform)
+  // Both are optional dependencies, installed with the package unless optional dependencies are
+  // left out (`--omit=optional`, a lockfile made on another platform) or, for WebAssembly, the Node
+  // version is below what its runtime needs.
+  const wasi = `\`npm install ${pkg.name}-wasm32-wasi@${pkg.version}\` (Node ^20.19.0 || ^22.13.0 || >=23.5.0; it brings @napi-rs/wasm-runtime)`
+  const install = native
+    ? `Install \`${native}@${pkg.version}\`, or the WebAssembly build: ${wasi}.`
+    : `No native package is published for ${platform}: install the WebAssembly build, ${wasi}.`
+  return new ContextEditorError(
+    'NATIVE_BINDING_MISSING',
+    `${pkg.name} could not load its native binding on ${platform} (Node ${process.version}). ${install} The loader's errors are in \`cause\`.`,
+    { cause: loadError },
+  )
+}
+
+/** The loaded binding; throws `NATIVE_BINDING_MISSING` when none could be loaded. */
+export function nativeBinding(): typeof Binding {
+  if (binding) return binding
+  throw missingBinding()
+}
+
+/** Which artifact was loaded: `'native'`, `'wasm32-wasi'`, or `undefined` when none was. */
+export const bindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1' | undefined = binding
+  ? (binding.__napiBindingTarget ?? 'native')
+  : undefined
+
+// Where no binding loaded, the exports are stand-ins that throw the error above when used.
+const Missing = class {
+  constructor() {
+    throw missingBinding()
+  }
+}
+const missingFunction = (): never => {
+  throw missingBinding()
+}
+
+export const NativeContextEditor: typeof Binding.NativeContextEditor =
+  binding?.NativeContextEditor ?? (Missing as unknown as typeof Binding.NativeContextEditor)
+export type NativeContextEditor = Binding.NativeContextEditor
+export const PackedReport: typeof Binding.PackedReport = binding?.PackedReport ?? (Missing as unknown as typeof Binding.PackedReport)
+export type PackedReport = Binding.PackedReport
+export const __panicForTests: typeof Binding.__panicForTests = binding?.__panicForTests ?? missingFunction
+export const __referenceCountTokens: typeof Binding.__referenceCountTokens = binding?.__referenceCountTokens ?? missingFunction

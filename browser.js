@@ -1,0 +1,1 @@
+export * from 'context-editor-wasm32-wasi'

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the addon for every published platform, or for the ones named (linux-x64-gnu,
+# linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-gnu,
+# wasm32-wasi), into artifacts/, then moves each into its npm package folder, npm/<platform>/, the
+# napi-rs way (`napi artifacts`). Prints each target's build time.
+#
+# Cross-compiles with cargo-zigbuild and Zig (from PyPI, see scripts/install-platform-tools.sh).
+# Linux glibc builds link against glibc 2.17 (zig's `.2.17` target suffix), so they load on old
+# distributions too. Windows is built for x86_64-pc-windows-gnu: the MSVC target needs Microsoft's
+# CRT and SDK import libraries, which only Microsoft's servers carry (see docs/platforms.md).
+# The WebAssembly build's generated loaders are also copied to the package root (committed), where
+# binding.cjs finds them with the .wasm for `npm run test:wasi`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64 win32-x64-gnu wasm32-wasi)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
+
+build() {
+  npx --no-install napi build --platform --release --no-js --dts binding.d.cts --output-dir artifacts "$@"
+}
+
+mkdir -p artifacts
+for t in "${targets[@]}"; do
+  start=$SECONDS
+  case "$t" in
+    linux-x64-gnu) build --cross-compile --target x86_64-unknown-linux-gnu.2.17 ;;
+    linux-arm64-gnu) build --cross-compile --target aarch64-unknown-linux-gnu.2.17 ;;
+    linux-x64-musl) build --cross-compile --target x86_64-unknown-linux-musl ;;
+    linux-arm64-musl) build --cross-compile --target aarch64-unknown-linux-musl ;;
+    darwin-x64) build --cross-compile --target x86_64-apple-darwin ;;
+    darwin-arm64) build --cross-compile --target aarch64-apple-darwin ;;
+    win32-x64-gnu)
+      # napi's build script links MinGW builds against MSYS2's libnode.dll and insists on finding
+      # one. With napi's `dyn-symbols` (Cargo.toml) the addon links no Node-API symbol at all, so
+      # an empty import library stands in: the DLL imports nothing from Node and finds Node-API in
+      # the running node.exe. `napi build -x` sends Windows targets to cargo-xwin (MSVC only), so
+      # cargo-zigbuild is swapped in for cargo. mimalloc prints its build date on Windows, which
+      # zig's reproducibility check (-Werror=date-time) rejects.
+      stub="${CARGO_TARGET_DIR:-$PWD/target}/libnode-stub"
+      mkdir -p "$stub" && : >"$stub/libnode.dll" && printf '!<arch>\n' >"$stub/libnode.a"
+      LIBNODE_PATH="$stub" CFLAGS_x86_64_pc_windows_gnu=-Wno-error=date-time \
+        CARGO="$PWD/scripts/cargo-as-zigbuild.sh" build --target x86_64-pc-windows-gnu
+      ;;
+    wasm32-wasi) build --target wasm32-wasip1-threads ;;
+    *)
+      echo "unknown platform $t (expected one of: ${all[*]})" >&2
+      exit 2
+      ;;
+  esac
+  echo "built $t in $((SECONDS - start)) s"
+done
+
+# `napi artifacts` counts the package root's generated loader (binding.cjs) among the files it
+# manages and deletes it when the artifacts carry none; the committed one is kept.
+cp binding.cjs artifacts/binding.cjs.keep
+npx --no-install napi artifacts --output-dir artifacts --npm-dir npm --build-output-dir artifacts
+mv artifacts/binding.cjs.keep binding.cjs
+if [[ " ${targets[*]} " == *" wasm32-wasi "* ]]; then
+  for f in context-editor.wasi.cjs context-editor.wasi.d.cts context-editor.wasi-browser.js wasi-worker.mjs \
+    wasi-worker-browser.mjs browser.js context-editor.wasm32-wasi.wasm; do
+    cp "artifacts/$f" "$f"
+  done
+fi
