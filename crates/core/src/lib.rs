@@ -29,22 +29,21 @@
 //! (dangling calls, unknown model names, an unknown input limit) are [`Warning`]s in the report.
 #![warn(missing_docs)]
 
-mod clear;
 mod draft;
 mod editor;
+mod edits;
 mod error;
 mod measure;
 mod message;
 mod options;
+mod pipeline;
 mod plan;
 mod session;
-mod strategies;
-mod summarize;
 mod tokenizer;
 mod trigger;
 
-pub use clear::MAX_CACHE_BREAKPOINTS;
 pub use editor::{validate_context, Context, ContextEditor, TokenCount};
+pub use edits::truncation_marker;
 pub use error::{Error, ErrorKind, Result};
 pub use measure::{
   TokenCache, IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD,
@@ -60,12 +59,12 @@ pub use options::{
   DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
   DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
 };
+pub use pipeline::MAX_CACHE_BREAKPOINTS;
 pub use plan::{
   AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,
   Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
-pub use strategies::truncation_marker;
 pub use tokenizer::{
   estimate_tokens, rates_for, round_estimate, Encoding, Features, Rates, CHARS_PER_TOKEN,
   CL100K_RATES, O200K_RATES,

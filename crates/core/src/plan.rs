@@ -270,90 +270,83 @@ impl EditPlan {
   pub fn apply(&self, messages: &[Message]) -> Vec<Message> {
     let mut out: Vec<Option<Message>> = messages.iter().cloned().map(Some).collect();
     for op in &self.ops {
+      let Some(m) = out[op.index()].as_mut() else {
+        continue;
+      };
       match op {
         Op::Remove { index } => out[*index] = None,
         Op::CacheBreakpoint { .. } => {}
-        Op::ClearToolResult {
-          index, placeholder, ..
-        } => {
-          if let Some(m) = out[*index].as_mut() {
-            m.content = Some(placeholder.to_string());
-            m.content_length = None;
-            m.other = None;
-            m.other_length = None;
-            m.images = 0;
-            m.tokens = None;
-            m.cleared = true;
-          }
-        }
+        Op::ClearToolResult { placeholder, .. } => clear_result(m, placeholder),
         Op::ClearToolInputs {
-          index,
           call_indices,
           cleared_tool_inputs,
           ..
-        } => {
-          if let Some(m) = out[*index].as_mut() {
-            for &k in call_indices {
-              let freed = m.tool_calls[k].args_len();
-              m.tool_calls_length = m
-                .tool_calls_length
-                .map(|n| n.saturating_sub(freed) + EMPTY_ARGS.len() as u64);
-              m.tool_calls[k].args = Some(EMPTY_ARGS.to_owned());
-              m.tool_calls[k].args_length = None;
-            }
-            m.tokens = None;
-            m.cleared_tool_inputs.clone_from(cleared_tool_inputs);
-          }
+        } => clear_inputs(m, call_indices, cleared_tool_inputs),
+        Op::RemoveThinking { .. } => {
+          m.thinking = None;
+          m.thinking_length = None;
+          m.tokens = None;
         }
-        Op::RemoveThinking { index } => {
-          if let Some(m) = out[*index].as_mut() {
-            m.thinking = None;
-            m.thinking_length = None;
-            m.tokens = None;
-          }
-        }
-        Op::RemoveToolCalls {
-          index,
-          call_indices,
-          ..
-        } => {
-          if let Some(m) = out[*index].as_mut() {
-            let removed: u64 = call_indices
-              .iter()
-              .map(|&k| call_json_len(&m.tool_calls[k]) + 1)
-              .sum();
-            let mut k = 0;
-            m.tool_calls.retain(|_| {
-              k += 1;
-              !call_indices.contains(&(k - 1))
-            });
-            m.tool_calls_length = m.tool_calls_length.map(|n| n.saturating_sub(removed));
-            m.tokens = None;
-          }
-        }
-        Op::TruncateToolResult {
-          index,
-          keep,
-          marker,
-          ..
-        } => {
-          if let Some(m) = out[*index].as_mut() {
-            match m.content.as_deref() {
-              Some(text) => {
-                let (head, _) = utf16_prefix(text, *keep as u64);
-                m.content = Some(format!("{head}{marker}"));
-              }
-              None => m.content_length = Some(*keep as u64 + utf16_len(marker)),
-            }
-            m.other = None;
-            m.other_length = None;
-            m.images = 0;
-            m.tokens = None;
-            m.truncated = true;
-          }
-        }
+        Op::RemoveToolCalls { call_indices, .. } => remove_calls(m, call_indices),
+        Op::TruncateToolResult { keep, marker, .. } => truncate(m, *keep, marker),
       }
     }
     out.into_iter().flatten().collect()
   }
+}
+
+/// `Op::ClearToolResult` on a wire message.
+fn clear_result(m: &mut Message, placeholder: &str) {
+  m.content = Some(placeholder.to_string());
+  m.content_length = None;
+  m.other = None;
+  m.other_length = None;
+  m.images = 0;
+  m.tokens = None;
+  m.cleared = true;
+}
+
+/// `Op::ClearToolInputs` on a wire message.
+fn clear_inputs(m: &mut Message, call_indices: &[usize], cleared_tool_inputs: &[String]) {
+  for &k in call_indices {
+    let freed = m.tool_calls[k].args_len();
+    m.tool_calls_length = m
+      .tool_calls_length
+      .map(|n| n.saturating_sub(freed) + EMPTY_ARGS.len() as u64);
+    m.tool_calls[k].args = Some(EMPTY_ARGS.to_owned());
+    m.tool_calls[k].args_length = None;
+  }
+  m.tokens = None;
+  m.cleared_tool_inputs = cleared_tool_inputs.to_vec();
+}
+
+/// `Op::RemoveToolCalls` on a wire message.
+fn remove_calls(m: &mut Message, call_indices: &[usize]) {
+  let removed: u64 = call_indices
+    .iter()
+    .map(|&k| call_json_len(&m.tool_calls[k]) + 1)
+    .sum();
+  let mut k = 0;
+  m.tool_calls.retain(|_| {
+    k += 1;
+    !call_indices.contains(&(k - 1))
+  });
+  m.tool_calls_length = m.tool_calls_length.map(|n| n.saturating_sub(removed));
+  m.tokens = None;
+}
+
+/// `Op::TruncateToolResult` on a wire message.
+fn truncate(m: &mut Message, keep: usize, marker: &str) {
+  match m.content.as_deref() {
+    Some(text) => {
+      let (head, _) = utf16_prefix(text, keep as u64);
+      m.content = Some(format!("{head}{marker}"));
+    }
+    None => m.content_length = Some(keep as u64 + utf16_len(marker)),
+  }
+  m.other = None;
+  m.other_length = None;
+  m.images = 0;
+  m.tokens = None;
+  m.truncated = true;
 }

@@ -20,6 +20,11 @@ pub(crate) fn gate(
   trigger.is_none_or(|t| is_triggered(t, &draft.facts(max_input_tokens)))
 }
 
+/// Calls answered in the input, for pair repair.
+pub(crate) fn answered(pairs: &[Option<CallRef>]) -> BTreeSet<CallRef> {
+  pairs.iter().flatten().copied().collect()
+}
+
 /// Live messages that open the conversation with the system role: never removed by trimming.
 pub(crate) fn leading_system(draft: &Draft<'_, '_>) -> usize {
   draft

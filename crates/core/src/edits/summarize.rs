@@ -9,16 +9,15 @@
 
 use std::collections::BTreeSet;
 
-use crate::draft::{CallRef, Draft};
+use super::structural::conversation;
+use crate::draft::Draft;
 use crate::error::{Error, Result};
-use crate::message::utf16_prefix;
-use crate::message::{utf16_len, Message, Role};
+use crate::message::{utf16_len, utf16_prefix, Message, Role};
 use crate::options::{
   Summarize, SummaryKeep, SummaryRole, Trigger, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
   DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS,
 };
 use crate::plan::{AppliedEdit, SummaryRequest};
-use crate::strategies::conversation;
 use crate::trigger::summary_triggered;
 
 /// How far around a cutoff LangChain looks for split tool pairs (`SEARCH_RANGE_FOR_TOOL_PAIRS`).
@@ -128,28 +127,15 @@ fn unsafe_cutoffs(draft: &Draft<'_, '_>, conv: &[usize]) -> Vec<bool> {
 }
 
 /// Plans one `summarize` edit; `Ok(None)` when it does not fire or has nothing to summarize.
-#[allow(clippy::too_many_lines)]
 pub(crate) fn plan_summary(
   edit: &Summarize,
   draft: &mut Draft<'_, '_>,
   max_input_tokens: Option<u64>,
   applied: &mut AppliedEdit,
 ) -> Result<Option<SummaryRequest>> {
-  let default_trigger = [match max_input_tokens {
-    Some(_) => Trigger {
-      fraction: Some(DEEPAGENTS_TRIGGER_FRACTION),
-      ..Trigger::default()
-    },
-    None => Trigger {
-      tokens: Some(DEEPAGENTS_TRIGGER_TOKENS),
-      ..Trigger::default()
-    },
-  }];
+  let default_trigger = [default_trigger(max_input_tokens)];
   let trigger: &[Trigger] = edit.trigger.as_deref().unwrap_or(&default_trigger);
-  let keep = edit.keep.unwrap_or(match max_input_tokens {
-    Some(_) => SummaryKeep::Fraction(DEEPAGENTS_KEEP_FRACTION),
-    None => SummaryKeep::Messages(DEEPAGENTS_KEEP_MESSAGES),
-  });
+  let keep = edit.keep.unwrap_or(default_keep(max_input_tokens));
   let uses_fraction =
     trigger.iter().any(|t| t.fraction.is_some()) || matches!(keep, SummaryKeep::Fraction(_));
   if uses_fraction && max_input_tokens.is_none() {
@@ -163,6 +149,43 @@ pub(crate) fn plan_summary(
   }
   applied.triggered = true;
   let conv = conversation(draft);
+  let cutoff = cutoff(draft, &conv, keep, max_input_tokens);
+  if cutoff == 0 {
+    return Ok(None);
+  }
+  Ok(Some(replace(edit, draft, conv[..cutoff].to_vec(), applied)))
+}
+
+/// DeepAgents' trigger: 85 % of a known input limit, else 170,000 tokens.
+fn default_trigger(max_input_tokens: Option<u64>) -> Trigger {
+  match max_input_tokens {
+    Some(_) => Trigger {
+      fraction: Some(DEEPAGENTS_TRIGGER_FRACTION),
+      ..Trigger::default()
+    },
+    None => Trigger {
+      tokens: Some(DEEPAGENTS_TRIGGER_TOKENS),
+      ..Trigger::default()
+    },
+  }
+}
+
+/// DeepAgents' keep: 10 % of a known input limit, else 6 messages.
+fn default_keep(max_input_tokens: Option<u64>) -> SummaryKeep {
+  match max_input_tokens {
+    Some(_) => SummaryKeep::Fraction(DEEPAGENTS_KEEP_FRACTION),
+    None => SummaryKeep::Messages(DEEPAGENTS_KEEP_MESSAGES),
+  }
+}
+
+/// Where to cut the conversation `conv` (input indices): what `keep` asks for (LangChain's
+/// `determineCutoffIndex`), moved earlier while it would separate a call from its results.
+fn cutoff(
+  draft: &Draft<'_, '_>,
+  conv: &[usize],
+  keep: SummaryKeep,
+  max_input_tokens: Option<u64>,
+) -> usize {
   let views: Vec<View<'_>> = conv
     .iter()
     .map(|&i| {
@@ -185,38 +208,48 @@ pub(crate) fn plan_summary(
         safe_from(&views, len - n)
       }
     }
-    SummaryKeep::Turns(n) => {
-      let starts: Vec<usize> = (0..len)
-        .filter(|&j| views[j].msg.role == Role::User)
-        .collect();
-      let n = usize::try_from(n).unwrap_or(usize::MAX);
-      if starts.len() <= n {
-        0
-      } else if n == 0 {
-        len
-      } else {
-        starts[starts.len() - n]
-      }
-    }
-    SummaryKeep::Tokens(t) => token_cutoff(&views, &conv, draft, t.floor()),
+    SummaryKeep::Turns(n) => turns_cutoff(&views, n),
+    SummaryKeep::Tokens(t) => token_cutoff(&views, conv, draft, t.floor()),
     #[allow(clippy::cast_precision_loss)]
     SummaryKeep::Fraction(f) => token_cutoff(
       &views,
-      &conv,
+      conv,
       draft,
       (max_input_tokens.unwrap_or(0) as f64 * f).floor(),
     ),
   };
-  let splits = unsafe_cutoffs(draft, &conv);
+  let splits = unsafe_cutoffs(draft, conv);
   while cutoff > 0 && splits[cutoff.min(len)] {
     cutoff -= 1;
   }
-  if cutoff == 0 {
-    return Ok(None);
+  cutoff
+}
+
+/// The cutoff that keeps the last `n` turns (a turn starts at a user message).
+fn turns_cutoff(views: &[View<'_>], n: u64) -> usize {
+  let len = views.len();
+  let starts: Vec<usize> = (0..len)
+    .filter(|&j| views[j].msg.role == Role::User)
+    .collect();
+  let n = usize::try_from(n).unwrap_or(usize::MAX);
+  if starts.len() <= n {
+    0
+  } else if n == 0 {
+    len
+  } else {
+    starts[starts.len() - n]
   }
-  let replaced: Vec<usize> = conv[..cutoff].to_vec();
+}
+
+/// Removes `replaced` (to be replaced by the summary) and writes the request for the summarizing
+/// model: the newest replaced messages that fit its budget go into the prompt.
+fn replace(
+  edit: &Summarize,
+  draft: &mut Draft<'_, '_>,
+  replaced: Vec<usize>,
+  applied: &mut AppliedEdit,
+) -> SummaryRequest {
   let before = draft.tokens();
-  // The newest replaced messages that fit the summarizer's budget go into the prompt.
   let mut summarized = Vec::new();
   let mut used = 0u64;
   for &i in replaced.iter().rev() {
@@ -245,7 +278,7 @@ pub(crate) fn plan_summary(
   applied.removed_messages += replaced.len() as u64;
   let tokens_replaced = before.saturating_sub(draft.tokens());
   applied.cleared_input_tokens += tokens_replaced;
-  Ok(Some(SummaryRequest {
+  SummaryRequest {
     insert_at: replaced[0],
     replaced,
     summarized,
@@ -258,7 +291,7 @@ pub(crate) fn plan_summary(
     model: edit.model.clone(),
     max_tokens: edit.max_tokens,
     tokens_replaced,
-  }))
+  }
 }
 
 /// `findTokenBasedCutoff`: the earliest suffix whose tokens fit `target` (binary search, as LangChain).
@@ -357,9 +390,4 @@ fn render(
     }
   }
   out
-}
-
-/// Calls answered in the input, for pair repair.
-pub(crate) fn answered(pairs: &[Option<CallRef>]) -> BTreeSet<CallRef> {
-  pairs.iter().flatten().copied().collect()
 }

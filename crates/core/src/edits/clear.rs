@@ -1,0 +1,111 @@
+//! The `clear_tool_uses` edit: LangChain's `ClearToolUsesEdit` decisions in one linear pass.
+//!
+//! Mirrors langchainjs `libs/langchain/src/agents/middleware/contextEditing.ts` (langchain 1.5.14,
+//! `ClearToolUsesEdit.apply`), rule by rule; the differences are deliberate and listed in the README.
+//! With `stable`, the boundary of what is cleared moves in steps instead (see `stable`).
+
+use std::sync::Arc;
+
+use crate::draft::Draft;
+use crate::message::Role;
+use crate::options::{ClearToolUses, Keep};
+use crate::plan::{AppliedEdit, Report, Warning};
+use crate::trigger::is_triggered;
+
+use super::clearing::{keep_count, Clearing};
+use super::stable::{ceiling, stable_clear, StableRun};
+
+/// Runs one `clear_tool_uses` edit on the draft; returns its entry of `applied_edits` and adds
+/// what it cleared and its warnings to `report`. Pushes the index of the last cleared message
+/// (and, in stable mode, the previous step's) to `boundaries`, newest first: where cache
+/// breakpoints go.
+pub(crate) fn clear_tool_uses(
+  edit: &ClearToolUses,
+  draft: &mut Draft<'_, '_>,
+  max_input_tokens: Option<u64>,
+  report: &mut Report,
+  boundaries: &mut Vec<usize>,
+) -> AppliedEdit {
+  let mut applied = AppliedEdit::new("clear_tool_uses");
+  let pairs = draft.pair();
+  let candidates: Vec<usize> = draft
+    .alive()
+    .filter(|&i| draft.msgs[i].role == Role::Tool)
+    .collect();
+  let facts = draft.facts(max_input_tokens);
+  if max_input_tokens.is_none()
+    && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_)))
+  {
+    report.warnings.push(Warning {
+      code: "max_input_tokens_unknown",
+      message: "a `fraction` option needs the model's input limit, which is unknown (pass `maxInputTokens`); fraction triggers do not fire and `keep.fraction` keeps 3 results".into(),
+      index: None,
+    });
+  }
+  if !is_triggered(&edit.trigger, &facts) {
+    return applied;
+  }
+  applied.triggered = true;
+  if candidates.is_empty() {
+    return applied;
+  }
+  let mut run = Clearing {
+    edit,
+    placeholder: Arc::from(edit.placeholder.as_str()),
+    pairs: &pairs,
+    start_tokens: draft.tokens(),
+    freed: 0,
+    cleared: &mut report.cleared,
+    cleared_inputs: &mut report.cleared_tool_inputs,
+    count: 0,
+  };
+  if let Some(stable) = &edit.stable {
+    let job = StableRun {
+      stable,
+      ceiling: ceiling(edit, stable, max_input_tokens),
+      max_input_tokens,
+      candidates: &candidates,
+    };
+    stable_clear(&job, &mut run, draft, boundaries);
+  } else {
+    clear_oldest(&mut run, draft, &candidates, max_input_tokens, boundaries);
+  }
+  applied.cleared_tool_uses = run.count;
+  applied.cleared_input_tokens = run.freed;
+  applied
+}
+
+/// LangChain's rule: clears every result outside the kept window, then, for `clearAtLeast`, kept
+/// results newest first until enough is freed.
+fn clear_oldest(
+  run: &mut Clearing<'_>,
+  draft: &mut Draft<'_, '_>,
+  candidates: &[usize],
+  max_input_tokens: Option<u64>,
+  boundaries: &mut Vec<usize>,
+) {
+  let keep = keep_count(run.edit.keep, candidates, draft, max_input_tokens);
+  let len = candidates.len();
+  let split = len.saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
+  for &i in &candidates[..split] {
+    run.clear(draft, i);
+  }
+  if let Some(&last) = candidates[..split]
+    .iter()
+    .rev()
+    .find(|&&i| draft.msgs[i].cleared || draft.slots[i].cleared.is_some())
+  {
+    boundaries.push(last);
+  }
+  // `clearAtLeast` only adds clearing, newest kept result first; as in LangChain it does nothing
+  // when every result is kept (`keep >= results`) or none is.
+  let at_least = run.edit.clear_at_least;
+  if at_least > 0 && run.freed < at_least && keep > 0 && (keep as usize) < len {
+    for &i in candidates[split..].iter().rev() {
+      if run.freed >= at_least {
+        break;
+      }
+      run.clear(draft, i);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+//! Clearing tool results one at a time, with the bookkeeping every clearing strategy shares: what
+//! was cleared and freed, which call arguments went with it, and how many results to keep.
+
+use std::sync::Arc;
+
+use crate::draft::{CallRef, Draft};
+use crate::message::Message;
+use crate::options::{ClearToolUses, Keep, DEFAULT_KEEP_MESSAGES};
+use crate::plan::{ClearedInput, ClearedResult, CLEAR_TOOL_USES_STRATEGY};
+use crate::trigger::fraction_of;
+
+/// One run of clearing: what it cleared and freed so far, and where it reports.
+pub(super) struct Clearing<'a> {
+  pub edit: &'a ClearToolUses,
+  /// `edit.placeholder`, shared by every result cleared.
+  pub placeholder: Arc<str>,
+  pub pairs: &'a [Option<CallRef>],
+  /// Request tokens when the run started.
+  pub start_tokens: u64,
+  /// Tokens freed since the start.
+  pub freed: u64,
+  /// Results cleared.
+  pub count: u64,
+  pub cleared: &'a mut Vec<ClearedResult>,
+  pub cleared_inputs: &'a mut Vec<ClearedInput>,
+}
+
+impl Clearing<'_> {
+  /// Whether `i` is a result of an excluded tool (never cleared).
+  pub fn excluded(&self, draft: &Draft<'_, '_>, i: usize) -> bool {
+    let m = &draft.msgs[i];
+    let Some((ai, k)) = self.pairs[i] else {
+      return true;
+    };
+    let name = match m.name.as_deref() {
+      Some(n) if !n.is_empty() => n,
+      _ => draft.msgs[ai].tool_calls[k].name.as_str(),
+    };
+    self.edit.exclude_tools.iter().any(|t| t == name)
+  }
+
+  /// Clears result `i` (and its call's arguments when the edit says so), unless it is cleared
+  /// already, unpaired or excluded.
+  pub fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize) {
+    let msgs = draft.msgs;
+    let m: &Message = &msgs[i];
+    if m.cleared || draft.slots[i].cleared.is_some() {
+      return;
+    }
+    let Some((ai, k)) = self.pairs[i] else { return };
+    let call = &msgs[ai].tool_calls[k];
+    let tool_name = match m.name.as_deref() {
+      Some(n) if !n.is_empty() => n,
+      _ => call.name.as_str(),
+    };
+    if self.edit.exclude_tools.iter().any(|t| t == tool_name) {
+      return;
+    }
+    let before = draft.tokens();
+    let tool_name = tool_name.to_owned();
+    let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+    draft.clear_result(i, &self.placeholder, CLEAR_TOOL_USES_STRATEGY);
+    if self.edit.clear_tool_inputs.applies_to(&tool_name)
+      && !draft.slots[ai].removed_calls.contains(&k)
+    {
+      if !draft.slots[ai].cleared_args.contains(&k) {
+        self.cleared_inputs.push(ClearedInput {
+          index: ai,
+          call_index: k,
+          tool_call_id: tool_call_id.clone(),
+        });
+      }
+      draft.clear_args(ai, k);
+    }
+    let after = draft.tokens();
+    self.freed = self.start_tokens.saturating_sub(after);
+    self.count += 1;
+    self.cleared.push(ClearedResult {
+      index: i,
+      tool_call_id,
+      tool_name,
+      tokens_freed: before.saturating_sub(after),
+    });
+  }
+}
+
+/// How many of the newest tool results to keep.
+pub(super) fn keep_count(
+  keep: Keep,
+  candidates: &[usize],
+  draft: &Draft<'_, '_>,
+  max_input_tokens: Option<u64>,
+) -> u64 {
+  let walk = |budget: f64| -> u64 {
+    let mut used = 0u64;
+    let mut kept = 0u64;
+    for &i in candidates.iter().rev() {
+      // Each result counted on its own (LangChain's model mode charges the system prompt to each).
+      let t = draft.meter.tokens_of(draft.slots[i].size);
+      #[allow(clippy::cast_precision_loss)]
+      if ((used + t) as f64) <= budget {
+        used += t;
+        kept += 1;
+      } else {
+        break;
+      }
+    }
+    kept
+  };
+  match keep {
+    Keep::Messages(n) => n,
+    Keep::Tokens(budget) => walk(budget),
+    Keep::Fraction(f) => match max_input_tokens {
+      None => DEFAULT_KEEP_MESSAGES,
+      Some(max) => match fraction_of(max, f) {
+        0 => DEFAULT_KEEP_MESSAGES,
+        #[allow(clippy::cast_precision_loss)]
+        budget => walk(budget as f64),
+      },
+    },
+  }
+}

@@ -1,0 +1,65 @@
+//! The edits. Each one is a function of the [`Draft`](crate::draft::Draft): it reads the current
+//! state (what earlier edits of the pipeline left), removes, clears or truncates through the
+//! draft's operations (which keep every total exact), and returns its entry of `applied_edits`.
+//! None of them touches a message: the draft becomes the plan's operations at the end.
+//!
+//! - `clear`: `clear_tool_uses`, LangChain's rule or, with `stable`, the cache-aware one
+//!   (`stable`), both on the shared `clearing` bookkeeping.
+//! - `structural`: the edits that remove messages, calls or reasoning, or truncate results, and
+//!   the pair repair that keeps every call with its results.
+//! - `summarize`: where to cut and what to ask the summarizing model; the model call is the
+//!   shim's.
+
+mod clear;
+mod clearing;
+mod stable;
+mod structural;
+mod summarize;
+
+use std::collections::BTreeSet;
+
+use crate::draft::{CallRef, Draft};
+use crate::options::{Edit, Trigger};
+use crate::plan::AppliedEdit;
+
+pub(crate) use clear::clear_tool_uses;
+pub use structural::truncation_marker;
+pub(crate) use structural::{answered, gate};
+pub(crate) use summarize::plan_summary;
+
+/// The trigger that decides an edit, if it has one (`None` = always applies).
+pub(crate) fn trigger_of(edit: &Edit) -> Option<&[Trigger]> {
+  match edit {
+    Edit::ClearToolUses(c) => Some(&c.trigger),
+    Edit::ClearThinking(c) => c.trigger.as_deref(),
+    Edit::LastN(c) | Edit::StripAndTruncate(c) => c.trigger.as_deref(),
+    Edit::StripToolCalls(c) => c.trigger.as_deref(),
+    Edit::TrimTurns(c) => c.trigger.as_deref(),
+    Edit::TruncateToolResults(c) => c.trigger.as_deref(),
+    Edit::Summarize(c) => c.trigger.as_deref(),
+  }
+}
+
+/// Runs an edit that needs no model and no clearing bookkeeping.
+pub(crate) fn run_structural(
+  edit: &Edit,
+  draft: &mut Draft<'_, '_>,
+  answered: &BTreeSet<CallRef>,
+  applied: &mut AppliedEdit,
+) {
+  match edit {
+    Edit::ClearThinking(c) => structural::clear_thinking(draft, c.keep, applied),
+    Edit::LastN(c) => structural::last_n(draft, c.n, answered, applied),
+    Edit::StripToolCalls(_) => structural::strip_tool_calls(draft, answered, applied),
+    Edit::StripAndTruncate(c) => {
+      structural::strip_tool_calls(draft, answered, applied);
+      structural::last_n(draft, c.n, answered, applied);
+    }
+    Edit::TrimTurns(c) => structural::trim_turns(draft, c.max_turns, answered, applied),
+    Edit::TruncateToolResults(c) => {
+      let pairs = draft.pair();
+      structural::truncate_tool_results(draft, c.max_chars, &c.exclude_tools, &pairs, applied);
+    }
+    Edit::ClearToolUses(_) | Edit::Summarize(_) => {}
+  }
+}
