@@ -68,10 +68,43 @@ function isChatModel(m: unknown): m is ChatModelLike {
   return m !== null && typeof m === 'object' && typeof (m as ChatModelLike).invoke === 'function'
 }
 
-/** A copy of the model with `maxTokens` set, when the model has that field (ChatOpenAI, ChatAnthropic, ...). */
-function withMaxTokens(model: ChatModelLike, maxTokens: number | undefined): ChatModelLike {
-  if (maxTokens === undefined || !('maxTokens' in (model as object))) return model
-  return Object.assign(Object.create(Object.getPrototypeOf(model)), model, { maxTokens })
+/** The fields chat models bound their answer with: `maxTokens` (OpenAI, Anthropic, Bedrock, …), `maxOutputTokens` (Google). */
+const TOKEN_LIMIT_FIELDS = ['maxTokens', 'maxOutputTokens'] as const
+
+function hasTokenLimit(model: object): boolean {
+  return TOKEN_LIMIT_FIELDS.some((field) => field in model)
+}
+
+/**
+ * A copy of the model whose answer is bounded by `maxTokens`, or `undefined` when the model has no
+ * field for it. The model's own delegates are bounded too: ChatOpenAI (v1) answers through
+ * `completions` / `responses` models that keep their own `maxTokens`, so setting it on the outer
+ * model alone would change nothing. The caller's model is never changed.
+ */
+function withMaxTokens(model: ChatModelLike, maxTokens: number): ChatModelLike | undefined {
+  const bounded = (m: object, nested: boolean): object | undefined => {
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(m)), m) as Record<string, unknown>
+    let found = false
+    for (const field of TOKEN_LIMIT_FIELDS) {
+      if (field in m) {
+        copy[field] = maxTokens
+        found = true
+      }
+    }
+    if (!nested) {
+      for (const key of Object.keys(m)) {
+        const inner = (m as Record<string, unknown>)[key]
+        if (inner === m || !isChatModel(inner) || !hasTokenLimit(inner)) continue
+        const copied = bounded(inner, true)
+        if (copied) {
+          copy[key] = copied
+          found = true
+        }
+      }
+    }
+    return found ? copy : undefined
+  }
+  return bounded(model, false) as ChatModelLike | undefined
 }
 
 /** Options nest a few levels; deeper is a mistake or a cycle (and would overflow the stack). */
@@ -352,6 +385,18 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     return new ContextEditorError(e.code, `${SUMMARIZATION_MIDDLEWARE_NAME}: ${e.message}`, { path: e.path, cause: e })
   }
 
+  /** The summarizing model bounded by the `maxTokens` option; a model with no field for it is used as it is (logged once). */
+  function bound(model: ChatModelLike): ChatModelLike {
+    if (resolved.maxTokens === undefined) return model
+    const copy = withMaxTokens(model, resolved.maxTokens)
+    if (copy) return copy
+    if (!warned.has('max_tokens_unsupported')) {
+      warned.add('max_tokens_unsupported')
+      warn(`${SUMMARIZATION_MIDDLEWARE_NAME}: maxTokens: the summarizing model has no maxTokens or maxOutputTokens field; its summaries are not bounded (max_tokens_unsupported)`, undefined)
+    }
+    return model
+  }
+
   /**
    * The summary the model writes; `undefined` when it failed (logged): the model threw, or
    * answered with no text (empty, blank, reasoning only) or with something that is not a summary.
@@ -360,7 +405,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
   async function write(plan: EditPlan, model: ChatModelLike, runtime: unknown): Promise<string | undefined> {
     let response: unknown
     try {
-      response = await withMaxTokens(model, resolved.maxTokens).invoke(plan.summary!.prompt, callConfig(runtime))
+      response = await bound(model).invoke(plan.summary!.prompt, callConfig(runtime))
     } catch (e) {
       report('summary_failed', 'the summarizing model failed', e)
       return undefined
