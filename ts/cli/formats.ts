@@ -47,7 +47,8 @@ export function alignEdits(units: readonly AnyMessage[], plan: Pick<EditPlan, 'o
   const removed = new Set<number>()
   for (const op of plan.ops) if (op.type === 'remove' && !kept.has(op.index)) removed.add(op.index)
   if (units.length - removed.size !== edited.length) {
-    throw new Error(
+    throw new ContextEditorError(
+      'INTERNAL',
       `internal error: ${edited.length} edited messages for ${units.length} - ${removed.size} removed; nothing was written (please report this with the input)`,
     )
   }

@@ -140,23 +140,32 @@ class ReaderGone extends CliError {
 // ---------------------------------------------------------------------------------------------
 // Buffered writing with every write checked
 
-/** Buffers chunks and hands them to `sink` in blocks of about FLUSH_BYTES. */
+/**
+ * Buffers chunks and hands them to `sink` in blocks of about FLUSH_BYTES, one block at a time and
+ * in order (a flush waits for the one before it). After a failure every later write and flush
+ * fails with the same error: nothing after a lost block may look written.
+ */
 function buffered(name: string, sink: (data: Buffer) => Promise<void>) {
   let parts: string[] = []
   let size = 0
   let failed: unknown
-  const flush = async (): Promise<void> => {
-    if (failed !== undefined) throw failed
-    if (size === 0) return
-    const data = Buffer.from(parts.length === 1 ? parts[0] : parts.join(''), 'utf8')
+  let previous: Promise<void> = Promise.resolve()
+  const flush = (): Promise<void> => {
+    if (failed !== undefined) return Promise.reject(failed)
+    const data = size === 0 ? undefined : Buffer.from(parts.length === 1 ? parts[0] : parts.join(''), 'utf8')
     parts = []
     size = 0
-    try {
-      await sink(data)
-    } catch (e) {
-      failed = e
-      throw e
-    }
+    previous = previous.then(async () => {
+      if (failed !== undefined) throw failed
+      if (data === undefined) return
+      try {
+        await sink(data)
+      } catch (e) {
+        failed = e
+        throw e
+      }
+    })
+    return previous
   }
   return {
     name,
