@@ -652,7 +652,8 @@ export interface SummarizationOptions {
    */
   summaryRole?: 'user' | 'assistant' | null
   /**
-   * Output bound for the summarizing model (sets `maxTokens` on a copy of a model that has it).
+   * Output bound for the summarizing model: set on a copy of the model (and of its delegates, as
+   * ChatOpenAI's) as `maxTokens`, or `maxOutputTokens` for Google's; a model with neither is used as it is.
    */
   maxTokens?: number | null
   /**
