@@ -167,4 +167,18 @@ describe('--jsonl --keep-going', { concurrency: 3 }, () => {
     const main = await cli(['--help'])
     assert.match(main.stdout, /3 {8}edit --jsonl --keep-going: some lines failed and were skipped/)
   })
+
+  test('lines are split as before: CRLF endings, a BOM, no final newline, multi-byte characters across read chunks', async () => {
+    const wide = conversation(`${'é😀'.repeat(150_000)}`) // ~1 MB of multi-byte text: split across read chunks
+    const text = `\uFEFF${JSON.stringify(conversation('a'))}\r\n${JSON.stringify(wide)}\r\n\r\n${JSON.stringify(conversation('z'))}`
+    const r = await cli(['edit', '-', '--jsonl', ...TIGHT, '--report', 'json'], text)
+    assert.equal(r.code, 0, r.stderr)
+    const lines = r.stdout.split('\n')
+    assert.equal(lines.length, 5, 'three conversations, the blank line, the final newline')
+    assert.equal(JSON.parse(lines[0]).messages[0].content, 'question a')
+    assert.equal(JSON.parse(lines[1]).messages[0].content, wide.messages[0].content)
+    assert.equal(lines[2], '')
+    assert.equal(JSON.parse(lines[3]).messages[0].content, 'question z')
+    assert.equal(JSON.parse(r.stderr).conversations, 3)
+  })
 })
