@@ -1,4 +1,9 @@
-//! The [`ContextEditor`]: options, a token cache, and the calls `plan` and `count_tokens`.
+//! The [`ContextEditor`]: options, a token cache and the sessions, and the calls `plan`,
+//! `plan_session` and `count_tokens`. A call validates its messages, resolves the encoding and
+//! the input limit from the call's context and the options, measures the messages (once per
+//! session for a growing history), and hands them to the `pipeline`. The editor holds no state a
+//! plan depends on: the cache and the sessions only save work, so the same input always gets the
+//! same plan.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

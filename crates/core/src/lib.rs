@@ -27,6 +27,21 @@
 //! Orphaned tool results (no earlier call) are removed on every call and reported. Malformed input is
 //! an [`Error`] naming the message index and field; oddities that do not prevent a correct edit
 //! (dangling calls, unknown model names, an unknown input limit) are [`Warning`]s in the report.
+//!
+//! ## Layout
+//!
+//! The modules form layers; each uses only those listed before it (`tests/module_graph.rs` fails
+//! on an import cycle):
+//!
+//! - `error`, `message`: the error type and the wire message model.
+//! - `tokenizer`: what a text costs, behind one `Counter` interface (exact BPE, the estimate;
+//!   LangChain's approximation beside them).
+//! - `options`: the typed options and their JSON parser; `trigger`: when an edit fires.
+//! - `plan`: what a call returns (operations and report); `measure`: what a message costs, with
+//!   the token caches.
+//! - `draft`: the working state of one call, which the `edits` transform in turn.
+//! - `pipeline`: one planning call (orphans, edits, report, cache breakpoints); `session`: the
+//!   histories kept between calls; `editor`: the public [`ContextEditor`].
 #![warn(missing_docs)]
 
 mod draft;

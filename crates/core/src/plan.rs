@@ -1,4 +1,8 @@
 //! Edit plans: index-based operations on the caller's messages, plus the report of what was done.
+//!
+//! A plan never holds messages: callers apply the operations to their own objects, so everything
+//! the wire model leaves out (ids, metadata, class identity) survives. [`EditPlan::apply`] is the
+//! reference application on wire messages, the one the tests recount.
 
 use crate::message::{utf16_len, utf16_prefix, Message, EMPTY_ARGS};
 use crate::tokenizer::approx::call_json_len;

@@ -1,4 +1,4 @@
-//! The edits. Each one is a function of the [`Draft`](crate::draft::Draft): it reads the current
+//! The edits. Each one is a function of the `Draft` (`crate::draft`): it reads the current
 //! state (what earlier edits of the pipeline left), removes, clears or truncates through the
 //! draft's operations (which keep every total exact), and returns its entry of `applied_edits`.
 //! None of them touches a message: the draft becomes the plan's operations at the end.
