@@ -7,10 +7,11 @@
 // lost and nothing bare escapes. A runtime field that cannot be read only leaves the summarizing
 // call untagged. A `tokenCounter` that answers with no count is the option's error. And the
 // summary written on the first call is persisted even when a later `afterModel` hook appended a
-// message after the model's answer.
+// message after the model's answer, and a retried model call sends that same summary (the
+// summarizer is asked once), instead of the whole history it was written to shorten.
 import { test, describe, beforeEach, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { createAgent, createMiddleware } from 'langchain'
+import { createAgent, createMiddleware, modelRetryMiddleware } from 'langchain'
 import { AIMessage, HumanMessage } from '@langchain/core/messages'
 import { summarizationMiddleware } from '../dist/langchain/index.js'
 import { SummarizationStrategy } from '../dist/xpert/index.js'
@@ -229,5 +230,29 @@ describe('the summary written on the first call is persisted when a later afterM
     assert.equal(out.messages[3].content, 'Done.')
     assert.equal(out.messages[4].id, 'note')
     assert.equal(out.messages.length, 5)
+  })
+})
+
+describe('a model call retried around the middleware sends the summary it already has', () => {
+  test("default model, modelRetryMiddleware outside: one summary, sent on the retry, persisted", async () => {
+    const model = new AgentModel({ turns: 0 })
+    let failures = 1
+    const generate = model._generate.bind(model)
+    model._generate = async (messages, ...rest) => {
+      if (!messages.some((m) => String(m.content).includes('Messages to summarize:')) && failures-- > 0) throw new Error('rate limited (429)')
+      return generate(messages, ...rest)
+    }
+    const agent = createAgent({
+      model,
+      tools: [],
+      middleware: [modelRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, backoffFactor: 0, jitter: false }), summarizationMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 } })],
+    })
+    const out = await agent.invoke({ messages: [...chat(5), new HumanMessage({ content: 'And now?', id: 'now' })] })
+    assert.equal(model.summaryCalls.length, 1, 'the summarizer was asked once')
+    // The call that answered got the summarized history, not the whole one.
+    assert.deepEqual(model.calls.at(-1).map((m) => m.id), ['h0', 'a4', 'now'])
+    assert.ok(isSummary(out.messages[0]))
+    assert.deepEqual(out.messages.slice(1, 3).map((m) => m.id), ['a4', 'now'])
+    assert.equal(out.messages.length, 4)
   })
 })

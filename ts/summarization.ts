@@ -223,6 +223,11 @@ function isConfigError(e: unknown): e is ContextEditorError {
   return e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'INVALID_CONTEXT')
 }
 
+/** Whether two snapshots hold the same message objects in the same order. */
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((m, i) => m === b[i])
+}
+
 /** The runnable config a hook's runtime may carry (LangChain's `pickRunnableConfigKeys`). */
 const RUNNABLE_CONFIG_KEYS = ['configurable', 'recursionLimit', 'callbacks', 'tags', 'metadata', 'maxConcurrency', 'timeout', 'signal', 'store', 'context'] as const
 
@@ -313,6 +318,12 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
   const pending = new WeakMap<object, Pending>()
   /** The last message of a state whose summary `beforeModel` left to `wrapModelCall` (no model known). */
   const deferred = new WeakSet<object>()
+  /**
+   * Summaries written in `wrapModelCall` whose model call has not answered yet, by the state's last
+   * message: a retry of the call (a retry middleware around this one calls it again) sends the same
+   * summary instead of the whole history, and the summarizer is not asked twice.
+   */
+  const written = new WeakMap<object, Pending>()
 
   /** Logs a failed summary (once per `code`): the request goes through with its history intact. */
   function report(code: string, what: string, error: unknown): void {
@@ -503,16 +514,23 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       }
       const messages = snapshot(request, 'request')
       const last = messages?.[messages.length - 1]
-      if (!messages || !last || typeof last !== 'object' || !deferred.has(last) || !agentModel) return handler(request)
-      deferred.delete(last)
-      const plan = await planFor(messages, agentModel)
-      if (!plan) return handler(request)
-      const summary = await write(plan, agentModel, field(request, 'runtime'))
-      if (summary === undefined) return handler(request)
-      const out = rewritten(messages, plan, summary)
+      if (!messages || !last || typeof last !== 'object' || !agentModel) return handler(request)
+      let entry = written.get(last)
+      if (entry === undefined || !sameList(entry.planned, messages)) {
+        if (!deferred.has(last)) return handler(request)
+        deferred.delete(last)
+        const plan = await planFor(messages, agentModel)
+        if (!plan) return handler(request)
+        const summary = await write(plan, agentModel, field(request, 'runtime'))
+        if (summary === undefined) return handler(request)
+        entry = { plan, summary, planned: messages }
+        written.set(last, entry)
+      }
+      const out = rewritten(messages, entry.plan, entry.summary)
       if (!out) return handler(request)
       const response = await handler({ ...request, messages: out })
-      if (response !== null && typeof response === 'object') pending.set(response as object, { plan, summary, planned: messages })
+      written.delete(last)
+      if (response !== null && typeof response === 'object') pending.set(response as object, entry)
       return response
     },
 
