@@ -4,8 +4,9 @@
 // own expectations, and the two agents' final states compared message by message (type and
 // content). Where we differ on purpose (docs/semantics.md §7), the test shows both sides: a failing
 // summarizer keeps the history (LangChain writes the error as the summary), a tool result that came
-// after a user message keeps its call, a model name without a profile is not guessed to have a
-// 4,097-token window, and `$&`-style patterns in the conversation reach the summarizer verbatim.
+// after a user message keeps its call, a message longer than `trimTokensToSummarize` is summarized
+// (LangChain writes "too long to summarize" over the history), a model name without a profile is
+// not guessed to have a 4,097-token window, and `$&`-style patterns reach the summarizer verbatim.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { createAgent, summarizationMiddleware as lcSummarization } from 'langchain'
@@ -448,6 +449,27 @@ describe('where we differ on purpose (docs/semantics.md §7)', () => {
     const ours = await createAgent({ model: mainModel(), middleware: [ourSummarization({ ...options(), maxInputTokens: 16_000 })] }).invoke({ messages })
     assert.ok(isSummaryMessage(ours.messages[0]))
     assert.ok(ours.messages.length > 10, `${ours.messages.length} messages`)
+  })
+
+  test('a replaced message longer than trimTokensToSummarize, or a bound of 0: LangChain writes "too long to summarize" without asking, we summarize', async () => {
+    for (const [trimTokensToSummarize, content] of [[100, x(2000)], [0, 'q0']]) {
+      const results = {}
+      for (const [name, summarizationMiddleware] of Object.entries(IMPLEMENTATIONS)) {
+        const model = mockSummarizer()
+        const update = await summarizationMiddleware({ model, trigger: { messages: 2 }, keep: { messages: 1 }, trimTokensToSummarize }).beforeModel(
+          { messages: [new HumanMessage({ content, id: 'a' }), new HumanMessage({ content: 'q1', id: 'b' })] },
+          { context: {} },
+        )
+        results[name] = { summary: update.messages[1].content, asked: model.calls.length, prompt: model.calls[0]?.prompt }
+      }
+      const where = `trimTokensToSummarize ${trimTokensToSummarize}`
+      assert.equal(results.LangChain.asked, 0, where)
+      assert.match(results.LangChain.summary, /Previous conversation was too long to summarize\.$/, where)
+      assert.equal(results.ours.asked, 1, where)
+      assert.match(results.ours.summary, /\n\nSummary of previous conversation\.$|Previous conversation covered/, where)
+      // The bound applies to what is quoted: 100 tokens is about 400 characters of the 2,000.
+      if (trimTokensToSummarize > 0) assert.ok(results.ours.prompt.includes(`Human: ${x(400)}`) && !results.ours.prompt.includes(x(401)), where)
+    }
   })
 
   test('text that looks like a replacement pattern ($&, $`, $\') reaches the summarizer verbatim; LangChain rewrites it', async () => {
