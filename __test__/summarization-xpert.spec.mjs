@@ -266,7 +266,7 @@ describe('Xpert host: ContextEditorSummarizationMiddleware strategy', () => {
     for (const [options, field] of cases) {
       assert.throws(
         () => strategy.createMiddleware(options, {}),
-        (e) => e.code === 'INVALID_OPTIONS' && e.message.includes(field),
+        (e) => e.code === 'INVALID_OPTIONS' && e.message.includes(field) && e.message.startsWith('ContextEditorSummarizationMiddleware: '),
         JSON.stringify(options),
       )
     }
@@ -274,4 +274,42 @@ describe('Xpert host: ContextEditorSummarizationMiddleware strategy', () => {
     const nulls = Object.fromEntries(Object.keys(strategy.meta.configSchema.properties).map((k) => [k, null]))
     assert.equal(strategy.createMiddleware(nulls, {}).name, 'ContextEditorSummarizationMiddleware')
   })
+})
+
+test('errors and warnings on the Xpert path name the configured strategy, not LangChain\'s middleware; model errors pass untouched', async () => {
+  const { SummarizationStrategy } = await import('context-editor/xpert')
+  const { HumanMessage, AIMessage } = Messages1
+  const strategy = new SummarizationStrategy()
+  // A fraction with no known limit: thrown on every call, under our strategy's name.
+  const mw = strategy.createMiddleware({ trigger: { fraction: 0.5 } }, {})
+  const request = { messages: [new HumanMessage('hi')], model: { invoke: async () => new AIMessage('x') } }
+  // As the host runs the hooks: beforeModel (no model known in Xpert's context), then wrapModelCall.
+  for (let call = 0; call < 2; call++) {
+    const step = async () => {
+      await mw.beforeModel({ messages: request.messages }, {})
+      return mw.wrapModelCall(request, async () => new AIMessage('ok'))
+    }
+    await assert.rejects(step(), (e) => {
+      assert.match(e.message, /^ContextEditorSummarizationMiddleware: /)
+      assert.match(e.message, /Model profile information is required/)
+      return true
+    })
+  }
+  // A failing summarizer is logged (once) under our name; the model's own error is not renamed.
+  const logged = []
+  const warn = console.warn
+  console.warn = (m) => logged.push(String(m))
+  try {
+    const failing = strategy.createMiddleware({ trigger: { messages: 2 }, keep: { messages: 1 } }, {})
+    const model = { invoke: async () => { throw new Error('summarizer down') } }
+    const history = [new HumanMessage('a'), new AIMessage('b'), new HumanMessage('c')]
+    await failing.beforeModel({ messages: history }, {})
+    const result = await failing.wrapModelCall({ messages: history, model }, async (req) => req.messages.length)
+    assert.equal(result, 3, 'the history went through unsummarized')
+    assert.ok(logged.some((m) => m.startsWith('ContextEditorSummarizationMiddleware: ')), logged.join('\n'))
+    const modelError = new Error('SummarizationMiddleware: not ours')
+    await assert.rejects(strategy.createMiddleware({}, {}).wrapModelCall({ messages: history, model }, async () => { throw modelError }), (e) => e === modelError && e.message === 'SummarizationMiddleware: not ours')
+  } finally {
+    console.warn = warn
+  }
 })

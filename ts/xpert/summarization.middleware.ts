@@ -87,7 +87,42 @@ export class SummarizationStrategy {
         { path: 'model' },
       )
     }
-    const hooks = createSummarizationHooks(json, { removeAll })
-    return { name: XPERT_SUMMARIZATION_STRATEGY, ...hooks }
+    const hooks = renamed(() => createSummarizationHooks(json, { removeAll, warn: (message, error) => console.warn(xpertName(message), error) }))
+    return {
+      name: XPERT_SUMMARIZATION_STRATEGY,
+      beforeModel: (state, runtime) => renamedAsync(() => hooks.beforeModel(state, runtime)),
+      wrapModelCall: (request, handler) => renamedAsync(() => hooks.wrapModelCall(request, handler)),
+      afterModel: (state, runtime) => renamedAsync(() => hooks.afterModel(state, runtime)),
+    }
+  }
+}
+
+// The shared hooks speak as LangChain's `SummarizationMiddleware`; on the Xpert path, errors and
+// warnings name the strategy the operator configured. Only our own errors with that exact prefix
+// are renamed: the model's errors (and every other middleware's) pass through untouched.
+const SHARED_PREFIX = 'SummarizationMiddleware: '
+
+function xpertName(message: string): string {
+  return message.startsWith(SHARED_PREFIX) ? `${XPERT_SUMMARIZATION_STRATEGY}: ${message.slice(SHARED_PREFIX.length)}` : message
+}
+
+function rename(e: unknown): unknown {
+  if (e instanceof ContextEditorError && e.message.startsWith(SHARED_PREFIX)) e.message = xpertName(e.message)
+  return e
+}
+
+function renamed<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (e) {
+    throw rename(e)
+  }
+}
+
+async function renamedAsync<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (e) {
+    throw rename(e)
   }
 }
