@@ -9,8 +9,13 @@
 //!
 //! Each property runs 256 cases (override with `PROPTEST_CASES`).
 
-use std::collections::{BTreeMap, BTreeSet};
+mod common;
 
+use std::collections::BTreeSet;
+
+use common::invariants::{
+  check_call, check_plan, reference_dangling, reference_orphans, self_describing,
+};
 use context_editor_core::{Context, ContextEditor, EditPlan, Message, Op, Role, ToolCall};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -354,56 +359,7 @@ fn setup() -> impl Strategy<Value = Setup> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// reference facts, computed independently of the crate
-
-/// LangChain's orphan rule: a tool result is orphaned when no earlier AI message lists its id.
-fn reference_orphans(msgs: &[Message]) -> Vec<usize> {
-  let mut seen: BTreeSet<&str> = BTreeSet::new();
-  let mut out = Vec::new();
-  for (i, m) in msgs.iter().enumerate() {
-    match m.role {
-      Role::Assistant => seen.extend(m.tool_calls.iter().map(|c| c.id.as_str())),
-      Role::Tool if !seen.contains(m.tool_call_id.as_deref().unwrap_or("")) => out.push(i),
-      _ => {}
-    }
-  }
-  out
-}
-
-/// `(ai index, call index)` of calls no later result answers. Results pair with the nearest
-/// earlier AI message listing their id; calls sharing an id in one message are answered in order.
-fn reference_dangling(msgs: &[Message]) -> BTreeSet<(usize, usize)> {
-  let mut last_ai_for: BTreeMap<&str, usize> = BTreeMap::new();
-  let mut answers: BTreeMap<(usize, &str), usize> = BTreeMap::new();
-  for (i, m) in msgs.iter().enumerate() {
-    match m.role {
-      Role::Assistant => {
-        for c in &m.tool_calls {
-          last_ai_for.insert(c.id.as_str(), i);
-        }
-      }
-      Role::Tool => {
-        let id = m.tool_call_id.as_deref().unwrap_or("");
-        if let Some(&ai) = last_ai_for.get(id) {
-          *answers.entry((ai, id)).or_default() += 1;
-        }
-      }
-      _ => {}
-    }
-  }
-  let mut out = BTreeSet::new();
-  for (i, m) in msgs.iter().enumerate() {
-    let mut used: BTreeMap<&str, usize> = BTreeMap::new();
-    for (k, c) in m.tool_calls.iter().enumerate() {
-      let n = used.entry(c.id.as_str()).or_default();
-      *n += 1;
-      if *n > answers.get(&(i, c.id.as_str())).copied().unwrap_or(0) {
-        out.insert((i, k));
-      }
-    }
-  }
-  out
-}
+// helpers (the reference facts and the invariants every call holds are in `common::invariants`)
 
 fn editor(options: &Value) -> ContextEditor {
   ContextEditor::from_json(options).expect("generated options are valid")
@@ -420,19 +376,6 @@ fn count(editor: &ContextEditor, msgs: &[Message], ctx: &Context) -> u64 {
   editor.count_tokens(msgs, ctx).expect("count").total
 }
 
-/// The input index of every output message.
-fn sources(plan: &EditPlan, len: usize) -> Vec<usize> {
-  let removed: BTreeSet<usize> = plan
-    .ops
-    .iter()
-    .filter_map(|op| match op {
-      Op::Remove { index } => Some(*index),
-      _ => None,
-    })
-    .collect();
-  (0..len).filter(|i| !removed.contains(i)).collect()
-}
-
 // ---------------------------------------------------------------------------------------------
 // properties
 
@@ -447,8 +390,9 @@ fn config() -> ProptestConfig {
 proptest! {
   #![proptest_config(config())]
 
-  /// Plans never fail or panic on valid messages; ops are sorted, in range, at most one of a kind per
-  /// index, each on the right kind of message, and consistent with the report.
+  /// Plans never fail or panic on valid messages and hold every invariant of a call
+  /// (`common::invariants`); with clearing only, the ops are orphan removals, clears and cleared
+  /// inputs, in that order on a message, and the report lists exactly what they clear.
   #[test]
   fn plan_is_well_formed(msgs in conversation(), s in setup(), supplied in prop::collection::vec(prop::option::weighted(0.2, 0u64..400), 40)) {
     let mut msgs = msgs;
@@ -458,6 +402,9 @@ proptest! {
     }
     let e = editor(&s.options);
     let plan = e.plan(&msgs, &s.context).expect("valid messages never fail");
+    // Supplied counts describe the caller's messages, not the output: a recount of the output
+    // equals the report only when there are none.
+    check_plan(&e, &msgs, &s.context, &plan, self_describing(&msgs));
     let mut last: Option<(usize, u8)> = None;
     for op in &plan.ops {
       let (i, kind) = match op {
@@ -466,36 +413,17 @@ proptest! {
         Op::ClearToolInputs { index, .. } => (*index, 2),
         other => panic!("unknown op {other:?}"),
       };
-      prop_assert!(i < msgs.len());
       if let Some(prev) = last {
         prop_assert!(prev < (i, kind), "ops sorted by index, one per kind: {:?}", plan.ops);
       }
       last = Some((i, kind));
-      match op {
-        Op::Remove { .. } => prop_assert_eq!(msgs[i].role, Role::Tool),
-        Op::ClearToolResult { placeholder, strategy, .. } => {
-          prop_assert_eq!(msgs[i].role, Role::Tool);
-          prop_assert!(!msgs[i].cleared, "an already-cleared result is never cleared again");
-          prop_assert_eq!(*strategy, "clear_tool_uses");
-          prop_assert!(PLACEHOLDERS.contains(&&**placeholder));
-        }
-        Op::ClearToolInputs { call_indices, tool_call_ids, cleared_tool_inputs, .. } => {
-          prop_assert_eq!(msgs[i].role, Role::Assistant);
-          prop_assert!(!call_indices.is_empty());
-          prop_assert!(call_indices.windows(2).all(|w| w[0] < w[1]));
-          prop_assert!(call_indices.iter().all(|&k| k < msgs[i].tool_calls.len()));
-          let ids: Vec<&str> = call_indices.iter().map(|&k| msgs[i].tool_calls[k].id.as_str()).collect();
-          prop_assert_eq!(ids, tool_call_ids.iter().map(String::as_str).collect::<Vec<_>>());
-          let expected: BTreeSet<&String> = msgs[i].cleared_tool_inputs.iter().chain(tool_call_ids).collect();
-          prop_assert_eq!(cleared_tool_inputs.iter().collect::<Vec<_>>(), expected.into_iter().collect::<Vec<_>>());
-        }
-        _ => unreachable!(),
+      if let Op::ClearToolResult { placeholder, .. } = op {
+        prop_assert!(PLACEHOLDERS.contains(&&**placeholder));
       }
     }
     // Removed = LangChain's orphans, and nothing else.
     let removed: Vec<usize> = plan.ops.iter().filter_map(|op| match op { Op::Remove { index } => Some(*index), _ => None }).collect();
     prop_assert_eq!(&removed, &reference_orphans(&msgs));
-    prop_assert_eq!(plan.report.removed_orphans.iter().map(|o| o.index).collect::<Vec<_>>(), removed);
     // The report lists exactly the cleared results and inputs of the ops.
     let mut cleared: Vec<usize> = plan.report.cleared.iter().map(|c| c.index).collect();
     cleared.sort_unstable();
@@ -508,33 +436,21 @@ proptest! {
       _ => Vec::new(),
     }).collect();
     prop_assert_eq!(inputs, op_inputs);
-    let uses: u64 = plan.report.applied_edits.iter().map(|a| a.cleared_tool_uses).sum();
-    prop_assert_eq!(uses as usize, plan.report.cleared.len());
     prop_assert_eq!(plan.report.applied_edits.len(), edits_of(&s.options).len());
-    prop_assert_eq!(plan.report.messages_before, msgs.len());
     prop_assert_eq!(plan.report.messages_after, msgs.len() - plan.report.removed_orphans.len());
-    if !plan.report.triggered {
-      prop_assert!(plan.report.cleared.is_empty() && !plan.report.still_triggered);
-    }
   }
 
-  /// The applied output is a subsequence of the input where only the documented fields changed;
-  /// it has no orphaned results, keeps the leading system messages, creates no dangling call (and
-  /// reports the ones the input had), and the report's totals equal a recount of it.
+  /// The applied output holds every invariant of a call (`common::invariants`: a subsequence of
+  /// the input, no orphaned results, no new dangling call, leading system messages kept, totals
+  /// equal to a recount); with clearing only, just the documented fields change, the dangling calls
+  /// are exactly the input's, and what the edits freed adds up.
   #[test]
   fn applied_output_is_safe_and_recounts_to_the_report(msgs in conversation(), s in setup()) {
     let e = editor(&s.options);
-    let input = msgs.clone();
-    let plan = e.plan(&msgs, &s.context).unwrap();
-    let out = plan.apply(&msgs);
-    prop_assert_eq!(&msgs, &input, "input never mutated");
-    let src = sources(&plan, msgs.len());
-    prop_assert_eq!(out.len(), src.len());
+    let (plan, out) = check_call(&e, &msgs, &s.context, true).expect("valid messages never fail");
+    let src = common::invariants::sources(&plan, msgs.len());
     for (o, &i) in out.iter().zip(&src) {
       let m = &msgs[i];
-      prop_assert_eq!(o.role, m.role);
-      prop_assert_eq!(&o.tool_call_id, &m.tool_call_id);
-      prop_assert_eq!(&o.name, &m.name);
       prop_assert_eq!(o.tool_calls.len(), m.tool_calls.len());
       for (a, b) in o.tool_calls.iter().zip(&m.tool_calls) {
         prop_assert_eq!(&a.id, &b.id);
@@ -543,9 +459,6 @@ proptest! {
       }
       let result_cleared = plan.ops.iter().any(|op| matches!(op, Op::ClearToolResult { index, .. } if *index == i));
       let inputs_cleared = plan.ops.iter().any(|op| matches!(op, Op::ClearToolInputs { index, .. } if *index == i));
-      if !result_cleared && !inputs_cleared {
-        prop_assert_eq!(o, m, "untouched messages are unchanged");
-      }
       if !result_cleared {
         prop_assert_eq!(&o.content, &m.content);
         prop_assert_eq!(o.cleared, m.cleared);
@@ -557,23 +470,10 @@ proptest! {
         prop_assert_eq!(&o.cleared_tool_inputs, &m.cleared_tool_inputs);
       }
     }
-    // No tool result without a preceding call.
-    prop_assert_eq!(reference_orphans(&out), Vec::<usize>::new());
-    // Leading system messages kept as they were.
-    let lead = msgs.iter().take_while(|m| m.role == Role::System).count();
-    prop_assert_eq!(&out[..lead], &msgs[..lead]);
-    // Dangling calls: the same ones as in the input (never created), each reported.
+    // Dangling calls: the same ones as in the input (clearing removes no call).
     let dangling_in: BTreeSet<(usize, usize)> = reference_dangling(&msgs);
     let dangling_out: BTreeSet<(usize, usize)> = reference_dangling(&out).into_iter().map(|(j, k)| (src[j], k)).collect();
     prop_assert_eq!(&dangling_out, &dangling_in);
-    let mut warned: Vec<usize> = plan.report.warnings.iter().filter(|w| w.code == "dangling_tool_call").filter_map(|w| w.index).collect();
-    warned.sort_unstable();
-    prop_assert_eq!(warned, dangling_in.iter().map(|(i, _)| *i).collect::<Vec<_>>());
-    // Totals.
-    prop_assert_eq!(plan.report.tokens_before, count(&e, &msgs, &s.context));
-    prop_assert_eq!(plan.report.tokens_after, count(&e, &out, &s.context));
-    prop_assert_eq!(plan.report.messages_after, out.len());
-    prop_assert_eq!(plan.report.over_max_input_tokens, plan.report.max_input_tokens.is_some_and(|m| plan.report.tokens_after > m));
     // What the edits freed: net per edit (as LangChain's `clearedTokens`); the per-result figures
     // add up to it unless some clear grew its message (placeholder longer than the result).
     let without_orphans: Vec<Message> = src.iter().map(|&i| msgs[i].clone()).collect();
@@ -1145,23 +1045,6 @@ fn pipeline_case(kinds: Vec<Kind>) -> impl Strategy<Value = PipelineCase> {
     })
 }
 
-/// The applied output with the summary message inserted where the plan asks (text unknown here:
-/// a placeholder), and the input index of every other output message.
-fn with_summary(plan: &EditPlan, msgs: &[Message]) -> (Vec<Message>, Vec<Option<usize>>) {
-  let out = plan.apply(msgs);
-  let mut src: Vec<Option<usize>> = sources(plan, msgs.len()).into_iter().map(Some).collect();
-  let mut out = out;
-  if let Some(s) = &plan.summary {
-    let at = src
-      .iter()
-      .take_while(|i| i.is_some_and(|i| i < s.insert_at))
-      .count();
-    out.insert(at, Message::new(s.role, format!("{}\n\nsummary", s.prefix)));
-    src.insert(at, None);
-  }
-  (out, src)
-}
-
 /// What the random cases reached, so a generator change cannot silently stop testing an op.
 static SEEN: [std::sync::atomic::AtomicUsize; 8] =
   [const { std::sync::atomic::AtomicUsize::new(0) }; 8];
@@ -1180,7 +1063,9 @@ fn seen(k: usize) {
   SEEN[k].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Every property of the issue-4 edits for one case; `Err` names the broken one.
+/// Every property of the issue-4 edits for one case, besides the invariants of every call
+/// (`common::invariants`: valid output, exact totals, no new dangling call, determinism); `Err`
+/// names the broken one.
 fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseError> {
   let PipelineCase {
     msgs,
@@ -1188,47 +1073,16 @@ fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseErr
     context,
   } = case;
   let e = editor(options);
-  let input = msgs.clone();
-  let plan = e
-    .plan(msgs, context)
-    .map_err(|err| TestCaseError::fail(format!("plan failed: {err}")))?;
-  prop_assert_eq!(msgs, &input, "input never mutated");
+  let Some((plan, out)) = check_call(&e, msgs, context, true) else {
+    return Err(TestCaseError::fail("plan failed"));
+  };
   prop_assert_eq!(plan.report.applied_edits.len(), kinds.len());
-  if plan.summary.is_some() {
+  if let Some(s) = &plan.summary {
     prop_assert_eq!(kinds.last(), Some(&Kind::Summarize));
+    prop_assert!(s.prompt.starts_with("S:"));
   }
-  let out = plan.apply(msgs);
-  if plan.summary.is_some() {
-    seen(0);
-  }
-  for op in &plan.ops {
-    match op {
-      Op::RemoveThinking { .. } => seen(1),
-      Op::TruncateToolResult { .. } => seen(2),
-      Op::RemoveToolCalls { .. } => seen(3),
-      Op::Remove { index } if msgs[*index].role != Role::Tool => seen(4),
-      Op::ClearToolResult { .. } => seen(7),
-      _ => {}
-    }
-  }
-  if plan
-    .report
-    .warnings
-    .iter()
-    .any(|w| w.code == "dangling_tool_call")
-  {
-    seen(5);
-  }
-  // Totals: the report equals a recount of the output (the summary's text is not known yet).
-  prop_assert_eq!(plan.report.tokens_before, count(&e, msgs, context));
-  prop_assert_eq!(
-    plan.report.tokens_after,
-    count(&e, &out, context),
-    "tokens_after == recount"
-  );
-  prop_assert_eq!(plan.report.messages_after, out.len());
+  count_what_was_reached(&plan, msgs);
   // Each edit's freed tokens add up to what the edits freed after orphan removal.
-  let src = sources(&plan, msgs.len());
   let orphans = reference_orphans(msgs);
   let without_orphans: Vec<Message> = (0..msgs.len())
     .filter(|i| !orphans.contains(i))
@@ -1252,71 +1106,6 @@ fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseErr
       "freed == before - after"
     );
   }
-  if let Some(s) = &plan.summary {
-    prop_assert!(!s.replaced.is_empty());
-    prop_assert_eq!(s.insert_at, s.replaced[0]);
-    prop_assert!(s.summarized.iter().all(|i| s.replaced.contains(i)));
-    prop_assert!(
-      s.replaced.iter().all(|i| !src.contains(i)),
-      "replaced messages are removed"
-    );
-    prop_assert!(s.prompt.starts_with("S:"));
-  }
-  // Validity for the OpenAI/Anthropic APIs, with the summary in place.
-  let (full, full_src) = with_summary(&plan, msgs);
-  prop_assert_eq!(
-    reference_orphans(&full),
-    Vec::<usize>::new(),
-    "no result without its call"
-  );
-  let dangling_in = reference_dangling(msgs);
-  let dangling_out: BTreeSet<(usize, usize)> = reference_dangling(&full)
-    .into_iter()
-    .map(|(j, k)| {
-      let i = full_src[j].expect("the summary message has no calls");
-      // Map the call back to its position in the input message (some calls may be gone).
-      let id = &full[j].tool_calls[k].id;
-      let nth = full[j].tool_calls[..k]
-        .iter()
-        .filter(|c| &c.id == id)
-        .count();
-      let pos = msgs[i]
-        .tool_calls
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| &c.id == id)
-        .nth(nth)
-        .map_or(k, |(p, _)| p);
-      (i, pos)
-    })
-    .collect();
-  let dangling_ids = |set: &BTreeSet<(usize, usize)>| -> BTreeSet<(usize, String)> {
-    set
-      .iter()
-      .map(|&(i, k)| (i, msgs[i].tool_calls[k].id.clone()))
-      .collect()
-  };
-  prop_assert!(
-    dangling_ids(&dangling_out).is_subset(&dangling_ids(&dangling_in)),
-    "no dangling call the input did not have: out {:?} in {:?}",
-    dangling_out,
-    dangling_in
-  );
-  let mut warned: Vec<usize> = plan
-    .report
-    .warnings
-    .iter()
-    .filter(|w| w.code == "dangling_tool_call")
-    .filter_map(|w| w.index)
-    .collect();
-  warned.sort_unstable();
-  warned.dedup();
-  let mut expected: Vec<usize> = dangling_out.iter().map(|(i, _)| *i).collect();
-  expected.dedup();
-  prop_assert_eq!(warned, expected, "each remaining dangling call is warned");
-  // Leading system messages kept as they were.
-  let lead = msgs.iter().take_while(|m| m.role == Role::System).count();
-  prop_assert_eq!(&full[..lead], &msgs[..lead]);
   // Idempotence.
   if kinds.iter().all(|k| k.idempotent()) {
     seen(6);
@@ -1324,10 +1113,34 @@ fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseErr
     prop_assert!(again.ops.is_empty(), "second plan: {:?}", again.ops);
     prop_assert_eq!(again.report.tokens_after, plan.report.tokens_after);
   }
-  // Determinism: the same editor again, and a fresh one.
-  prop_assert_eq!(&plan, &e.plan(msgs, context).unwrap());
+  // Determinism across editors: a fresh one plans the same.
   prop_assert_eq!(&plan, &editor(options).plan(msgs, context).unwrap());
   Ok(())
+}
+
+/// Counts the operations and warnings a case reached (see [`SEEN`]).
+fn count_what_was_reached(plan: &EditPlan, msgs: &[Message]) {
+  if plan.summary.is_some() {
+    seen(0);
+  }
+  for op in &plan.ops {
+    match op {
+      Op::RemoveThinking { .. } => seen(1),
+      Op::TruncateToolResult { .. } => seen(2),
+      Op::RemoveToolCalls { .. } => seen(3),
+      Op::Remove { index } if msgs[*index].role != Role::Tool => seen(4),
+      Op::ClearToolResult { .. } => seen(7),
+      _ => {}
+    }
+  }
+  if plan
+    .report
+    .warnings
+    .iter()
+    .any(|w| w.code == "dangling_tool_call")
+  {
+    seen(5);
+  }
 }
 
 /// Runs `check_pipeline` on `cases` random cases of one pipeline; panics with the shrunk case.
