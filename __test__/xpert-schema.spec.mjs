@@ -58,7 +58,11 @@ const values = {
 
 /** The JSON-only extensions of `stable` and `cacheBreakpoints` (checked in the next test). */
 function jsonOnly(key, v) {
-  return (key === 'stable' && v !== null && typeof v === 'object' && !Array.isArray(v)) || (key === 'cacheBreakpoints' && v === 'anthropic')
+  return (
+    (key === 'stable' && v !== null && typeof v === 'object' && !Array.isArray(v)) ||
+    (key === 'cacheBreakpoints' && v === 'anthropic') ||
+    (key === 'trigger' && Array.isArray(v)) // a list of trigger conditions (`[]`: never fires)
+  )
 }
 
 test('the UI schema and the core accept and reject the same options', () => {
@@ -85,6 +89,7 @@ test('documented JSON-only extensions: accepted by the core, left out of the UI 
   for (const options of [
     { trigger: [{ tokens: 5 }] }, { trigger: [{ messages: 2 }, { tokens: 5 }] }, { clearToolInputs: ['read_file'] },
     { stable: { stepRatio: 2, maxTokens: 80000 } }, { stable: { stepTokens: 8000 } }, { stable: {} }, { cacheBreakpoints: 'anthropic' },
+    { trigger: [] },
   ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))
