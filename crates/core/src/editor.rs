@@ -47,7 +47,7 @@ pub struct TokenCount {
   pub fixed: u64,
   /// `approx`, `model` or `estimate`.
   pub method: &'static str,
-  /// The encoding resolved for the call (`encoding`, else the model's, else o200k_base): model
+  /// The encoding resolved for the call (`encoding`, else the model's, else `o200k_base`): model
   /// mode counts with it, estimate mode uses its rates; always set, approx mode included.
   pub encoding: Option<&'static str>,
   /// Recoverable oddities (e.g. an unknown model name).

@@ -99,15 +99,12 @@ fn strip(source: &str) -> String {
       } else {
         None
       };
-      match end {
-        Some(e) => {
-          out.push_str("' '");
-          i = e + 1;
-        }
-        None => {
-          out.push(c);
-          i += 1;
-        }
+      if let Some(e) = end {
+        out.push_str("' '");
+        i = e + 1;
+      } else {
+        out.push(c);
+        i += 1;
       }
     } else {
       out.push(c);
@@ -145,7 +142,7 @@ fn tokens(code: &str) -> Vec<String> {
 
 /// `tokens` without the test modules: `#[cfg(test)] mod name { … }` blocks are dropped, and the
 /// names of `#[cfg(test)] mod name;` files are returned.
-fn without_tests(tokens: Vec<String>) -> (Vec<String>, BTreeSet<String>) {
+fn without_tests(tokens: &[String]) -> (Vec<String>, BTreeSet<String>) {
   const ATTRIBUTE: [&str; 7] = ["#", "[", "cfg", "(", "test", ")", "]"];
   let mut out = Vec::with_capacity(tokens.len());
   let mut test_files = BTreeSet::new();
@@ -161,30 +158,27 @@ fn without_tests(tokens: Vec<String>) -> (Vec<String>, BTreeSet<String>) {
       continue;
     }
     let name = i + ATTRIBUTE.len() + 1;
-    match tokens.get(name + 1).map(String::as_str) {
-      Some(";") => {
-        test_files.insert(tokens[name].clone());
-        i = name + 2;
-      }
-      _ => {
-        // Skip to the brace that closes the module.
-        let mut depth = 0;
-        i = name + 1;
-        while i < tokens.len() {
-          match tokens[i].as_str() {
-            "{" => depth += 1,
-            "}" => {
-              depth -= 1;
-              if depth == 0 {
-                i += 1;
-                break;
-              }
-            }
-            _ => {}
+    if tokens.get(name + 1).map(String::as_str) == Some(";") {
+      test_files.insert(tokens[name].clone());
+      i = name + 2;
+      continue;
+    }
+    // Skip to the brace that closes the module.
+    let mut depth = 0;
+    i = name + 1;
+    while i < tokens.len() {
+      match tokens[i].as_str() {
+        "{" => depth += 1,
+        "}" => {
+          depth -= 1;
+          if depth == 0 {
+            i += 1;
+            break;
           }
-          i += 1;
         }
+        _ => {}
       }
+      i += 1;
     }
   }
   (out, test_files)
@@ -265,60 +259,88 @@ fn crate_paths(module: &ModPath, toks: &[String], children: &BTreeSet<String>) -
   out
 }
 
-/// Builds the module graph of a crate's files (`(path under src/, source)`).
-fn graph(sources: &[(String, String)]) -> Graph {
-  let mut files: Vec<File> = Vec::new();
-  let mut tests: BTreeSet<ModPath> = BTreeSet::new();
-  for (path, source) in sources {
-    let module = module_of(Path::new(path));
-    let (tokens, test_files) = without_tests(tokens(&strip(source)));
-    for name in test_files {
-      let mut child = module.clone();
-      child.push(name);
-      tests.insert(child);
+/// A crate's files as the checker reads them.
+struct Crate {
+  files: Vec<File>,
+  /// Every module with a file, test modules left out.
+  modules: BTreeSet<ModPath>,
+  /// The test modules (`#[cfg(test)] mod name;`).
+  tests: BTreeSet<ModPath>,
+  /// `pub use` re-exports: (module, name) -> the full path it names.
+  reexports: BTreeMap<(ModPath, String), Vec<String>>,
+}
+
+impl Crate {
+  /// Reads a crate's files (`(path under src/, source)`).
+  fn read(sources: &[(String, String)]) -> Self {
+    let mut files: Vec<File> = Vec::new();
+    let mut tests: BTreeSet<ModPath> = BTreeSet::new();
+    for (path, source) in sources {
+      let module = module_of(Path::new(path));
+      let (tokens, test_files) = without_tests(&tokens(&strip(source)));
+      for name in test_files {
+        let mut child = module.clone();
+        child.push(name);
+        tests.insert(child);
+      }
+      files.push(File { module, tokens });
     }
-    files.push(File { module, tokens });
+    files.retain(|f| !tests.iter().any(|t| f.module.starts_with(t)));
+    let modules = files.iter().map(|f| f.module.clone()).collect();
+    let mut krate = Self {
+      files,
+      modules,
+      tests,
+      reexports: BTreeMap::new(),
+    };
+    krate.reexports = krate.read_reexports();
+    krate
   }
-  files.retain(|f| !tests.iter().any(|t| f.module.starts_with(t)));
-  let modules: BTreeSet<ModPath> = files.iter().map(|f| f.module.clone()).collect();
-  let children = |m: &ModPath| -> BTreeSet<String> {
-    modules
+
+  /// The names of the child modules of `m`.
+  fn children(&self, m: &ModPath) -> BTreeSet<String> {
+    self
+      .modules
       .iter()
       .filter(|c| c.len() == m.len() + 1 && c.starts_with(m))
       .map(|c| c[m.len()].clone())
       .collect()
-  };
-  // `pub use` re-exports: (module, name) -> the full path it names.
-  let mut reexports: BTreeMap<(ModPath, String), Vec<String>> = BTreeMap::new();
-  for f in &files {
-    for statement in f.tokens.split(|t| t == ";") {
-      let Some(at) = statement.iter().position(|t| t == "use") else {
-        continue;
-      };
-      if statement.first().map(String::as_str) != Some("pub") {
-        continue;
-      }
-      for path in crate_paths(&f.module, &statement[at + 1..], &children(&f.module)) {
-        if let Some(name) = path.last() {
-          reexports.insert((f.module.clone(), name.clone()), path.clone());
+  }
+
+  fn read_reexports(&self) -> BTreeMap<(ModPath, String), Vec<String>> {
+    let mut reexports = BTreeMap::new();
+    for f in &self.files {
+      for statement in f.tokens.split(|t| t == ";") {
+        let Some(at) = statement.iter().position(|t| t == "use") else {
+          continue;
+        };
+        if statement.first().map(String::as_str) != Some("pub") {
+          continue;
+        }
+        for path in crate_paths(&f.module, &statement[at + 1..], &self.children(&f.module)) {
+          if let Some(name) = path.last() {
+            reexports.insert((f.module.clone(), name.clone()), path.clone());
+          }
         }
       }
     }
+    reexports
   }
-  // The module that defines what `path` names: its longest module prefix, through re-exports.
-  let resolve = |path: &[String]| -> ModPath {
+
+  /// The module that defines what `path` names: its longest module prefix, through re-exports.
+  fn resolve(&self, path: &[String]) -> ModPath {
     let mut path = path.to_vec();
     for _ in 0..16 {
       let Some(m) = (0..=path.len())
         .rev()
         .map(|n| path[..n].to_vec())
-        .find(|p| modules.contains(p))
+        .find(|p| self.modules.contains(p))
       else {
         return Vec::new();
       };
       match path
         .get(m.len())
-        .and_then(|item| reexports.get(&(m.clone(), item.clone())))
+        .and_then(|item| self.reexports.get(&(m.clone(), item.clone())))
       {
         Some(target) if target.as_slice() != path.as_slice() => {
           let mut next = target.clone();
@@ -329,33 +351,40 @@ fn graph(sources: &[(String, String)]) -> Graph {
       }
     }
     Vec::new()
-  };
+  }
+}
+
+/// The edge that module `from` naming something of module `target` adds, at the level where the
+/// two part (see the module notes); `None` when `from` names itself.
+fn edge(from: &ModPath, target: &ModPath) -> Option<(ModPath, ModPath)> {
+  let common = from.iter().zip(target).take_while(|(a, b)| a == b).count();
+  if common == from.len() && common == target.len() {
+    None
+  } else if common == from.len() {
+    // A descendant: the child on the way there.
+    Some((from.clone(), target[..=common].to_vec()))
+  } else if common == target.len() {
+    // An item defined in an ancestor: from the ancestor's child on the way here.
+    Some((from[..=common].to_vec(), target.clone()))
+  } else {
+    Some((from[..=common].to_vec(), target[..=common].to_vec()))
+  }
+}
+
+/// Builds the module graph of a crate's files (`(path under src/, source)`).
+fn graph(sources: &[(String, String)]) -> Graph {
+  let krate = Crate::read(sources);
   let mut graph = Graph::new();
-  for f in &files {
+  for f in &krate.files {
     graph.entry(f.module.clone()).or_default();
-    for path in crate_paths(&f.module, &f.tokens, &children(&f.module)) {
-      let target = resolve(&path);
-      if tests.iter().any(|t| target.starts_with(t)) {
+    for path in crate_paths(&f.module, &f.tokens, &krate.children(&f.module)) {
+      let target = krate.resolve(&path);
+      if krate.tests.iter().any(|t| target.starts_with(t)) {
         continue;
       }
-      let common = f
-        .module
-        .iter()
-        .zip(&target)
-        .take_while(|(a, b)| a == b)
-        .count();
-      let (from, to) = if common == f.module.len() && common == target.len() {
-        continue; // itself
-      } else if common == f.module.len() {
-        // A descendant: the child on the way there.
-        (f.module.clone(), target[..=common].to_vec())
-      } else if common == target.len() {
-        // An item defined in an ancestor: from the ancestor's child on the way here.
-        (f.module[..=common].to_vec(), target.clone())
-      } else {
-        (f.module[..=common].to_vec(), target[..=common].to_vec())
-      };
-      graph.entry(from).or_default().insert(to);
+      if let Some((from, to)) = edge(&f.module, &target) {
+        graph.entry(from).or_default().insert(to);
+      }
     }
   }
   graph

@@ -5,6 +5,14 @@
 //! tool result measures `content + tool_call_id` and an assistant message `content +
 //! JSON.stringify(tool_calls)`.
 
+// Pedantic lints that do not fit hand-built test cases:
+#![allow(
+  clippy::cast_possible_truncation, // sizes of hand-built messages are small
+  clippy::many_single_char_names, // `t` tokens, `r` results, `e` editor: the figures of a case
+  clippy::needless_pass_by_value, // helpers take `json!` values as the tests write them
+  clippy::unreadable_literal, // thresholds as JSON options spell them (`100000`)
+)]
+
 use context_editor_core::{
   Context, ContextEditor, EditPlan, Message, Op, Report, ToolCall, DEFAULT_PLACEHOLDER,
   IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD,

@@ -1,6 +1,13 @@
 //! Cache-aware editing (issue 9): stable clearing that moves the cleared boundary in steps, cache
 //! breakpoints, and the report's stable prefix. Approx counting unless a test says otherwise.
 
+// Pedantic lints that do not fit hand-built test cases:
+#![allow(
+  clippy::many_single_char_names, // `h` history, `e` editor, `a`…`d` the plans compared
+  clippy::needless_pass_by_value, // helpers take `json!` values as the tests write them
+  clippy::range_plus_one, // slice ends as counts: `..1 + 2 * t` is the user message and `t` turns
+)]
+
 use context_editor_core::{Context, ContextEditor, EditPlan, Message, Op};
 use serde_json::{json, Value};
 

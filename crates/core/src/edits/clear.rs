@@ -100,7 +100,7 @@ fn clear_oldest(
   // `clearAtLeast` only adds clearing, newest kept result first; as in LangChain it does nothing
   // when every result is kept (`keep >= results`) or none is.
   let at_least = run.edit.clear_at_least;
-  if at_least > 0 && run.freed < at_least && keep > 0 && (keep as usize) < len {
+  if at_least > 0 && run.freed < at_least && keep > 0 && keep < len as u64 {
     for &i in candidates[split..].iter().rev() {
       if run.freed >= at_least {
         break;

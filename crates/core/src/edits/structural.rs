@@ -249,7 +249,7 @@ pub(crate) fn clear_thinking(
     match m.role {
       Role::User => turn += 1,
       Role::Assistant if m.has_thinking() && !draft.slots[i].removed_thinking => {
-        with.push((turn, i))
+        with.push((turn, i));
       }
       _ => {}
     }

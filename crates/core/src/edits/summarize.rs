@@ -8,6 +8,7 @@
 //! still separate a call from its results moves earlier.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use super::structural::conversation;
 use crate::draft::Draft;
@@ -382,11 +383,13 @@ fn render(
     }
     for k in draft.live_calls(i) {
       let c = &m.tool_calls[k];
-      out.push_str(&format!(
+      // Writing to a `String` cannot fail.
+      let _ = write!(
+        out,
         "\nTool call: {}({})",
         c.name,
         c.args.as_deref().unwrap_or("{}")
-      ));
+      );
     }
   }
   out

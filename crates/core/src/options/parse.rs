@@ -5,7 +5,12 @@
 
 use serde_json::{Map, Value};
 
-use super::types::*;
+use super::types::{
+  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
+  SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
+  TruncateToolResults, DEFAULT_MAX_TURNS, DEFAULT_THINKING_TURNS, DEFAULT_TOOL_TRIM_LIMIT,
+  EDIT_TYPES,
+};
 use super::values::{
   field, keep_fraction, keep_measure, keep_tokens, non_negative_int, only_keys, opt_string,
   optional_trigger, parse_trigger, positive_int, positive_number, show, string_list, type_name,

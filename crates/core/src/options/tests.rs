@@ -4,6 +4,8 @@ use serde_json::{json, Value};
 
 use super::*;
 
+// Helpers take `json!` values by value, as the tests write them.
+#[allow(clippy::needless_pass_by_value)]
 fn clear(v: Value) -> ClearToolUses {
   match Options::from_json(&v).unwrap().edits.remove(0) {
     Edit::ClearToolUses(c) => c,
@@ -11,6 +13,7 @@ fn clear(v: Value) -> ClearToolUses {
   }
 }
 
+#[allow(clippy::needless_pass_by_value)]
 fn err(v: Value) -> String {
   Options::from_json(&v).unwrap_err().to_string()
 }

@@ -221,12 +221,12 @@ pub(super) fn keep_measure<'v>(
   path: &str,
   measures: &[&str],
 ) -> Result<(&'v str, &'v Value, String)> {
-  let list = measures.join(", ");
+  let listed = measures.join(", ");
   let Value::Object(obj) = value else {
     return Err(Error::invalid_option(
       path,
       format!(
-        "expected an object with exactly one of {list}, got {}",
+        "expected an object with exactly one of {listed}, got {}",
         type_name(value)
       ),
     ));
@@ -256,7 +256,7 @@ pub(super) fn keep_measure<'v>(
     };
     return Err(Error::invalid_option(
       path,
-      format!("exactly one of {list} (got {got})"),
+      format!("exactly one of {listed} (got {got})"),
     ));
   };
   Ok((key, v, format!("{path}.{key}")))

@@ -10,7 +10,7 @@
 //! The rates come from `tools/estimator` (see its README): a corpus of English prose, source code,
 //! JSON tool output, Chinese and Japanese prose, mixed Chinese/English chat and logs is built from
 //! material on the machine (Debian `manpages-zh`/`manpages-ja`, Markdown and man pages, the Python
-//! standard library, the Cargo registry, node_modules, build logs), split by source file into a
+//! standard library, the Cargo registry, `node_modules`, build logs), split by source file into a
 //! calibration half and a held-out half, and the rates are a weighted least-squares fit of exact
 //! counts on the calibration half (each message weighted by 1 / exact², so the fit minimises the
 //! relative error, and each class weighted equally; a second stage fits the rates of hangul,
@@ -495,6 +495,10 @@ impl Features {
 
 /// Counts the runs of `text` that start before `until`, from `i` (the start of a run); returns
 /// where the last one ends.
+// One loop over the bytes with one arm per run class: the estimator's hot loop for non-ASCII
+// text, kept whole so the byte rules read in one place (`tools/estimator` checks them against a
+// frozen copy), and with the short names of the byte arithmetic.
+#[allow(clippy::too_many_lines, clippy::many_single_char_names)]
 fn scalar(f: &mut Features, hist: &mut [u64; 16], text: &str, mut i: usize, until: usize) -> usize {
   let bytes = text.as_bytes();
   let n = bytes.len();
@@ -796,7 +800,10 @@ impl Masks {
   /// Counts the runs in the first `len` bytes of the window at `bytes[i..]` (`len` from
   /// [`Masks::cut`]; `at_end` when they end the text): the rules of [`scalar`], applied to all
   /// runs at once.
-  #[allow(clippy::too_many_lines)]
+  // The hot loop of ASCII text, 64 bytes at a time: one pass of bit operations per run class,
+  // kept together because each class's mask feeds the next (`single` spaces, `lone` ones among
+  // them: names of the run classes).
+  #[allow(clippy::too_many_lines, clippy::similar_names)]
   fn count(
     &self,
     f: &mut Features,
@@ -845,6 +852,8 @@ impl Masks {
       let starts = alnum & !(alnum << 1);
       while mixed != 0 {
         let p = mixed.trailing_zeros();
+        // The highest run start at or below `p` (there is one: `p` is inside a run).
+        #[allow(clippy::manual_ilog2)]
         let start = 63 - (starts & (u64::MAX >> (63 - p))).leading_zeros();
         let end = p + (!(alnum >> p)).trailing_zeros();
         let run = low_bits(end - start) << start;
@@ -913,6 +922,8 @@ impl Masks {
       let starts = punct & !(punct << 1);
       while fourth != 0 {
         let p = fourth.trailing_zeros();
+        // The highest run start at or below `p` (there is one: `p` is inside a run).
+        #[allow(clippy::manual_ilog2)]
         let start = 63 - (starts & (u64::MAX >> (63 - p))).leading_zeros();
         let end = p + (!(punct >> p)).trailing_zeros();
         let run = &bytes[i + start as usize..i + end as usize];
@@ -1201,6 +1212,8 @@ fn wide_at(text: &str, i: usize) -> (Wide, usize) {
   if b0 & 0xF0 == 0xE0 && i + 2 < b.len() {
     let cp =
       (u32::from(b0 & 0x0F) << 12) | (u32::from(b[i + 1] & 0x3F) << 6) | u32::from(b[i + 2] & 0x3F);
+    // One arm per code of the block table, as the table defines them.
+    #[allow(clippy::match_same_arms)]
     let class = match CJK_BLOCKS[(cp >> 4) as usize] {
       1 => Wide::Han,
       2 => Wide::Hiragana,

@@ -189,87 +189,15 @@ pub fn check_ops(plan: &EditPlan, messages: &[Message]) {
     assert!(i < messages.len(), "op index {i} out of range");
     assert!(i >= last, "ops not sorted by index");
     last = i;
-    let m = &messages[i];
-    let kind = match op {
-      Op::Remove { .. } => {
+    let kind = check_op(op, &messages[i], i);
+    match kind {
+      "remove" => {
         removed.insert(i);
-        "remove"
       }
-      Op::CacheBreakpoint { .. } => "cache_breakpoint",
-      Op::ClearToolResult { strategy, .. } => {
-        assert_eq!(
-          m.role,
-          Role::Tool,
-          "clear_tool_result on a non-tool message {i}"
-        );
-        assert!(
-          !m.cleared,
-          "an already-cleared result is cleared again at {i}"
-        );
-        assert_eq!(*strategy, CLEAR_TOOL_USES_STRATEGY);
-        "clear_tool_result"
+      "cache_breakpoint" => {}
+      _ => {
+        touched.insert(i);
       }
-      Op::TruncateToolResult {
-        strategy, marker, ..
-      } => {
-        assert_eq!(m.role, Role::Tool, "truncation of a non-tool message {i}");
-        assert!(
-          !m.cleared && !m.truncated,
-          "a replaced result is truncated at {i}"
-        );
-        assert_eq!(*strategy, TRUNCATE_STRATEGY);
-        assert!(!marker.is_empty(), "truncation without a marker at {i}");
-        "truncate_tool_result"
-      }
-      Op::RemoveThinking { .. } => {
-        assert_eq!(
-          m.role,
-          Role::Assistant,
-          "remove_thinking on a non-assistant {i}"
-        );
-        assert!(m.has_thinking(), "remove_thinking without reasoning at {i}");
-        "remove_thinking"
-      }
-      Op::RemoveToolCalls {
-        call_indices,
-        tool_call_ids,
-        ..
-      } => {
-        assert_eq!(
-          m.role,
-          Role::Assistant,
-          "remove_tool_calls on a non-assistant {i}"
-        );
-        check_calls(m, i, call_indices, tool_call_ids);
-        "remove_tool_calls"
-      }
-      Op::ClearToolInputs {
-        call_indices,
-        tool_call_ids,
-        cleared_tool_inputs,
-        ..
-      } => {
-        assert_eq!(
-          m.role,
-          Role::Assistant,
-          "clear_tool_inputs on a non-assistant {i}"
-        );
-        check_calls(m, i, call_indices, tool_call_ids);
-        let expected: BTreeSet<&String> =
-          m.cleared_tool_inputs.iter().chain(tool_call_ids).collect();
-        assert_eq!(
-          cleared_tool_inputs.iter().collect::<Vec<_>>(),
-          expected.into_iter().collect::<Vec<_>>(),
-          "cleared_tool_inputs is the sorted union of the old list and the cleared ids at {i}"
-        );
-        "clear_tool_inputs"
-      }
-      // A new operation kind: in range and sorted is all this checker knows.
-      #[allow(unreachable_patterns)]
-      _ => "other",
-    };
-    if kind != "remove" && kind != "cache_breakpoint" {
-      touched.insert(i);
     }
     assert!(seen.insert((i, kind)), "two `{kind}` ops on message {i}");
   }
@@ -296,6 +224,84 @@ pub fn check_ops(plan: &EditPlan, messages: &[Message]) {
       .all(|i| summarized.contains(i)),
     "a removed message is also edited, and no summary replaces it"
   );
+}
+
+/// Checks one operation against the message `m` (input index `i`) it targets; returns its kind.
+fn check_op(op: &Op, m: &Message, i: usize) -> &'static str {
+  match op {
+    Op::Remove { .. } => "remove",
+    Op::CacheBreakpoint { .. } => "cache_breakpoint",
+    Op::ClearToolResult { strategy, .. } => {
+      assert_eq!(
+        m.role,
+        Role::Tool,
+        "clear_tool_result on a non-tool message {i}"
+      );
+      assert!(
+        !m.cleared,
+        "an already-cleared result is cleared again at {i}"
+      );
+      assert_eq!(*strategy, CLEAR_TOOL_USES_STRATEGY);
+      "clear_tool_result"
+    }
+    Op::TruncateToolResult {
+      strategy, marker, ..
+    } => {
+      assert_eq!(m.role, Role::Tool, "truncation of a non-tool message {i}");
+      assert!(
+        !m.cleared && !m.truncated,
+        "a replaced result is truncated at {i}"
+      );
+      assert_eq!(*strategy, TRUNCATE_STRATEGY);
+      assert!(!marker.is_empty(), "truncation without a marker at {i}");
+      "truncate_tool_result"
+    }
+    Op::RemoveThinking { .. } => {
+      assert_eq!(
+        m.role,
+        Role::Assistant,
+        "remove_thinking on a non-assistant {i}"
+      );
+      assert!(m.has_thinking(), "remove_thinking without reasoning at {i}");
+      "remove_thinking"
+    }
+    Op::RemoveToolCalls {
+      call_indices,
+      tool_call_ids,
+      ..
+    } => {
+      assert_eq!(
+        m.role,
+        Role::Assistant,
+        "remove_tool_calls on a non-assistant {i}"
+      );
+      check_calls(m, i, call_indices, tool_call_ids);
+      "remove_tool_calls"
+    }
+    Op::ClearToolInputs {
+      call_indices,
+      tool_call_ids,
+      cleared_tool_inputs,
+      ..
+    } => {
+      assert_eq!(
+        m.role,
+        Role::Assistant,
+        "clear_tool_inputs on a non-assistant {i}"
+      );
+      check_calls(m, i, call_indices, tool_call_ids);
+      let expected: BTreeSet<&String> = m.cleared_tool_inputs.iter().chain(tool_call_ids).collect();
+      assert_eq!(
+        cleared_tool_inputs.iter().collect::<Vec<_>>(),
+        expected.into_iter().collect::<Vec<_>>(),
+        "cleared_tool_inputs is the sorted union of the old list and the cleared ids at {i}"
+      );
+      "clear_tool_inputs"
+    }
+    // A new operation kind: in range and sorted is all this checker knows.
+    #[allow(unreachable_patterns)]
+    _ => "other",
+  }
 }
 
 /// `call_indices` of message `i` are non-empty, sorted, distinct, in range, and named by

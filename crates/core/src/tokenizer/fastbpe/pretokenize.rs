@@ -4,6 +4,9 @@
 //! greedy/backtracking semantics worked out in closed form (comments at each step). Character
 //! classes (`\p{L}`, `\p{Lu}`, `\p{M}`, `\s`, …) come from `regex-syntax`, the same tables the
 //! regex uses, so every Unicode character is classified as the oracle classifies it.
+// `#[inline(always)]` marks the per-character path (decoding, the ASCII word fast path): measured
+// with `benchmark/tokenizers-rs`, the calls it removes cost more than the code they add.
+#![allow(clippy::inline_always)]
 
 use std::sync::OnceLock;
 
@@ -160,6 +163,7 @@ pub(super) const ASCII: [u8; 128] = {
   let mut t = [0u8; 128];
   let mut c = 0;
   while c < 128 {
+    #[allow(clippy::cast_possible_truncation)] // c < 128
     let b = c as u8;
     t[c] = if b.is_ascii_uppercase() {
       LETTER | UPPERISH

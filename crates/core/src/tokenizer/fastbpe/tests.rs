@@ -9,7 +9,7 @@ use super::parallel::segments;
 use super::pieces;
 use super::pretokenize::{class_ranges, Classes, ASCII};
 
-/// tiktoken-rs 0.12.1's cl100k_base pattern (not exported as a constant there).
+/// tiktoken-rs 0.12.1's `cl100k_base` pattern (not exported as a constant there).
 const CL100K_PAT: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
 
 fn regex_pieces(pattern: &'static str, text: &str) -> Vec<String> {
