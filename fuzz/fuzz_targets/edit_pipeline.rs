@@ -300,32 +300,17 @@ impl Input {
 }
 
 impl Msg {
+  /// The message (an exchange: the assistant message and its results).
   fn build(&self) -> Vec<Message> {
-    vec![match self {
+    match self {
       Self::Exchange {
         text,
         calls,
         results,
         tool_calls_length,
-      } => {
-        let mut ai = Message::new(Role::Assistant, text.build());
-        ai.tool_calls = calls.iter().take(4).map(Call::build).collect();
-        ai.tool_calls_length = tool_calls_length.map(u64::from);
-        let mut out = vec![ai.clone()];
-        for (c, r) in ai
-          .tool_calls
-          .iter()
-          .zip(results.iter().chain(std::iter::repeat(&Text {
-            s: String::new(),
-            repeat: 0,
-          })))
-        {
-          out.push(Message::tool(c.id.clone(), c.name.clone(), r.build()));
-        }
-        return out;
-      }
-      Self::System(t) => Message::system(t.build()),
-      Self::User(t) => Message::user(t.build()),
+      } => exchange(text, calls, results, *tool_calls_length),
+      Self::System(t) => vec![Message::system(t.build())],
+      Self::User(t) => vec![Message::user(t.build())],
       Self::Assistant {
         text,
         calls,
@@ -341,7 +326,7 @@ impl Msg {
           .collect();
         // A caller-supplied length, possibly inconsistent with the calls (issue7_apply_short_tool_calls_length).
         m.tool_calls_length = tool_calls_length.map(u64::from);
-        m
+        vec![m]
       }
       Self::Tool {
         id,
@@ -355,39 +340,71 @@ impl Msg {
           text.build(),
         );
         m.cleared = *cleared;
-        m
+        vec![m]
       }
-      Self::Sized {
-        role,
-        text,
-        content_length,
-        other,
-        other_length,
-        images,
-        tokens,
-        tool_calls_length,
-        huge,
-      } => {
-        let role = [Role::System, Role::User, Role::Assistant, Role::Tool][usize::from(*role % 4)];
-        let mut m = Message::new(role, String::new());
-        m.content = text.as_ref().map(Text::build);
-        m.content_length = content_length.map(u64::from);
-        m.other = other.as_ref().map(|o| o.chars().take(300).collect());
-        m.other_length = other_length.map(u64::from);
-        m.images = u32::from(*images % 4);
-        m.tokens = tokens.map(u64::from);
-        m.tool_calls_length = tool_calls_length.map(u64::from);
-        if role == Role::Tool {
-          m.tool_call_id = Some(IDS[0].to_owned());
-        }
-        // Beyond what the binding can send: must be rejected, never overflow (issue7_supplied_lengths_bounded).
-        if let Some(n) = huge {
-          m.content_length = Some(*n);
-        }
-        m
-      }
-    }]
+      Self::Sized { .. } => vec![self.sized()],
+    }
   }
+
+  /// A `Sized` message: text or lengths only, supplied counts, images, sizes beyond the bound.
+  fn sized(&self) -> Message {
+    let Self::Sized {
+      role,
+      text,
+      content_length,
+      other,
+      other_length,
+      images,
+      tokens,
+      tool_calls_length,
+      huge,
+    } = self
+    else {
+      unreachable!("sized() of a Sized message")
+    };
+    let role = [Role::System, Role::User, Role::Assistant, Role::Tool][usize::from(*role % 4)];
+    let mut m = Message::new(role, String::new());
+    m.content = text.as_ref().map(Text::build);
+    m.content_length = content_length.map(u64::from);
+    m.other = other.as_ref().map(|o| o.chars().take(300).collect());
+    m.other_length = other_length.map(u64::from);
+    m.images = u32::from(*images % 4);
+    m.tokens = tokens.map(u64::from);
+    m.tool_calls_length = tool_calls_length.map(u64::from);
+    if role == Role::Tool {
+      m.tool_call_id = Some(IDS[0].to_owned());
+    }
+    // Beyond what the binding can send: must be rejected, never overflow (issue7_supplied_lengths_bounded).
+    if let Some(n) = huge {
+      m.content_length = Some(*n);
+    }
+    m
+  }
+}
+
+/// An assistant message with calls, followed by one result per call (empty text when `results`
+/// runs out).
+fn exchange(
+  text: &Text,
+  calls: &[Call],
+  results: &[Text],
+  tool_calls_length: Option<u8>,
+) -> Vec<Message> {
+  let mut ai = Message::new(Role::Assistant, text.build());
+  ai.tool_calls = calls.iter().take(4).map(Call::build).collect();
+  ai.tool_calls_length = tool_calls_length.map(u64::from);
+  let mut out = vec![ai.clone()];
+  for (c, r) in ai
+    .tool_calls
+    .iter()
+    .zip(results.iter().chain(std::iter::repeat(&Text {
+      s: String::new(),
+      repeat: 0,
+    })))
+  {
+    out.push(Message::tool(c.id.clone(), c.name.clone(), r.build()));
+  }
+  out
 }
 
 impl Call {
