@@ -16,11 +16,11 @@ are used. The fit is a weighted least-squares fit of exact counts on feature cou
     calibration text keeps a sensible value instead of an arbitrary one;
   * rates must be >= 0: a negative rate is pinned to 0 and the fit repeated.
 
-Output: the `Rates` constants for crates/core/src/estimate.rs, and the calibration-split error per
+Output: the `Rates` constants for crates/core/src/tokenizer/estimate.rs, and the calibration-split error per
 class (the held-out accuracy comes from `estimator-tool eval`).
 
 Usage: python3 tools/estimator/calibrate.py /tmp/est/features.tsv [o200k|cl100k]... \
-         [--write crates/core/src/estimate.rs]
+         [--write crates/core/src/tokenizer/estimate.rs]
 """
 
 import sys
