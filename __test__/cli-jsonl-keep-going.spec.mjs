@@ -37,7 +37,11 @@ const put = (name, text) => {
   writeFileSync(path, text)
   return path
 }
-const temps = () => readdirSync(dir).filter((n) => n.endsWith('.tmp'))
+/**
+ * Temporary files left for the target `name` (`.name.pid.random.tmp`). Only that target's: the tests
+ * of a describe run at once, and another test's run may be writing its own at this moment.
+ */
+const temps = (name) => readdirSync(dir).filter((n) => n.startsWith(`.${name}.`) && n.endsWith('.tmp'))
 
 /** A conversation whose old tool results TIGHT clears. */
 function conversation(tag) {
@@ -96,7 +100,7 @@ describe('--jsonl --keep-going', { concurrency: 3 }, () => {
     )
     assert.ok(docs.every((d) => d.messages[2].content === '[cleared]'), 'good lines are edited')
     assert.equal(written[2], '', 'the blank line keeps its place')
-    assert.deepEqual(temps(), [])
+    assert.deepEqual(temps('mixed.out.jsonl'), [])
   })
 
   test('--report json lists every failure with its line (and column for JSON syntax errors)', async () => {
@@ -136,7 +140,7 @@ describe('--jsonl --keep-going', { concurrency: 3 }, () => {
     assert.match(r.stderr, /stop\.jsonl:2:15: invalid JSON/)
     assert.doesNotMatch(r.stderr, /stop\.jsonl:4/)
     assert.equal(readFileSync(out, 'utf8'), 'previous\n')
-    assert.deepEqual(temps(), [])
+    assert.deepEqual(temps('stop.out.jsonl'), [])
   })
 
   test('-o naming the input: every bad line is reported, and the input is left unchanged rather than lose them (exit 2)', async () => {
@@ -149,7 +153,7 @@ describe('--jsonl --keep-going', { concurrency: 3 }, () => {
     assert.equal(JSON.parse(summary).written, false)
     assert.match(rest.join('\n'), /4 lines failed; .*inplace\.jsonl is the input itself, so it was left unchanged rather than lose them/)
     assert.equal(readFileSync(f, 'utf8'), text)
-    assert.deepEqual(temps(), [])
+    assert.deepEqual(temps('inplace.jsonl'), [])
     // With every line good, -o in place is written as usual.
     const good = put('inplace-good.jsonl', `${JSON.stringify(conversation('g'))}\n`)
     const ok = await cli(['edit', good, '--jsonl', '--keep-going', ...TIGHT, '-o', good])

@@ -401,7 +401,7 @@ describe('errors name where the problem is', { concurrency: 3 }, () => {
     const c = file('bad3.json', '[{"role": "user"')
     assert.match((await cli(['edit', c])).stderr, /bad3\.json:1:17: invalid JSON/)
     const d = file('bad4.json', '')
-    assert.match((await cli(['edit', d])).stderr, /bad4\.json:1:1: invalid JSON: unexpected end of JSON input/)
+    assert.match((await cli(['edit', d])).stderr, /bad4\.json: empty input \(expected a JSON document\)/)
   })
 
   test('invalid options → the option path and what is allowed (from --option and from --config)', async () => {

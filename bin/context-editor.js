@@ -16,4 +16,8 @@ try {
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0)
 })
+// stderr only carries the report and the errors: when nobody reads it (a closed pipe, a full disk)
+// they are lost, but the run is not, and its exit code still says how it went. Unhandled, the
+// stream's EPIPE was an uncaught exception: exit 1 after a successful edit, or after a usage error.
+process.stderr.on('error', () => {})
 process.exitCode = await main(process.argv.slice(2))

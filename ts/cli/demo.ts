@@ -10,7 +10,7 @@ import { loadOptions, makeEditor, placeholdersOf } from './options.js'
 import { inspectLines } from './main.js'
 import type { Setup } from './session.js'
 import { openOutput, printStdout } from './output.js'
-import { EXIT_OK, fmtBytes } from './util.js'
+import { EXIT_OK, fmtBytes, printable } from './util.js'
 
 const TRANSCRIPT = new URL('../../data/demo-transcript.json', import.meta.url)
 const PIPELINE = new URL('../../data/demo-pipeline.json', import.meta.url)
@@ -59,16 +59,17 @@ export async function runDemo(style: Style, output: string | undefined): Promise
   const written = `${JSON.stringify(second.output, null, 2)}\n`
   out.push(
     `edit writes the same request back (model, tools, tool_choice kept): ${fmtBytes(Buffer.byteLength(text))} → ${fmtBytes(Buffer.byteLength(written))}` +
-      (output ? `, written to ${output}` : ''),
+      (output !== undefined ? `, written to ${printable(output)}` : ''),
     '',
     'Try it on your own transcript (JSON array, {messages}, LangChain StoredMessage[], OpenAI or Anthropic request):',
     '  context-editor inspect session.json',
     '  context-editor edit session.json --option keep.messages=5 -o trimmed.json',
     `  context-editor edit sessions.jsonl --jsonl --config options.json -o compacted.jsonl`,
   )
+  // Opened before anything is shown: a bad -o (even an empty one) fails the demo, never skipped.
+  const o = output === undefined ? undefined : await openOutput(output)
   await printStdout(`${out.join('\n')}\n`)
-  if (output) {
-    const o = await openOutput(output)
+  if (o) {
     try {
       await o.write(written)
       await o.close()

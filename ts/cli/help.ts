@@ -57,7 +57,8 @@ Options:
                           the old file or the whole new output, never a mix, and on any error (full
                           disk, interrupted) it is left as it was. It keeps its mode and owner; a
                           symbolic link stays a link (its target is replaced). Devices, FIFOs and
-                          /dev/stdout are written directly.
+                          /dev/stdout are written directly. A read-only file is refused, and so is
+                          stdout or /dev/fd/N onto the input itself (>> in.jsonl): use -o in.jsonl.
   --jsonl                 one conversation per line in and out, streamed; progress on a terminal,
                           a summary at the end (conversations, tokens before/after, time)
   --keep-going            with --jsonl: a bad line is reported (file:line: reason) and skipped, the

@@ -4,7 +4,7 @@
 import type { EditReport } from '../native.js'
 import type { AnyMessage } from '../wire.js'
 import type { Conversation } from './formats.js'
-import { fmtDelta, fmtInt, fmtPct } from './util.js'
+import { fmtDelta, fmtInt, fmtPct, printable } from './util.js'
 
 export type Category = 'system' | 'user' | 'ai' | 'call' | 'result' | 'cleared' | 'thinking'
 
@@ -45,7 +45,8 @@ function jsonLength(v: unknown): number {
 /** Looks at one editor message (LangChain dict, stored message or OpenAI message). */
 export function viewOf(m: AnyMessage, placeholders: ReadonlySet<string>, callNames: Map<string, string>): UnitView {
   const fields: Record<string, any> = isObject(m.data) && typeof m.type === 'string' ? m.data : m
-  const role = ROLES[String(m.type ?? m.role)] ?? String(m.type ?? m.role)
+  const given = String(m.type ?? m.role)
+  const role = Object.hasOwn(ROLES, given) ? ROLES[given] : given
   const textCat: Category = role === 'system' ? 'system' : role === 'user' ? 'user' : role === 'assistant' ? 'ai' : 'result'
   const weights: Partial<Record<Category, number>> = {}
   const add = (c: Category, n: number) => {
@@ -318,10 +319,11 @@ export function renderTable(style: Style, rows: readonly Row[], window: number |
   const total = rows.reduce((s, r) => s + r.before, 0)
   const whole = window ?? total
   const head = ['#', 'role', 'tool', 'tokens', window ? 'budget' : 'share', 'after', 'edit']
+  // Roles and tool names come from the input: escaped, they cannot move the cursor or recolour.
   const body = shown.map((r) => [
     String(r.index),
-    r.role,
-    r.tools.join(',') || '',
+    printable(r.role),
+    printable(r.tools.join(',')),
     fmtInt(r.before),
     fmtPct(r.before, whole),
     r.status.some((s) => s.startsWith('removed')) ? '-' : fmtInt(r.after),
@@ -400,7 +402,7 @@ export function renderReport(report: EditReport, style: Style = { color: false, 
     const key = `${w.code}:${w.message}`
     if (seen.has(key)) continue
     seen.add(key)
-    lines.push(`warning ${w.code}: ${w.message}`)
+    lines.push(`warning ${printable(w.code)}: ${printable(w.message)}`)
   }
   return lines
 }

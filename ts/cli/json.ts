@@ -1,41 +1,238 @@
 // JSON input with error positions: `file:line:column: invalid JSON: <reason>`.
+//
+// `JSON.parse` alone changes what it reads without a word: of two equal keys it keeps the last
+// (`{"messages":[…],"messages":[]}` lost a whole conversation), and numbers beyond a double are
+// rounded (`12345678901234567890` → `12345678901234567000`), become `Infinity` (`1e400`, written
+// back as `null`) or lose their sign (`-0`). After a successful parse, `audit` walks the text once
+// (strings are skipped with `indexOf`, so the cost is in the structure, not the content): a
+// duplicate key is an error naming it, and a number JSON cannot give back is kept as its exact text
+// (`ExactNumbers`), written back byte for byte by `writeJson`.
 
-import { CliError, EXIT_FAILURE } from './util.js'
+import { randomBytes } from 'node:crypto'
+import { CliError, EXIT_FAILURE, printable } from './util.js'
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1
   let start = 0
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++
-      start = i + 1
-    }
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++
+    start = i + 1
   }
   return { line, column: Math.min(offset, text.length) - start + 1 }
 }
 
 /**
- * Parses JSON; on failure throws a usage error naming the line and column. `lineOffset` shifts the
- * line number (for a line of a JSONL file).
+ * Numbers of a document that `JSON.parse` would have changed. In the parsed value each is the
+ * string `"<marker><k>"`; `restore` puts the exact text `raw[k]` back into JSON written from it.
  */
-export function parseJson(text: string, source: string, lineOffset = 0): unknown {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  try {
-    return JSON.parse(body)
-  } catch (e) {
-    if (!(e instanceof SyntaxError)) {
-      // Not a syntax error (memory, say): still name the input, never a bare stack trace.
-      throw new CliError(`${source}${lineOffset ? `:${lineOffset + 1}` : ''}: cannot read the JSON: ${(e as Error)?.message ?? String(e)}`, EXIT_FAILURE)
-    }
-    const reason = String((e as Error).message)
-      .replace(/ in JSON at position \d+.*$/, '')
-      .replace(/, (".*|\.\.\..*)is not valid JSON$/s, '')
-    const at = /at position (\d+)/.exec(String((e as Error).message))
-    const offset = at ? Number(at[1]) : errorOffset(body)
-    const { line, column } = lineColumn(body, offset)
-    throw new CliError(`${source}:${line + lineOffset}:${column}: invalid JSON: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`)
+export interface ExactNumbers {
+  readonly marker: string
+  readonly raw: readonly string[]
+  restore(json: string): string
+}
+
+function exactNumbers(raw: string[]): ExactNumbers {
+  // A marker no input can contain: a random nonce per document.
+  const marker = `@context-editor:number:${randomBytes(9).toString('hex')}:`
+  const pattern = new RegExp(`"${marker}(\\d+)"`, 'g')
+  return {
+    marker,
+    raw,
+    restore: (json) => (json.includes(marker) ? json.replace(pattern, (_, k) => raw[Number(k)]) : json),
   }
+}
+
+/** A parsed document, and the numbers it keeps as text (none for most documents). */
+export interface Parsed {
+  value: unknown
+  numbers?: ExactNumbers
+}
+
+function where(source: string, body: string, offset: number, lineOffset: number): string {
+  const { line, column } = lineColumn(body, offset)
+  return `${source}:${line + lineOffset}:${column}`
+}
+
+/**
+ * Parses JSON; on failure throws a usage error naming the line and column. `lineOffset` shifts the
+ * line number (for a line of a JSONL file). A duplicate key is an error. With `exact`, numbers that
+ * `JSON.parse` would change are kept as text (see `ExactNumbers`); without it (options) they are
+ * parsed as usual, and the options' checks say what is wrong with them.
+ */
+export function parseDocument(text: string, source: string, lineOffset = 0, exact = true): Parsed {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch (e) {
+    throw syntaxError(e, body, source, lineOffset)
+  }
+  const found = audit(body, exact)
+  if (found.duplicate) {
+    const d = found.duplicate
+    throw new CliError(
+      `${where(source, body, d.offset, lineOffset)}: invalid JSON: duplicate key ${JSON.stringify(d.key)}${d.path ? ` in ${d.path}` : ''} ` +
+        '(only one value per key can be kept: remove or rename the other)',
+    )
+  }
+  if (!found.lossy.length) return { value }
+  const raw: string[] = []
+  const numbers = exactNumbers(raw)
+  let marked = ''
+  let at = 0
+  for (const [start, end] of found.lossy) {
+    marked += `${body.slice(at, start)}"${numbers.marker}${raw.length}"`
+    raw.push(body.slice(start, end))
+    at = end
+  }
+  marked += body.slice(at)
+  return { value: JSON.parse(marked), numbers }
+}
+
+/** `parseDocument(...).value`, for inputs whose numbers are plain numbers (options). */
+export function parseJson(text: string, source: string, lineOffset = 0): unknown {
+  return parseDocument(text, source, lineOffset, false).value
+}
+
+function syntaxError(e: unknown, body: string, source: string, lineOffset: number): CliError {
+  if (!(e instanceof SyntaxError)) {
+    // Not a syntax error (memory, say): still name the input, never a bare stack trace.
+    return new CliError(`${source}${lineOffset ? `:${lineOffset + 1}` : ''}: cannot read the JSON: ${(e as Error)?.message ?? String(e)}`, EXIT_FAILURE)
+  }
+  if (body.trim() === '') {
+    return new CliError(`${source}${lineOffset ? `:${lineOffset + 1}` : ''}: empty input (expected a JSON document)`)
+  }
+  const reason = String((e as Error).message)
+    .replace(/ (in|after) JSON at position \d+.*$/s, '')
+    .replace(/, (".*|\.\.\..*)is not valid JSON$/s, '')
+  const at = /at position (\d+)/.exec(String((e as Error).message))
+  const offset = at ? Number(at[1]) : errorOffset(body)
+  let hint = ''
+  if (body.charCodeAt(0) === 0 || body.charCodeAt(1) === 0) hint = ' (NUL bytes: is it UTF-16? convert it to UTF-8)'
+  else if (/^unexpected non-whitespace character/i.test(reason) && /^\s*[[{]/.test(body.slice(offset))) {
+    hint = ' (a second JSON document: for one conversation per line use --jsonl)'
+  }
+  return new CliError(`${where(source, body, offset, lineOffset)}: invalid JSON: ${printable(reason.charAt(0).toLowerCase() + reason.slice(1))}${hint}`)
+}
+
+/** An open container of `audit`: an object's keys so far and its current key, or an array's index. */
+type Open = { keys: string[] | Set<string>; key: string } | { index: number }
+
+/** Keys compared in a list up to this many, then in a set (most objects have a handful). */
+const SMALL_OBJECT = 16
+
+/**
+ * One pass over JSON text that `JSON.parse` accepted: the first duplicate key (its offset, key and
+ * path), and the [start, end) offsets of the numbers `JSON.parse` cannot give back (when `exact`).
+ */
+export function audit(s: string, exact: boolean): { duplicate?: { offset: number; key: string; path: string }; lossy: Array<[number, number]> } {
+  const lossy: Array<[number, number]> = []
+  const stack: Open[] = []
+  let expectKey = false
+  const n = s.length
+  let i = 0
+  while (i < n) {
+    const c = s.charCodeAt(i)
+    if (c === 34) {
+      // A string: jump to the closing quote (one preceded by an even number of backslashes).
+      let end = s.indexOf('"', i + 1)
+      for (;;) {
+        let b = end - 1
+        while (s.charCodeAt(b) === 92) b--
+        if ((end - 1 - b) % 2 === 0) break
+        end = s.indexOf('"', end + 1)
+      }
+      if (expectKey) {
+        expectKey = false
+        const raw = s.slice(i + 1, end)
+        const key: string = raw.includes('\\') ? JSON.parse(s.slice(i, end + 1)) : raw
+        const top = stack[stack.length - 1] as { keys: string[] | Set<string>; key: string }
+        if (Array.isArray(top.keys)) {
+          if (top.keys.includes(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy }
+          top.keys.push(key)
+          if (top.keys.length > SMALL_OBJECT) top.keys = new Set(top.keys)
+        } else {
+          if (top.keys.has(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy }
+          top.keys.add(key)
+        }
+        top.key = key
+      }
+      i = end + 1
+      continue
+    }
+    if (c === 123) {
+      stack.push({ keys: [], key: '' })
+      expectKey = true
+    } else if (c === 91) {
+      stack.push({ index: 0 })
+    } else if (c === 125 || c === 93) {
+      stack.pop()
+      expectKey = false
+    } else if (c === 44) {
+      const top = stack[stack.length - 1]
+      if ('index' in top) top.index++
+      else expectKey = true
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      let j = i + 1
+      for (; j < n; j++) {
+        const d = s.charCodeAt(j)
+        if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break
+      }
+      if (exact && !isExact(s, i, j)) lossy.push([i, j])
+      i = j
+      continue
+    }
+    i++
+  }
+  return { lossy }
+}
+
+/** `messages[3].content` for the containers open around a key. */
+function pathOf(stack: readonly Open[]): string {
+  let path = ''
+  for (const o of stack) {
+    if ('index' in o) path += `[${o.index}]`
+    else path += /^[A-Za-z_$][\w$]*$/.test(o.key) ? `${path ? '.' : ''}${o.key}` : `[${JSON.stringify(o.key)}]`
+  }
+  return printable(path)
+}
+
+/** Whether the number `s[start, end)` reads back as the same decimal value through a double. */
+function isExact(s: string, start: number, end: number): boolean {
+  const neg = s.charCodeAt(start) === 45
+  // Integers of up to 15 digits are exact (but `-0` is not: it is written back as `0`).
+  if (end - start - (neg ? 1 : 0) <= 15) {
+    let digits = true
+    for (let k = neg ? start + 1 : start; k < end; k++) {
+      const d = s.charCodeAt(k)
+      if (d < 48 || d > 57) {
+        digits = false
+        break
+      }
+    }
+    if (digits) return !(neg && s.charCodeAt(start + 1) === 48)
+  }
+  const text = s.slice(start, end)
+  const v = Number(text)
+  if (!Number.isFinite(v) || Object.is(v, -0)) return false
+  return decimal(text) === decimal(String(v))
+}
+
+/** A number's decimal value, normalised: significant digits and exponent (`1.50e2` → `15e3`… as `15 3`). */
+function decimal(text: string): string {
+  const m = /^-?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text)
+  if (!m) return text
+  let digits = m[1] + (m[2] ?? '')
+  let exp = Number(m[3] ?? 0) + m[1].length
+  let lead = 0
+  while (lead < digits.length && digits.charCodeAt(lead) === 48) lead++
+  digits = digits.slice(lead)
+  exp -= lead
+  let last = digits.length
+  while (last > 0 && digits.charCodeAt(last - 1) === 48) last--
+  digits = digits.slice(0, last)
+  return digits === '' ? '0' : `${digits} ${exp}`
 }
 
 /**

@@ -2,12 +2,12 @@
 
 import { ContextEditorError } from '../errors.js'
 import { toConversation } from './formats.js'
-import { parseJson } from './json.js'
+import { type ExactNumbers, parseDocument } from './json.js'
 import { MAX_STRING, readLines } from './lines.js'
-import { openOutput } from './output.js'
+import { openOutput, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Setup, editConversation } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, sourceName } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, printable, sourceName, utf8Text } from './util.js'
 
 export interface JsonlOptions {
   /** Report a bad line and go on with the next instead of stopping (exit EXIT_PARTIAL). */
@@ -42,8 +42,14 @@ export async function runJsonl(
   report: 'text' | 'json' | 'none',
   options: JsonlOptions = { keepGoing: false, maxLineBytes: MAX_STRING },
 ): Promise<number> {
-  const source = sourceName(file)
+  const source = printable(sourceName(file))
   const { stream, size, id } = await openInput(file)
+  try {
+    await refuseOutputOntoInput(output, id, file)
+  } catch (e) {
+    stream.destroy()
+    throw e
+  }
   const out = await openOutput(output)
   const started = process.hrtime.bigint()
   const progress = process.stderr.isTTY === true && report !== 'none'
@@ -75,15 +81,24 @@ export async function runJsonl(
     if (failures.length < LISTED_FAILURES) failures.push(failureOf(err.message, `${source}:${line}`, line))
     if (report !== 'json') {
       if (progress) process.stderr.write('\r\x1b[K')
-      process.stderr.write(`context-editor: ${err.message} (skipped)\n`)
+      process.stderr.write(`context-editor: ${printable(err.message)} (skipped)\n`)
     }
   }
   try {
-    for await (const line of readingErrors(readLines(stream, options.maxLineBytes), file)) {
+    for await (const line of readingErrors(readLines(stream, options.maxLineBytes, !options.keepGoing), file)) {
       bytes += line.bytes + 1
       if (line.tooLong) {
         const limit = options.maxLineBytes === MAX_STRING ? '--max-line-bytes, and the longest string Node.js holds' : '--max-line-bytes'
-        bad(line.no, new CliError(`${source}:${line.no}: line of ${fmtInt(line.bytes)} bytes is longer than ${fmtInt(options.maxLineBytes)} bytes (${limit})`))
+        const length = line.atLeast ? 'line' : `line of ${fmtInt(line.bytes)} bytes is`
+        bad(line.no, new CliError(`${source}:${line.no}: ${length} longer than ${fmtInt(options.maxLineBytes)} bytes (${limit})`))
+        continue
+      }
+      if (line.notUtf8) {
+        try {
+          utf8Text(line.notUtf8, source, line.no - 1)
+        } catch (e) {
+          bad(line.no, e)
+        }
         continue
       }
       if (line.text.trim() === '') {
@@ -91,9 +106,11 @@ export async function runJsonl(
         continue
       }
       let result
+      let numbers: ExactNumbers | undefined
       try {
-        const doc = parseJson(line.text, source, line.no - 1)
-        const conv = toConversation(doc, setup.format, `${source}:${line.no}`, setup.placeholders)
+        const parsed = parseDocument(line.text, source, line.no - 1)
+        numbers = parsed.numbers
+        const conv = toConversation(parsed.value, setup.format, `${source}:${line.no}`, setup.placeholders)
         result = editConversation(conv, setup)
       } catch (e) {
         bad(line.no, e)
@@ -106,7 +123,7 @@ export async function runJsonl(
       tokensAfter += r.tokensAfter
       messagesBefore += r.messagesBefore
       messagesAfter += r.messagesAfter
-      await writeJson(out, result.output)
+      await writeJson(out, result.output, undefined, numbers)
       draw()
     }
     // Replacing the input without its failed lines would lose them: report them all, change nothing.
@@ -138,7 +155,7 @@ export async function runJsonl(
   if (report === 'json') process.stderr.write(`${JSON.stringify(summary)}\n`)
   else if (report === 'text') {
     process.stderr.write(
-      `context-editor: ${fmtInt(conversations)} conversations (${fmtInt(triggered)} triggered) · ` +
+      `context-editor: ${fmtInt(conversations)} conversation${conversations === 1 ? '' : 's'} (${fmtInt(triggered)} triggered) · ` +
         `tokens ${fmtInt(tokensBefore)} → ${fmtInt(tokensAfter)} (${fmtDelta(tokensBefore, tokensAfter)}) · ` +
         `messages ${fmtInt(messagesBefore)} → ${fmtInt(messagesAfter)} · ${seconds.toFixed(2)} s` +
         (failed ? ` · ${fmtInt(failed)} line${failed === 1 ? '' : 's'} failed and skipped` : '') +

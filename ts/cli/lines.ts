@@ -2,28 +2,37 @@
 // string: `readline` builds each line as one string, and a line longer than the longest string V8
 // can hold threw an uncaught RangeError from inside the stream.
 
-import { constants } from 'node:buffer'
+import { constants, isUtf8 } from 'node:buffer'
 import type { Readable } from 'node:stream'
 
 /** The longest string V8 can hold (UTF-16 code units); a line of this many bytes always fits. */
 export const MAX_STRING = constants.MAX_STRING_LENGTH
 
-/** One line: its text, or how long it was when it is longer than the limit (its bytes are dropped). */
-export type Line = { no: number; bytes: number; text: string; tooLong?: undefined } | { no: number; bytes: number; text?: undefined; tooLong: true }
+/**
+ * One line: its text; or its bytes when they are not UTF-8 (`notUtf8`, to report where); or how long
+ * it was when it is longer than the limit (its bytes are dropped; `atLeast`: the reading stopped
+ * there, so the line is at least that long).
+ */
+export type Line =
+  | { no: number; bytes: number; text: string; tooLong?: undefined; notUtf8?: undefined }
+  | { no: number; bytes: number; text?: undefined; tooLong?: undefined; notUtf8: Buffer }
+  | { no: number; bytes: number; text?: undefined; tooLong: true; atLeast: boolean; notUtf8?: undefined }
 
 /**
  * The lines of `input` (split at `\n`; a `\r` before it is dropped), 1-based. A line longer than
- * `maxBytes` is yielded as `tooLong` without being held in memory.
+ * `maxBytes` is yielded as `tooLong` without being held in memory: at its end, or with `stopAtTooLong`
+ * as soon as it passes the limit, and the reading stops (an endless line, `/dev/zero`, would
+ * otherwise be read for ever).
  */
-export async function* readLines(input: Readable, maxBytes: number): AsyncGenerator<Line> {
+export async function* readLines(input: Readable, maxBytes: number, stopAtTooLong = false): AsyncGenerator<Line> {
   let parts: Buffer[] = []
   let held = 0
   let bytes = 0
   let tooLong = false
   let no = 0
-  const finish = (): Line => {
+  const finish = (atLeast = false): Line => {
     no++
-    const line: Line = tooLong ? { no, bytes, tooLong: true } : { no, bytes, text: decode(parts, held) }
+    const line: Line = tooLong ? { no, bytes, tooLong: true, atLeast } : decode(no, bytes, parts, held)
     parts = []
     held = 0
     bytes = 0
@@ -51,6 +60,10 @@ export async function* readLines(input: Readable, maxBytes: number): AsyncGenera
       const nl = buf.indexOf(10, start)
       if (nl === -1) {
         take(buf.subarray(start))
+        if (tooLong && stopAtTooLong) {
+          yield finish(true)
+          return
+        }
         break
       }
       take(buf.subarray(start, nl))
@@ -61,8 +74,10 @@ export async function* readLines(input: Readable, maxBytes: number): AsyncGenera
   if (bytes > 0 || tooLong) yield finish()
 }
 
-function decode(parts: Buffer[], held: number): string {
-  const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, held)
-  const end = buf.length > 0 && buf[buf.length - 1] === 13 ? buf.length - 1 : buf.length
-  return buf.toString('utf8', 0, end)
+function decode(no: number, bytes: number, parts: Buffer[], held: number): Line {
+  const whole = parts.length === 1 ? parts[0] : Buffer.concat(parts, held)
+  const buf = whole.length > 0 && whole[whole.length - 1] === 13 ? whole.subarray(0, whole.length - 1) : whole
+  // Decoding bytes that are not UTF-8 would replace them by U+FFFD and write the line back changed.
+  if (!isUtf8(buf)) return { no, bytes, notUtf8: buf }
+  return { no, bytes, text: buf.toString('utf8') }
 }

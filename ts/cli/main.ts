@@ -8,14 +8,14 @@ import type { AnyMessage } from '../wire.js'
 import { type Conversation, FORMATS, type Format, toConversation } from './formats.js'
 import { HELP } from './help.js'
 import { type Style, picture, renderMap, renderReport, renderTable } from './inspect.js'
-import { parseJson } from './json.js'
+import { type ExactNumbers, parseDocument } from './json.js'
 import { runJsonl } from './jsonl.js'
 import { MAX_STRING } from './lines.js'
 import { loadOptions, makeEditor, placeholdersOf, triggerThresholds } from './options.js'
-import { ignoreFileSizeSignal, openOutput, printStdout } from './output.js'
+import { ignoreFileSizeSignal, inputFile, openOutput, printStdout, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Setup, contextOf, editConversation, indentOf } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtInt, readInput, sourceName } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtInt, printable, readInput, sourceName } from './util.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE }
 
@@ -76,15 +76,15 @@ export async function main(argv: readonly string[]): Promise<number> {
 function fail(e: unknown): number {
   if (e instanceof CliError) {
     // An empty message: nothing to say (stdout's reader went away, as with `| head`).
-    if (e.message) process.stderr.write(`context-editor: ${e.message}\n${e.hint ? `${e.hint}\n` : ''}`)
+    if (e.message) process.stderr.write(`context-editor: ${printable(e.message)}\n${e.hint ? `${printable(e.hint)}\n` : ''}`)
     return e.exitCode
   }
   if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
-    process.stderr.write(`context-editor: ${e.message}\n`)
+    process.stderr.write(`context-editor: ${printable(e.message)}\n`)
     return EXIT_USAGE
   }
   const err = e as Error
-  process.stderr.write(`context-editor: ${err?.message ?? String(e)}\n`)
+  process.stderr.write(`context-editor: ${printable(String(err?.message ?? e))}\n`)
   if (process.env.CONTEXT_EDITOR_DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
   return EXIT_FAILURE
 }
@@ -101,11 +101,12 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   if (first === 'help') {
     const topic = rest[0] ?? 'main'
-    if (!(topic in HELP)) throw new CliError(`unknown command \`${topic}\``, EXIT_USAGE, 'commands: edit, inspect, demo (see context-editor --help)')
+    // Own keys only: `help toString` or `help __proto__` is an unknown command, not Object's.
+    if (!Object.hasOwn(HELP, topic)) throw new CliError(`unknown command \`${topic}\``, EXIT_USAGE, 'commands: edit, inspect, demo (see context-editor --help)')
     await printStdout(HELP[topic as keyof typeof HELP])
     return EXIT_OK
   }
-  if (!(first in COMMANDS)) {
+  if (!Object.hasOwn(COMMANDS, first)) {
     throw new CliError(
       first.startsWith('-') ? `unknown option \`${first}\` before the command` : `unknown command \`${first}\``,
       EXIT_USAGE,
@@ -116,14 +117,19 @@ async function run(argv: readonly string[]): Promise<number> {
   let values: Values
   let positionals: string[]
   try {
-    const parsed = parseArgs({ args: [...rest], options: COMMANDS[command] as ParseArgsConfig['options'], allowPositionals: true, strict: true })
+    const parsed = parseArgs({ args: [...rest], options: COMMANDS[command] as ParseArgsConfig['options'], allowPositionals: true, strict: true, tokens: true })
     values = parsed.values as Values
     positionals = parsed.positionals
+    refuseRepeated(parsed.tokens, COMMANDS[command] as ParseArgsConfig['options'] & object, command)
   } catch (e) {
-    const msg = String((e as Error).message)
+    if (e instanceof CliError) throw e
+    // parseArgs explains over several lines: the first is the error, the rest a hint.
+    const [first, ...more] = String((e as Error).message)
       .replace(/\. To specify a positional argument.*$/s, '')
       .replace(/'(-[^']*)'/g, '`$1`')
-    throw new CliError(msg.charAt(0).toLowerCase() + msg.slice(1), EXIT_USAGE, `see context-editor ${command} --help`)
+      .split('\n')
+    const hint = [...more, `see context-editor ${command} --help`].join(' ')
+    throw new CliError(first.charAt(0).toLowerCase() + first.slice(1), EXIT_USAGE, hint)
   }
   if (values.help) {
     await printStdout(HELP[command])
@@ -142,6 +148,10 @@ async function run(argv: readonly string[]): Promise<number> {
     )
   }
   const file = positionals[0]
+  if (file === '') throw new CliError('the input file name is empty (use - for stdin)', EXIT_USAGE)
+  if (file === '-' && values.config === '-') {
+    throw new CliError('stdin can be read once: it cannot be both the input (-) and --config -', EXIT_USAGE, 'put the options in a file, or use --option')
+  }
   if (!values.jsonl) {
     for (const flag of ['keep-going', 'max-line-bytes']) {
       if (values[flag] !== undefined) throw new CliError(`--${flag} applies to --jsonl only`, EXIT_USAGE, 'see context-editor edit --help')
@@ -155,6 +165,30 @@ async function run(argv: readonly string[]): Promise<number> {
     return runEdit(file, output, setup, reportModeOf(values))
   }
   return runInspect(file, setup, styleOf(values), intFlag(values, 'top', 0) ?? 0, reportModeOf(values))
+}
+
+/**
+ * A flag that takes a value, given twice (`-o a.json -o b.json`), is an error: keeping the last
+ * silently wrote somewhere the user did not mean. `--option` is the repeatable one; a repeated
+ * boolean flag means the same thing twice and is accepted.
+ */
+function refuseRepeated(
+  tokens: ReadonlyArray<{ kind: string; name?: string; rawName?: string; value?: string }> | undefined,
+  options: NonNullable<ParseArgsConfig['options']>,
+  command: string,
+): void {
+  const seen = new Map<string, string>()
+  for (const t of tokens ?? []) {
+    if (t.kind !== 'option' || t.name === undefined || !Object.hasOwn(options, t.name)) continue
+    const spec = options[t.name]
+    if (spec.type !== 'string' || spec.multiple) continue
+    const given = `${t.rawName ?? `--${t.name}`} ${JSON.stringify(t.value ?? '')}`
+    const before = seen.get(t.name)
+    if (before !== undefined) {
+      throw new CliError(`--${t.name} given twice (${before}, then ${given})`, EXIT_USAGE, `give it once; see context-editor ${command} --help`)
+    }
+    seen.set(t.name, given)
+  }
 }
 
 /** An integer flag in `min..max` (a bound keeps an absurd value from allocating or looping for ever). */
@@ -177,7 +211,8 @@ async function setupOf(values: Values): Promise<Setup> {
   const config = values.config as string | undefined
   const pairs = (values.option as string[] | undefined) ?? []
   const options = await loadOptions(config, pairs)
-  const where = config ? (pairs.length ? `${config} + --option` : config) : pairs.length ? '--option' : 'defaults'
+  const configName = config === undefined ? undefined : sourceName(config)
+  const where = configName ? (pairs.length ? `${configName} + --option` : configName) : pairs.length ? '--option' : 'defaults'
   const editor = makeEditor(options, where)
   return {
     options,
@@ -214,11 +249,11 @@ export function styleOf(values: Values): Style {
   return { color, width }
 }
 
-async function load(file: string, setup: Setup): Promise<{ text: string; conv: Conversation }> {
+async function load(file: string, setup: Setup): Promise<{ text: string; conv: Conversation; numbers?: ExactNumbers }> {
   const text = await readInput(file)
-  const source = sourceName(file)
-  const doc = parseJson(text, source)
-  return { text, conv: toConversation(doc, setup.format, source, setup.placeholders) }
+  const source = printable(sourceName(file))
+  const { value, numbers } = parseDocument(text, source)
+  return { text, conv: toConversation(value, setup.format, source, setup.placeholders), numbers }
 }
 
 function withSource(e: unknown, source: string): unknown {
@@ -229,8 +264,9 @@ function withSource(e: unknown, source: string): unknown {
 }
 
 async function runEdit(file: string, output: string | undefined, setup: Setup, report: ReportMode): Promise<number> {
-  const { text, conv } = await load(file, setup)
-  const source = sourceName(file)
+  await refuseOutputOntoInput(output, await inputFile(file), file)
+  const { text, conv, numbers } = await load(file, setup)
+  const source = printable(sourceName(file))
   let result
   try {
     result = editConversation(conv, setup)
@@ -239,7 +275,7 @@ async function runEdit(file: string, output: string | undefined, setup: Setup, r
   }
   const out = await openOutput(output)
   try {
-    await writeJson(out, result.output, indentOf(text))
+    await writeJson(out, result.output, indentOf(text), numbers)
     await out.close()
   } catch (e) {
     await out.abort()
@@ -247,7 +283,7 @@ async function runEdit(file: string, output: string | undefined, setup: Setup, r
   }
   if (report === 'json') process.stderr.write(`${JSON.stringify({ format: conv.format, ...result.report })}\n`)
   else if (report === 'text') {
-    const head = `context-editor: ${source} (${conv.format}, ${fmtInt(conv.count)} messages)${output ? ` → ${output}` : ''}`
+    const head = `context-editor: ${source} (${conv.format}, ${fmtInt(conv.count)} message${conv.count === 1 ? '' : 's'})${output ? ` → ${printable(output)}` : ''}`
     process.stderr.write(`${[head, ...renderReport(result.report).map((l) => `  ${l}`)].join('\n')}\n`)
   }
   return EXIT_OK
@@ -274,8 +310,8 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
   const facts = [
     title,
     conv.format,
-    `${fmtInt(conv.count)} messages`,
-    ctx.model ? `model ${ctx.model}` : undefined,
+    `${fmtInt(conv.count)} message${conv.count === 1 ? '' : 's'}`,
+    ctx.model ? `model ${printable(ctx.model)}` : undefined,
     ctx.tools?.length ? `${ctx.tools.length} tool definition${ctx.tools.length === 1 ? "" : "s"}` : undefined,
     ctx.systemPrompt ? 'system prompt' : undefined,
   ].filter(Boolean)
@@ -302,7 +338,7 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
 
 async function runInspect(file: string, setup: Setup, style: Style, top: number, report: ReportMode): Promise<number> {
   const { conv } = await load(file, setup)
-  const source = sourceName(file)
+  const source = printable(sourceName(file))
   let res
   try {
     res = inspectLines(conv, setup, style, top, source)

@@ -4,17 +4,21 @@ import { ContextEditor } from '../editor.js'
 import { ContextEditorError } from '../errors.js'
 import type { EditorOptions } from '../native.js'
 import { parseJson } from './json.js'
-import { CliError, readInput } from './util.js'
+import { CliError, printable, readInput, sourceName } from './util.js'
 
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor'])
 
-/** A value of `--option`: JSON when it parses (`5`, `true`, `["a"]`, `{"tokens":1}`), else the raw string. */
-export function parseOptionValue(raw: string): unknown {
+/**
+ * A value of `--option`: JSON when it parses (`5`, `true`, `["a"]`, `{"tokens":1}`), else the raw
+ * string. JSON with a duplicate key is an error (one of the two values would be dropped unseen).
+ */
+export function parseOptionValue(raw: string, key = ''): unknown {
   try {
-    return JSON.parse(raw)
+    JSON.parse(raw)
   } catch {
     return raw
   }
+  return parseJson(raw, `--option ${key}`)
 }
 
 /**
@@ -65,16 +69,18 @@ function defineData(node: Record<string, unknown>, key: string, value: unknown):
 export async function loadOptions(config: string | undefined, pairs: readonly string[] = []): Promise<EditorOptions> {
   let options: Record<string, any> = {}
   if (config !== undefined) {
-    const doc = parseJson(await readInput(config), config)
+    const name = printable(sourceName(config))
+    const doc = parseJson(await readInput(config), name)
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-      throw new CliError(`${config}: expected a JSON object of editor options`)
+      throw new CliError(`${name}: expected a JSON object of editor options`)
     }
     options = doc as Record<string, any>
   }
   for (const pair of pairs) {
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new CliError(`--option ${pair}: expected key=value (e.g. --option keep.messages=5)`)
-    setDotted(options, pair.slice(0, eq).trim(), parseOptionValue(pair.slice(eq + 1)))
+    const key = pair.slice(0, eq).trim()
+    setDotted(options, key, parseOptionValue(pair.slice(eq + 1), key))
   }
   return options as EditorOptions
 }

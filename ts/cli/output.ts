@@ -14,7 +14,7 @@ import { type Stats, constants, promises as fs, unlinkSync, write } from 'node:f
 import type { FileHandle } from 'node:fs/promises'
 import { constants as osConstants } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
-import { CliError, EXIT_FAILURE, EXIT_OK } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type FileId, fileOfDescriptor, printable, sourceName } from './util.js'
 
 /** An output sink. `write` buffers; it returns a promise only when it had to flush. */
 export interface Output {
@@ -36,9 +36,51 @@ const FLUSH_BYTES = 1 << 20
 export async function openOutput(file: string | undefined): Promise<Output> {
   if (file === undefined || file === '-') return fdOutput(1, file ?? '<stdout>')
   const found = await resolveTarget(file)
-  if (found.kind === 'fd') return fdOutput(found.fd, file)
-  if (found.kind === 'special') return specialOutput(found.path, file)
-  return replacingOutput(found.path, found.stat, file)
+  const name = printable(file)
+  if (found.kind === 'fd') return fdOutput(found.fd, name)
+  if (found.kind === 'special') return specialOutput(found.path, name)
+  return replacingOutput(found.path, found.stat, name)
+}
+
+/**
+ * The regular file that output `file` writes through a descriptor (stdout, `/dev/fd/N`), if any.
+ * Written there, the output goes into that very file while it is being read when it is the input
+ * (`edit x.jsonl --jsonl >> x.jsonl` read its own output for ever, filling the disk).
+ */
+export async function descriptorFile(file: string | undefined): Promise<FileId | undefined> {
+  if (file === undefined || file === '-') return fileOfDescriptor(1)
+  const found = await resolveTarget(file)
+  return found.kind === 'fd' ? fileOfDescriptor(found.fd) : undefined
+}
+
+/**
+ * Refuses an output that is the input itself reached through a descriptor (`> in.json`,
+ * `>> in.jsonl`, `-o /dev/fd/3`): it is written in place while being read (a JSONL input read its
+ * own output for ever), or was already emptied by the shell. `-o in.json` is the way to do it.
+ */
+export async function refuseOutputOntoInput(output: string | undefined, input: FileId | undefined, file: string): Promise<void> {
+  if (input === undefined) return
+  const out = await descriptorFile(output)
+  if (out === undefined || out.dev !== input.dev || out.ino !== input.ino) return
+  const name = printable(sourceName(file))
+  const emptied = out.size === 0
+  throw new CliError(
+    `the output (${output === undefined ? 'stdout' : printable(output)}) is the input ${name} itself: writing to it while reading it would destroy it`,
+    EXIT_USAGE,
+    `${file === '-' ? 'name the input file and use -o with the same name' : `use -o ${name}`} to replace the input safely` +
+      (emptied ? ` (${name} is empty now: a shell redirection \`>\` emptied it before the command started)` : ''),
+  )
+}
+
+/** The file the input names (for `-`, the file stdin was redirected from), if it is a regular file. */
+export async function inputFile(file: string): Promise<FileId | undefined> {
+  if (file === '-') return fileOfDescriptor(0)
+  try {
+    const st = await fs.stat(file)
+    return st.isFile() ? { dev: st.dev, ino: st.ino } : undefined
+  } catch {
+    return undefined // reading it reports what is wrong
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -60,7 +102,10 @@ function descriptorOf(path: string): number | undefined {
  * their own directory) to what `-o` really names.
  */
 async function resolveTarget(file: string): Promise<Target> {
+  if (file === '') throw new CliError('-o: the file name is empty', EXIT_USAGE)
   let path = resolve(file)
+  // `x/` names a directory (as for the kernel): never the file `x`, new or not.
+  let slash = file.endsWith('/')
   for (let hops = 0; hops <= 40; hops++) {
     const fd = descriptorOf(path)
     if (fd !== undefined) return { kind: 'fd', fd }
@@ -69,6 +114,7 @@ async function resolveTarget(file: string): Promise<Target> {
       st = await fs.lstat(path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw outputError(e, file)
+      if (slash) throw new CliError(`cannot write ${printable(file)}: no such directory (a name ending in / names a directory)`, EXIT_FAILURE)
       // A new file (or a dangling link's target): its directory must exist.
       return { kind: 'file', path: join(await realDir(path, file), basename(path)) }
     }
@@ -80,13 +126,19 @@ async function resolveTarget(file: string): Promise<Target> {
         throw outputError(e, file)
       }
       path = resolve(await realDir(path, file), link)
+      slash = slash || link.endsWith('/')
       continue
     }
-    if (st.isDirectory()) throw new CliError(`cannot write ${file}: is a directory`, EXIT_FAILURE)
+    if (st.isDirectory()) throw new CliError(`cannot write ${printable(file)}: is a directory`, EXIT_FAILURE)
+    if (slash) throw notDirectory(file, path)
     if (!st.isFile()) return { kind: 'special', path }
     return { kind: 'file', path: join(await realDir(path, file), basename(path)), stat: st }
   }
-  throw new CliError(`cannot write ${file}: too many levels of symbolic links`, EXIT_FAILURE)
+  throw new CliError(`cannot write ${printable(file)}: too many levels of symbolic links`, EXIT_FAILURE)
+}
+
+function notDirectory(file: string, path: string): CliError {
+  return new CliError(`cannot write ${printable(file)}: not a directory (a name ending in / names a directory; ${printable(path)} is a file) (ENOTDIR)`, EXIT_FAILURE)
 }
 
 /** The physical directory of `path` (so `..` in a link means what the kernel means by it). */
@@ -114,18 +166,20 @@ const REASONS: Record<string, string> = {
   EISDIR: 'is a directory',
   ENXIO: 'no reader or device (a socket or a FIFO nobody reads?)',
   ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
 }
 
 /**
  * `cannot write FILE: <reason> (CODE)`, and what became of the target (`unchanged`: it existed and
  * was left alone; `absent`: it did not exist and was not created). A runtime failure (exit 1).
  */
-export function outputError(e: unknown, file: string, target?: 'unchanged' | 'absent'): CliError {
+export function outputError(e: unknown, name: string, target?: 'unchanged' | 'absent'): CliError {
   if (e instanceof CliError) return e
+  const file = printable(name)
   const err = e as NodeJS.ErrnoException
   const code = typeof err?.code === 'string' ? err.code : undefined
   const reason =
-    (code && REASONS[code]) ?? /^E[A-Z]+: ([^,]+)/.exec(String(err?.message))?.[1] ?? String(err?.message ?? e)
+    (code && Object.hasOwn(REASONS, code) ? REASONS[code] : undefined) ?? /^E[A-Z]+: ([^,]+)/.exec(String(err?.message))?.[1] ?? String(err?.message ?? e)
   const outcome = target === 'unchanged' ? `; ${file} is unchanged` : target === 'absent' ? `; ${file} was not created` : ''
   return new CliError(`cannot write ${file}: ${reason}${code ? ` (${code})` : ''}${outcome}`, EXIT_FAILURE)
 }
@@ -301,11 +355,25 @@ function installCleanup(): void {
   }
 }
 
-/** `.name.<pid>.<random>.tmp` next to `path`, created exclusively with mode 0600. */
+/** The longest file name (bytes) most file systems take (NAME_MAX). */
+const NAME_MAX = 255
+
+/**
+ * `.name.<pid>.<random>.tmp`. A target whose name is near NAME_MAX still gets a temporary file: the
+ * name is shortened (at a character boundary) to fit, so a valid target is never refused for it.
+ */
+export function temporaryName(base: string): string {
+  const tail = `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+  let stem = base
+  while (Buffer.byteLength(`.${stem}${tail}`) > NAME_MAX) stem = [...stem].slice(0, -8).join('')
+  return `.${stem}${tail}`
+}
+
+/** A temporary file next to `path` (see `temporaryName`), created exclusively with mode 0600. */
 async function createTemporary(path: string, name: string, target: 'unchanged' | 'absent'): Promise<{ tmp: string; handle: FileHandle }> {
   installCleanup()
   for (let attempt = 0; ; attempt++) {
-    const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+    const tmp = join(dirname(path), temporaryName(basename(path)))
     try {
       temporaries.add(tmp)
       const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
@@ -315,7 +383,7 @@ async function createTemporary(path: string, name: string, target: 'unchanged' |
       if ((e as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 8) continue
       const err = outputError(e, name, target)
       if ((e as NodeJS.ErrnoException).code === 'EACCES' || (e as NodeJS.ErrnoException).code === 'EROFS') {
-        throw new CliError(`${err.message} (the output is written to a temporary file in ${dirname(path)} and renamed)`, EXIT_FAILURE)
+        throw new CliError(`${err.message} (the output is written to a temporary file in ${printable(dirname(path))} and renamed)`, EXIT_FAILURE)
       }
       throw err
     }
@@ -329,6 +397,15 @@ function newFileMode(): number {
 }
 
 async function replacingOutput(path: string, stat: Stats | undefined, name: string): Promise<Output> {
+  if (stat) {
+    // Renaming over a file needs only the directory's permission: without this check a read-only
+    // file (0444, or another user's) was replaced where `> file` is refused.
+    try {
+      await fs.access(path, constants.W_OK)
+    } catch (e) {
+      throw outputError(e, name, 'unchanged')
+    }
+  }
   const { tmp, handle } = await createTemporary(path, name, stat ? 'unchanged' : 'absent')
   let open = true
   const discard = async () => {
@@ -354,7 +431,7 @@ async function replacingOutput(path: string, stat: Stats | undefined, name: stri
       try {
         await b.flush()
         try {
-          await keepOwnerAndMode(handle, stat)
+          await keepOwnerAndMode(handle, stat, name)
           await handle.sync()
           open = false
           await handle.close()
@@ -377,7 +454,7 @@ async function replacingOutput(path: string, stat: Stats | undefined, name: stri
 }
 
 /** The replacement gets the target's owner and mode (a new file: 0666 minus the umask). */
-async function keepOwnerAndMode(handle: FileHandle, stat: Stats | undefined): Promise<void> {
+async function keepOwnerAndMode(handle: FileHandle, stat: Stats | undefined, name: string): Promise<void> {
   if (stat === undefined) {
     await handle.chmod(newFileMode())
     return
@@ -385,7 +462,14 @@ async function keepOwnerAndMode(handle: FileHandle, stat: Stats | undefined): Pr
   if (typeof process.geteuid === 'function' && (stat.uid !== process.geteuid() || stat.gid !== process.getegid?.())) {
     // Only root may give a file away; anyone may keep their own group. Failing to is not fatal:
     // the file then belongs to whoever ran the command, as with any editor that saves by rename.
-    await handle.chown(stat.uid, stat.gid).catch(() => handle.chown(-1, stat.gid).catch(() => {}))
+    const given = await handle.chown(stat.uid, stat.gid).then(
+      () => true,
+      () => false,
+    )
+    if (!given) {
+      await handle.chown(-1, stat.gid).catch(() => {})
+      process.stderr.write(`context-editor: note: ${name} belonged to user ${stat.uid}; only root can keep that, so the new file is yours (mode kept)\n`)
+    }
   }
   // After chown, which clears the set-user-ID and set-group-ID bits.
   await handle.chmod(stat.mode & 0o7777)

@@ -4,6 +4,7 @@
 // top the walk is structural, below it each value goes through `JSON.stringify` at native speed,
 // and a value that makes it fail (too deep, too large) is walked here instead, with an explicit stack.
 
+import type { ExactNumbers } from './json.js'
 import type { Output } from './output.js'
 
 /** Depth down to which containers are always walked here (document, its fields, messages). */
@@ -128,8 +129,12 @@ function* stringPieces(s: string): Generator<string> {
   yield '"'
 }
 
-/** Writes `value` as JSON and a newline: `JSON.stringify` when it can, else in pieces. */
-export async function writeJson(out: Output, value: unknown, indent?: string): Promise<void> {
+/**
+ * Writes `value` as JSON and a newline: `JSON.stringify` when it can, else in pieces. `numbers`: the
+ * numbers of the input kept as text (markers in `value`), written back exactly as they were read.
+ */
+export async function writeJson(out: Output, value: unknown, indent?: string, numbers?: ExactNumbers): Promise<void> {
+  const exact = numbers ? numbers.restore : (s: string) => s
   let text: string | undefined
   try {
     text = JSON.stringify(value, null, indent)
@@ -137,11 +142,21 @@ export async function writeJson(out: Output, value: unknown, indent?: string): P
     if (!(e instanceof RangeError)) throw e
   }
   if (text !== undefined) {
-    await out.write(`${text}\n`)
-    return
+    let restored: string | undefined
+    try {
+      restored = exact(text)
+    } catch (e) {
+      // The exact numbers made it longer than a string can be: written in pieces below.
+      if (!(e instanceof RangeError)) throw e
+    }
+    if (restored !== undefined) {
+      await out.write(`${restored}\n`)
+      return
+    }
   }
+  // A marker is a short string: it is always whole inside one piece.
   for (const piece of jsonPieces(value, indent)) {
-    const flushing = out.write(piece)
+    const flushing = out.write(exact(piece))
     if (flushing) await flushing
   }
   await out.write('\n')
