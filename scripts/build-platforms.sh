@@ -16,19 +16,19 @@ all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 da
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 
 build() {
-  npx --no-install napi build --platform --release --no-js --dts binding.d.cts --output-dir artifacts "$@"
+  npx --no-install napi build --platform --release --dts binding.d.cts --output-dir artifacts "$@"
 }
 
 mkdir -p artifacts
 for t in "${targets[@]}"; do
   start=$SECONDS
   case "$t" in
-    linux-x64-gnu) build --cross-compile --target x86_64-unknown-linux-gnu.2.17 ;;
-    linux-arm64-gnu) build --cross-compile --target aarch64-unknown-linux-gnu.2.17 ;;
-    linux-x64-musl) build --cross-compile --target x86_64-unknown-linux-musl ;;
-    linux-arm64-musl) build --cross-compile --target aarch64-unknown-linux-musl ;;
-    darwin-x64) build --cross-compile --target x86_64-apple-darwin ;;
-    darwin-arm64) build --cross-compile --target aarch64-apple-darwin ;;
+    linux-x64-gnu) build --no-js --cross-compile --target x86_64-unknown-linux-gnu.2.17 ;;
+    linux-arm64-gnu) build --no-js --cross-compile --target aarch64-unknown-linux-gnu.2.17 ;;
+    linux-x64-musl) build --no-js --cross-compile --target x86_64-unknown-linux-musl ;;
+    linux-arm64-musl) build --no-js --cross-compile --target aarch64-unknown-linux-musl ;;
+    darwin-x64) build --no-js --cross-compile --target x86_64-apple-darwin ;;
+    darwin-arm64) build --no-js --cross-compile --target aarch64-apple-darwin ;;
     win32-x64-gnu)
       # napi's build script links MinGW builds against MSYS2's libnode.dll and insists on finding
       # one. With napi's `dyn-symbols` (Cargo.toml) the addon links no Node-API symbol at all, so
@@ -39,9 +39,11 @@ for t in "${targets[@]}"; do
       stub="${CARGO_TARGET_DIR:-$PWD/target}/libnode-stub"
       mkdir -p "$stub" && : >"$stub/libnode.dll" && printf '!<arch>\n' >"$stub/libnode.a"
       LIBNODE_PATH="$stub" CFLAGS_x86_64_pc_windows_gnu=-Wno-error=date-time \
-        CARGO="$PWD/scripts/cargo-as-zigbuild.sh" build --target x86_64-pc-windows-gnu
+        CARGO="$PWD/scripts/cargo-as-zigbuild.sh" build --no-js --target x86_64-pc-windows-gnu
       ;;
-    wasm32-wasi) build --target wasm32-wasip1-threads ;;
+    # With the root loader (`--js`): the WebAssembly loaders record binding.cjs as the package's
+    # root entry, as `npm run build:native` does, so the two builds write the same committed files.
+    wasm32-wasi) build --target wasm32-wasip1-threads --js binding.cjs ;;
     *)
       echo "unknown platform $t (expected one of: ${all[*]})" >&2
       exit 2
@@ -50,11 +52,10 @@ for t in "${targets[@]}"; do
   echo "built $t in $((SECONDS - start)) s"
 done
 
-# `napi artifacts` counts the package root's generated loader (binding.cjs) among the files it
-# manages and deletes it when the artifacts carry none; the committed one is kept.
-cp binding.cjs artifacts/binding.cjs.keep
-npx --no-install napi artifacts --output-dir artifacts --npm-dir npm --build-output-dir artifacts
-mv artifacts/binding.cjs.keep binding.cjs
+# `napi artifacts` moves every configured target's binary: once any native one is in artifacts/,
+# all of them must be (a single native platform can be rebuilt after a full run).
+npx --no-install napi artifacts --output-dir artifacts --npm-dir npm --build-output-dir artifacts ||
+  { echo "napi artifacts failed: build every platform once (npm run build:platforms) before rebuilding some" >&2; exit 1; }
 if [[ " ${targets[*]} " == *" wasm32-wasi "* ]]; then
   for f in context-editor.wasi.cjs context-editor.wasi.d.cts context-editor.wasi-browser.js wasi-worker.mjs \
     wasi-worker-browser.mjs browser.js context-editor.wasm32-wasi.wasm; do
