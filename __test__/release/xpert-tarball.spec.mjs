@@ -19,9 +19,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as Messages1 from '@langchain/core/messages'
 import * as Tools1 from '@langchain/core/tools'
-import { bootHost } from './fixtures/xpert-host/host.mjs'
-import * as scenarios from './fixtures/xpert-host/scenarios.mjs'
-import { hostInstall, packRelease, pathWithoutRust, root } from './support/release.mjs'
+import { bootHost } from '../fixtures/xpert-host/host.mjs'
+import * as scenarios from '../fixtures/xpert-host/scenarios.mjs'
+import { hostInstall, packRelease, pathWithoutRust, root } from '../support/release.mjs'
 
 const require = createRequire(import.meta.url)
 const fixtures = join(root, '__test__', 'fixtures')

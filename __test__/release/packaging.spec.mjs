@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { packRelease, root } from './support/release.mjs'
+import { packRelease, root } from '../support/release.mjs'
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const PLATFORMS = readdirSync(join(root, 'npm')).sort()
