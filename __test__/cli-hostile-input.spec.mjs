@@ -179,6 +179,23 @@ describe('numbers a double cannot hold are written back exactly', { concurrency:
     assert.equal(two, '[{"role":"user","content":"x","a":1,"b":100,"c":-0}]')
   })
 
+  test('a number kept exactly is still a number to the editor: a big numeric tool-call id is refused like a small one, quoted as written', async () => {
+    for (const id of ['5', '12345678901234567890', '1e400']) {
+      const f = put(`numeric-id-${id}.json`, `[{"role":"user","content":"go"},{"role":"assistant","content":null,"tool_calls":[{"id":${id},"type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":${id},"content":"r"}]`)
+      const r = await cli(['edit', f])
+      assert.equal(r.code, 2, `${id}: ${r.stderr}`)
+      assert.match(r.stderr, new RegExp(`messages\\[1\\]\\.tool_calls\\[0\\]\\.id: expected a non-empty string, got number ${id}\\n`))
+      assert.equal(r.stdout, '')
+    }
+  })
+
+  test('tiny negative numbers of the document itself are never mistaken for kept ones (also inside strings)', async () => {
+    const text = '[{"role":"user","content":"-5e-324 -1e-323","a":-5e-324,"b":-1e-323,"c":1e400,"d":[1e400,-0,1e400],"e":"1e400"}]'
+    const r = await cli(['edit', put('tiny.json', text), '--report', 'none'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, `${text}\n`)
+  })
+
   test('in --config and --option, numbers are the options\' own business (1e400 is refused there, named)', async () => {
     const f = put('plain.json', OPENAI('x'))
     const c = put('opts-big.json', '{"trigger":{"tokens":1e400}}')

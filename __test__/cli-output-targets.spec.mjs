@@ -285,6 +285,45 @@ describe('permissions and a stderr nobody reads', { concurrency: 1 }, () => {
   })
 })
 
+describe('every signal that would end the run removes the temporary file', { concurrency: 1 }, () => {
+  // SIGINT, SIGTERM and SIGHUP were handled; SIGQUIT (Ctrl-\\), SIGXCPU (ulimit -t), SIGALRM,
+  // SIGUSR2 ended Node at once and left the temporary file beside the target.
+  for (const [signal, number] of [
+    ['SIGQUIT', 3],
+    ['SIGXCPU', 24],
+    ['SIGALRM', 14],
+    ['SIGUSR2', 12],
+  ]) {
+    test(`${signal} mid-run: exit ${128 + number}, the target unchanged, no temporary file`, async () => {
+      const sub = join(dir, `signal-${signal}`)
+      mkdirSync(sub)
+      const target = put('out.jsonl', 'the previous output\n', sub)
+      // The input is a pipe the test holds open: the run is in progress until the signal.
+      const child = spawn(process.execPath, [BIN, 'edit', '-', '--jsonl', '-o', target, ...TIGHT], { cwd: sub, stdio: ['pipe', 'pipe', 'pipe'] })
+      let err = ''
+      child.stderr.setEncoding('utf8').on('data', (d) => (err += d))
+      const done = new Promise((resolve) => child.on('close', (code, sig) => resolve({ code, sig })))
+      child.stdin.write(request())
+      // The temporary file exists from the start of the run: wait for it, then signal.
+      const deadline = Date.now() + HANG
+      while (readdirSync(sub).length < 2) {
+        if (child.exitCode !== null) throw new Error(`ended before the signal: ${err}`)
+        if (Date.now() > deadline) {
+          child.kill('SIGKILL')
+          throw new Error('no temporary file appeared (hang guard)')
+        }
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      child.kill(signal)
+      const r = await done
+      child.stdin.destroy()
+      assert.deepEqual([r.code, r.sig], [128 + number, null], err)
+      assert.equal(readFileSync(target, 'utf8'), 'the previous output\n')
+      assert.deepEqual(readdirSync(sub), ['out.jsonl'])
+    })
+  }
+})
+
 describe('the command line', { concurrency: 4 }, () => {
   test('a value flag given twice is refused, naming both; nothing is written (repeated --option and booleans are fine)', async () => {
     const f = put('twice.json', request())

@@ -12,6 +12,7 @@ import type { EditContext } from '../editor.js'
 import { ContextEditorError } from '../errors.js'
 import type { EditPlan } from '../native.js'
 import { type AnyMessage, applyPlan } from '../wire.js'
+import type { ExactNumbers } from './json.js'
 import { CliError } from './util.js'
 
 export type Format = 'langchain' | 'openai' | 'anthropic'
@@ -31,6 +32,8 @@ export interface Conversation {
   rebuild(after: ReadonlyArray<AnyMessage | undefined>): unknown
   /** Rewrites an error naming a unit so that it names the input message. */
   remapError(e: unknown): unknown
+  /** The input's numbers kept exactly (set by the reader of the document), for errors that quote one. */
+  numbers?: ExactNumbers
 }
 
 /**

@@ -41,7 +41,8 @@ Exit codes:
            left as it was
   2        usage or invalid input (unknown flag, invalid JSON, options or messages)
   3        edit --jsonl --keep-going: some lines failed and were skipped, the others were written
-  129/130/143  stopped by SIGHUP/SIGINT/SIGTERM; -o FILE is left as it was
+  129/130/143  stopped by SIGHUP/SIGINT/SIGTERM (128 + N for another signal N); -o FILE is
+           left as it was
 `,
   edit: `Usage: context-editor edit <file|-> [options]
 

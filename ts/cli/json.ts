@@ -5,10 +5,9 @@
 // rounded (`12345678901234567890` → `12345678901234567000`), become `Infinity` (`1e400`, written
 // back as `null`) or lose their sign (`-0`). After a successful parse, `audit` walks the text once
 // (strings are skipped with `indexOf`, so the cost is in the structure, not the content): a
-// duplicate key is an error naming it, and a number JSON cannot give back is kept as its exact text
-// (`ExactNumbers`), written back byte for byte by `writeJson`.
+// duplicate key is an error naming it, and a number JSON cannot give back is written back byte for
+// byte (`ExactNumbers`).
 
-import { randomBytes } from 'node:crypto'
 import { CliError, EXIT_FAILURE, printable } from './util.js'
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
@@ -23,25 +22,81 @@ export function lineColumn(text: string, offset: number): { line: number; column
 }
 
 /**
- * Numbers of a document that `JSON.parse` would have changed. In the parsed value each is the
- * string `"<marker><k>"`; `restore` puts the exact text `raw[k]` back into JSON written from it.
+ * Numbers of a document that `JSON.parse` would have changed, written back as they were read. In
+ * the parsed value each stands as a stand-in number: a tiny negative double (`-5e-324`, `-1e-323`,
+ * …, one per distinct text, none equal to a number of the document), so the editor still sees a
+ * number where the input has one (a string there would pass checks a number fails: a numeric
+ * tool-call id). `restore` replaces the stand-ins in JSON text written from the value (outside
+ * strings), `text` gives the exact text of one.
  */
 export interface ExactNumbers {
-  readonly marker: string
-  readonly raw: readonly string[]
   restore(json: string): string
+  text(n: number): string | undefined
 }
 
-function exactNumbers(raw: string[]): ExactNumbers {
-  // A marker no input can contain: a random nonce per document.
-  const marker = `@context-editor:number:${randomBytes(9).toString('hex')}:`
-  const pattern = new RegExp(`"${marker}(\\d+)"`, 'g')
+/** Every stand-in prints as `-<digits>e-3<dd>`: JSON text without `e-3` has none. */
+const STAND_IN_MARK = 'e-3'
+
+function exactNumbers(raws: readonly string[], taken: ReadonlySet<number>): { numbers: ExactNumbers; standIn: Map<string, string> } {
+  const standIn = new Map<string, string>() // raw text → stand-in text
+  const rawOf = new Map<string, string>() // stand-in text → raw text
+  let k = 0
+  for (const raw of raws) {
+    if (standIn.has(raw)) continue
+    let v: number
+    do v = -++k * Number.MIN_VALUE
+    while (taken.has(v))
+    standIn.set(raw, String(v))
+    rawOf.set(String(v), raw)
+  }
   return {
-    marker,
-    raw,
-    restore: (json) => (json.includes(marker) ? json.replace(pattern, (_, k) => raw[Number(k)]) : json),
+    standIn,
+    numbers: {
+      restore: (json) => (json.includes(STAND_IN_MARK) ? restoreNumbers(json, rawOf) : json),
+      text: (n) => (n < 0 && n > -2.2250738585072014e-308 ? rawOf.get(String(n)) : undefined),
+    },
   }
 }
+
+/** `json` with each number token that is a stand-in replaced by its raw text; strings are skipped. */
+function restoreNumbers(json: string, rawOf: ReadonlyMap<string, string>): string {
+  let out = ''
+  let at = 0
+  const n = json.length
+  for (let i = 0; i < n; ) {
+    const c = json.charCodeAt(i)
+    if (c === 34) {
+      i = stringEnd(json, i) + 1
+      continue
+    }
+    if (c === 45) {
+      let j = i + 1
+      while (j < n && isNumberChar(json.charCodeAt(j))) j++
+      const raw = rawOf.get(json.slice(i, j))
+      if (raw !== undefined) {
+        out += json.slice(at, i) + raw
+        at = j
+      }
+      i = j
+      continue
+    }
+    i++
+  }
+  return at === 0 ? json : out + json.slice(at)
+}
+
+/** Offset of the quote closing the string that opens at `i` (one not escaped by a backslash). */
+function stringEnd(s: string, i: number): number {
+  let end = s.indexOf('"', i + 1)
+  for (;;) {
+    let b = end - 1
+    while (s.charCodeAt(b) === 92) b--
+    if ((end - 1 - b) % 2 === 0) return end
+    end = s.indexOf('"', end + 1)
+  }
+}
+
+const isNumberChar = (d: number) => (d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45
 
 /** A parsed document, and the numbers it keeps as text (none for most documents). */
 export interface Parsed {
@@ -77,15 +132,14 @@ export function parseDocument(text: string, source: string, lineOffset = 0, exac
     )
   }
   if (!found.lossy.length) return { value }
-  const raw: string[] = []
-  const numbers = exactNumbers(raw)
+  const raws = found.lossy.map(([start, end]) => body.slice(start, end))
+  const { numbers, standIn } = exactNumbers(raws, found.tiny)
   let marked = ''
   let at = 0
-  for (const [start, end] of found.lossy) {
-    marked += `${body.slice(at, start)}"${numbers.marker}${raw.length}"`
-    raw.push(body.slice(start, end))
+  found.lossy.forEach(([start, end], k) => {
+    marked += body.slice(at, start) + standIn.get(raws[k])
     at = end
-  }
+  })
   marked += body.slice(at)
   return { value: JSON.parse(marked), numbers }
 }
@@ -126,8 +180,13 @@ const SMALL_OBJECT = 16
  * One pass over JSON text that `JSON.parse` accepted: the first duplicate key (its offset, key and
  * path), and the [start, end) offsets of the numbers `JSON.parse` cannot give back (when `exact`).
  */
-export function audit(s: string, exact: boolean): { duplicate?: { offset: number; key: string; path: string }; lossy: Array<[number, number]> } {
+export function audit(
+  s: string,
+  exact: boolean,
+): { duplicate?: { offset: number; key: string; path: string }; lossy: Array<[number, number]>; tiny: Set<number> } {
   const lossy: Array<[number, number]> = []
+  // Negative subnormal numbers of the document: no stand-in may equal one.
+  const tiny = new Set<number>()
   const stack: Open[] = []
   let expectKey = false
   const n = s.length
@@ -135,25 +194,18 @@ export function audit(s: string, exact: boolean): { duplicate?: { offset: number
   while (i < n) {
     const c = s.charCodeAt(i)
     if (c === 34) {
-      // A string: jump to the closing quote (one preceded by an even number of backslashes).
-      let end = s.indexOf('"', i + 1)
-      for (;;) {
-        let b = end - 1
-        while (s.charCodeAt(b) === 92) b--
-        if ((end - 1 - b) % 2 === 0) break
-        end = s.indexOf('"', end + 1)
-      }
+      const end = stringEnd(s, i)
       if (expectKey) {
         expectKey = false
         const raw = s.slice(i + 1, end)
         const key: string = raw.includes('\\') ? JSON.parse(s.slice(i, end + 1)) : raw
         const top = stack[stack.length - 1] as { keys: string[] | Set<string>; key: string }
         if (Array.isArray(top.keys)) {
-          if (top.keys.includes(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy }
+          if (top.keys.includes(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy, tiny }
           top.keys.push(key)
           if (top.keys.length > SMALL_OBJECT) top.keys = new Set(top.keys)
         } else {
-          if (top.keys.has(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy }
+          if (top.keys.has(key)) return { duplicate: { offset: i, key, path: pathOf(stack.slice(0, -1)) }, lossy, tiny }
           top.keys.add(key)
         }
         top.key = key
@@ -175,17 +227,24 @@ export function audit(s: string, exact: boolean): { duplicate?: { offset: number
       else expectKey = true
     } else if (c === 45 || (c >= 48 && c <= 57)) {
       let j = i + 1
-      for (; j < n; j++) {
-        const d = s.charCodeAt(j)
-        if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break
+      while (j < n && isNumberChar(s.charCodeAt(j))) j++
+      if (exact) {
+        if (!isExact(s, i, j)) lossy.push([i, j])
+        else if (c === 45) {
+          // A negative number written with a fraction or an exponent may be subnormal.
+          const text = s.slice(i, j)
+          if (/[.eE]/.test(text)) {
+            const v = Number(text)
+            if (v > -2.2250738585072014e-308) tiny.add(v)
+          }
+        }
       }
-      if (exact && !isExact(s, i, j)) lossy.push([i, j])
       i = j
       continue
     }
     i++
   }
-  return { lossy }
+  return { lossy, tiny }
 }
 
 /** `messages[3].content` for the containers open around a key. */

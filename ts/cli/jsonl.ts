@@ -111,6 +111,7 @@ export async function runJsonl(
         const parsed = parseDocument(line.text, source, line.no - 1)
         numbers = parsed.numbers
         const conv = toConversation(parsed.value, setup.format, `${source}:${line.no}`, setup.placeholders)
+        conv.numbers = numbers
         result = editConversation(conv, setup)
       } catch (e) {
         bad(line.no, e)

@@ -253,7 +253,9 @@ async function load(file: string, setup: Setup): Promise<{ text: string; conv: C
   const text = await readInput(file)
   const source = printable(sourceName(file))
   const { value, numbers } = parseDocument(text, source)
-  return { text, conv: toConversation(value, setup.format, source, setup.placeholders), numbers }
+  const conv = toConversation(value, setup.format, source, setup.placeholders)
+  conv.numbers = numbers
+  return { text, conv, numbers }
 }
 
 function withSource(e: unknown, source: string): unknown {

@@ -339,19 +339,33 @@ function removeTemporariesSync(): void {
 }
 
 /**
- * Removes the temporary files on exit, and on SIGINT, SIGTERM and SIGHUP, then exits with the
- * conventional 128 + signal number (130, 143, 129): Node's default on these signals is to die at
- * once, leaving them behind.
+ * Signals whose default action ends the process, and that Node lets a program handle: SIGINT,
+ * SIGTERM, SIGHUP, and the rarer ones a user or a supervisor still sends (SIGQUIT from Ctrl-\,
+ * SIGXCPU from `ulimit -t`, SIGALRM, SIGUSR2, SIGVTALRM, SIGPWR). SIGPROF is left alone: Node's
+ * CPU profiler runs on it. SIGKILL cannot be handled.
+ */
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGXCPU', 'SIGALRM', 'SIGUSR2', 'SIGVTALRM', 'SIGPWR'] as const
+
+/**
+ * Removes the temporary files on exit, and on each of ENDING_SIGNALS, then exits with the
+ * conventional 128 + signal number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP): Node's
+ * default on these signals is to die at once, leaving them behind.
  */
 function installCleanup(): void {
   if (cleanupInstalled) return
   cleanupInstalled = true
   process.on('exit', removeTemporariesSync)
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      removeTemporariesSync()
-      process.exit(128 + osConstants.signals[signal])
-    })
+  for (const signal of ENDING_SIGNALS) {
+    const number = (osConstants.signals as Record<string, number | undefined>)[signal]
+    if (number === undefined) continue // not on this platform
+    try {
+      process.on(signal, () => {
+        removeTemporariesSync()
+        process.exit(128 + number)
+      })
+    } catch {
+      // A signal this platform does not let a program handle: its default stays.
+    }
   }
 }
 

@@ -16,8 +16,11 @@ type Frame =
   | { kind: 'array'; items: readonly unknown[]; next: number; depth: number }
   | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; next: number; depth: number; wrote: boolean }
 
-/** Yields the pieces of the JSON text of `value` (no trailing newline). */
-export function* jsonPieces(value: unknown, indent?: string): Generator<string> {
+/**
+ * Yields the pieces of the JSON text of `value` (no trailing newline). `numbers`: the input's
+ * numbers kept exactly, written back as they were read (stand-ins replaced).
+ */
+export function* jsonPieces(value: unknown, indent?: string, numbers?: ExactNumbers): Generator<string> {
   const gap = indent ?? ''
   const stack: Frame[] = []
   const ancestors = new Set<unknown>()
@@ -34,13 +37,14 @@ export function* jsonPieces(value: unknown, indent?: string): Generator<string> 
         yield* stringPieces(v)
         return undefined
       }
-      yield primitive(v)
+      yield (typeof v === 'number' && numbers?.text(v)) || primitive(v)
       return undefined
     }
     if (!walk && depth > STRUCTURAL_DEPTH - 1) {
       const text = native(v, gap, depth)
       if (text !== undefined) {
-        yield text
+        // A whole JSON value: its strings are whole, so stand-ins are found outside them.
+        yield numbers ? numbers.restore(text) : text
         return undefined
       }
     }
@@ -131,32 +135,24 @@ function* stringPieces(s: string): Generator<string> {
 
 /**
  * Writes `value` as JSON and a newline: `JSON.stringify` when it can, else in pieces. `numbers`: the
- * numbers of the input kept as text (markers in `value`), written back exactly as they were read.
+ * numbers of the input kept exactly (stand-ins in `value`), written back as they were read.
  */
 export async function writeJson(out: Output, value: unknown, indent?: string, numbers?: ExactNumbers): Promise<void> {
-  const exact = numbers ? numbers.restore : (s: string) => s
   let text: string | undefined
   try {
     text = JSON.stringify(value, null, indent)
+    if (text !== undefined && numbers) text = numbers.restore(text)
   } catch (e) {
+    // Too deep or too long for one string (the exact numbers may make it longer): in pieces.
     if (!(e instanceof RangeError)) throw e
+    text = undefined
   }
   if (text !== undefined) {
-    let restored: string | undefined
-    try {
-      restored = exact(text)
-    } catch (e) {
-      // The exact numbers made it longer than a string can be: written in pieces below.
-      if (!(e instanceof RangeError)) throw e
-    }
-    if (restored !== undefined) {
-      await out.write(`${restored}\n`)
-      return
-    }
+    await out.write(`${text}\n`)
+    return
   }
-  // A marker is a short string: it is always whole inside one piece.
-  for (const piece of jsonPieces(value, indent)) {
-    const flushing = out.write(exact(piece))
+  for (const piece of jsonPieces(value, indent, numbers)) {
+    const flushing = out.write(piece)
     if (flushing) await flushing
   }
   await out.write('\n')

@@ -42,7 +42,10 @@ export function editConversation(conv: Conversation, setup: Setup): Edited {
   try {
     plan = setup.editor.plan(conv.units, ctx)
   } catch (e) {
-    throw conv.remapError(e)
+    const err = conv.remapError(e)
+    // An error quoting a number kept exactly quotes it as the input has it, not its stand-in.
+    if (conv.numbers && err instanceof Error) err.message = conv.numbers.restore(err.message)
+    throw err
   }
   const after = alignEdits(conv.units, plan)
   let report = plan.report
