@@ -310,6 +310,28 @@ describe('names from the input cannot write control characters to the terminal',
   })
 })
 
+describe('errors quoting huge values', { concurrency: 4 }, () => {
+  test('are shortened in the middle: the place and the reason stay, the line stays short (edit, --jsonl, --report json)', async () => {
+    const role = 'r'.repeat(100_000)
+    const f = put('huge-role.json', JSON.stringify([{ role, content: 'x' }]))
+    const r = await cli(['edit', f])
+    assert.equal(r.code, 2)
+    assert.ok(r.stderr.length < 1100, `${r.stderr.length} characters`)
+    assert.match(r.stderr, /huge-role\.json: messages\[0\]\.role: unknown role `r+…\(99,\d{3} characters\)…r+` \(expected system, developer, user, assistant or tool\)\n$/)
+    const lines = Array.from({ length: 50 }, () => JSON.stringify([{ role, content: 'x' }])).join('\n')
+    const j = await cli(['edit', put('huge-roles.jsonl', `${lines}\n`), '--jsonl', '--keep-going', '--report', 'json'])
+    assert.equal(j.code, 3)
+    assert.ok(j.stderr.length < 60_000, `${j.stderr.length} characters for 50 failures`)
+    const summary = JSON.parse(j.stderr)
+    assert.equal(summary.failures.length, 50)
+    assert.ok(summary.failures.every((x) => x.reason.length < 1000 && x.reason.startsWith('messages[0].role: unknown role')))
+    const deep = await cli(['edit', put('deep-dup.json', `${'['.repeat(50_000)}{"a":1,"a":2}${']'.repeat(50_000)}`)])
+    assert.equal(deep.code, 2)
+    assert.match(deep.stderr, /deep-dup\.json:1:50008: invalid JSON: duplicate key "a" in (\[0\]){20}…\(49,?970 levels\)…(\[0\]){10} /)
+    assert.ok(deep.stderr.length < 400)
+  })
+})
+
 describe('odd documents', { concurrency: 4 }, () => {
   test('LangChain class names that are Object.prototype members are unsupported classes, named', async () => {
     for (const cls of ['__proto__', 'toString', 'constructor', 'hasOwnProperty', 'valueOf']) {
@@ -340,7 +362,7 @@ describe('odd documents', { concurrency: 4 }, () => {
   test('two documents in a .json file: the position of the second and a pointer to --jsonl', async () => {
     const r = await cli(['edit', put('two.json', '[{"role":"user","content":"a"}]\n[{"role":"user","content":"b"}]\n')])
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /two\.json:2:1: invalid JSON: unexpected non-whitespace character \(a second JSON document: for one conversation per line use --jsonl\)/)
+    assert.match(r.stderr, /two\.json:2:1: invalid JSON: unexpected non-whitespace character \(a second JSON document: one conversation per line is read by edit --jsonl\)/)
     oneLineError(r.stderr)
   })
 })

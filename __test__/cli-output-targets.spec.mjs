@@ -188,7 +188,7 @@ describe('the output is never the input reached through a descriptor', { concurr
     assert.equal(readFileSync(f, 'utf8'), lines(3000))
   })
 
-  test('a whole document onto itself through stdout: refused; when the shell already emptied it (> in.json), the hint says so', async () => {
+  test('a whole document (edit or inspect) onto itself through stdout: refused; when the shell already emptied it (> in.json), the hint says so', async () => {
     const f = put('self.json', request())
     const fd = openSync(f, 'a')
     const r = await cli(['edit', f, ...TIGHT], { stdio: ['pipe', fd] })
@@ -201,8 +201,15 @@ describe('the output is never the input reached through a descriptor', { concurr
     closeSync(truncated)
     assert.equal(t.code, 2)
     assert.match(t.stderr, /self\.json is empty now: a shell redirection `>` emptied it before the command started/)
-    // -o naming it is the way: replaced whole.
+    // inspect's table appended to the conversation made it invalid JSON.
     writeFileSync(f, request())
+    const appended = openSync(f, 'a')
+    const i = await cli(['inspect', f], { stdio: ['pipe', appended] })
+    closeSync(appended)
+    assert.equal(i.code, 2)
+    assert.match(i.stderr, /is the input .*self\.json itself.*\ninspect writes a table, not the conversation/)
+    assert.equal(readFileSync(f, 'utf8'), request())
+    // -o naming it is the way: replaced whole.
     const ok = await cli(['edit', f, '-o', f, ...TIGHT, '--report', 'none'])
     assert.equal(ok.code, 0, ok.stderr)
     assert.equal(JSON.parse(readFileSync(f, 'utf8')).messages[2].content, '[cleared]')

@@ -164,8 +164,9 @@ function syntaxError(e: unknown, body: string, source: string, lineOffset: numbe
   const offset = at ? Number(at[1]) : errorOffset(body)
   let hint = ''
   if (body.charCodeAt(0) === 0 || body.charCodeAt(1) === 0) hint = ' (NUL bytes: is it UTF-16? convert it to UTF-8)'
-  else if (/^unexpected non-whitespace character/i.test(reason) && /^\s*[[{]/.test(body.slice(offset))) {
-    hint = ' (a second JSON document: for one conversation per line use --jsonl)'
+  else if (/^unexpected non-whitespace character/i.test(reason) && /^[[{]/.test(body.slice(offset)) && body.lastIndexOf('\n', offset) !== -1) {
+    // A second document on a later line: a JSONL file read as one document (never within a line).
+    hint = ' (a second JSON document: one conversation per line is read by edit --jsonl)'
   }
   return new CliError(`${where(source, body, offset, lineOffset)}: invalid JSON: ${printable(reason.charAt(0).toLowerCase() + reason.slice(1))}${hint}`)
 }
@@ -247,8 +248,9 @@ export function audit(
   return { lossy, tiny }
 }
 
-/** `messages[3].content` for the containers open around a key. */
+/** `messages[3].content` for the containers open around a key (the first 20 and last 10 levels). */
 function pathOf(stack: readonly Open[]): string {
+  if (stack.length > 30) return `${pathOf(stack.slice(0, 20))}…(${stack.length - 30} levels)…${pathOf(stack.slice(-10)).replace(/^(?=\w)/, '.')}`
   let path = ''
   for (const o of stack) {
     if ('index' in o) path += `[${o.index}]`

@@ -7,7 +7,7 @@ import { MAX_STRING, readLines } from './lines.js'
 import { openOutput, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Setup, editConversation } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, printable, sourceName, utf8Text } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, printable, shown, sourceName, utf8Text } from './util.js'
 
 export interface JsonlOptions {
   /** Report a bad line and go on with the next instead of stopping (exit EXIT_PARTIAL). */
@@ -78,10 +78,10 @@ export async function runJsonl(
     const err = lineError(e, source, line)
     if (!options.keepGoing) throw err
     failed++
-    if (failures.length < LISTED_FAILURES) failures.push(failureOf(err.message, `${source}:${line}`, line))
+    if (failures.length < LISTED_FAILURES) failures.push(failureOf(shown(err.message), `${source}:${line}`, line))
     if (report !== 'json') {
       if (progress) process.stderr.write('\r\x1b[K')
-      process.stderr.write(`context-editor: ${printable(err.message)} (skipped)\n`)
+      process.stderr.write(`context-editor: ${shown(err.message)} (skipped)\n`)
     }
   }
   try {

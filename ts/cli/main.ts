@@ -15,7 +15,7 @@ import { loadOptions, makeEditor, placeholdersOf, triggerThresholds } from './op
 import { ignoreFileSizeSignal, inputFile, openOutput, printStdout, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Setup, contextOf, editConversation, indentOf } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtInt, printable, readInput, sourceName } from './util.js'
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtInt, printable, readInput, shown, sourceName } from './util.js'
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE }
 
@@ -76,15 +76,15 @@ export async function main(argv: readonly string[]): Promise<number> {
 function fail(e: unknown): number {
   if (e instanceof CliError) {
     // An empty message: nothing to say (stdout's reader went away, as with `| head`).
-    if (e.message) process.stderr.write(`context-editor: ${printable(e.message)}\n${e.hint ? `${printable(e.hint)}\n` : ''}`)
+    if (e.message) process.stderr.write(`context-editor: ${shown(e.message)}\n${e.hint ? `${shown(e.hint)}\n` : ''}`)
     return e.exitCode
   }
   if (e instanceof ContextEditorError && e.code !== 'INTERNAL') {
-    process.stderr.write(`context-editor: ${printable(e.message)}\n`)
+    process.stderr.write(`context-editor: ${shown(e.message)}\n`)
     return EXIT_USAGE
   }
   const err = e as Error
-  process.stderr.write(`context-editor: ${printable(String(err?.message ?? e))}\n`)
+  process.stderr.write(`context-editor: ${shown(String(err?.message ?? e))}\n`)
   if (process.env.CONTEXT_EDITOR_DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`)
   return EXIT_FAILURE
 }
@@ -339,6 +339,8 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
 }
 
 async function runInspect(file: string, setup: Setup, style: Style, top: number, report: ReportMode): Promise<number> {
+  // `inspect x.json >> x.json` appended a table to the conversation, which then was not JSON.
+  await refuseOutputOntoInput(undefined, await inputFile(file), file, true)
   const { conv } = await load(file, setup)
   const source = printable(sourceName(file))
   let res

@@ -58,7 +58,7 @@ export async function descriptorFile(file: string | undefined): Promise<FileId |
  * `>> in.jsonl`, `-o /dev/fd/3`): it is written in place while being read (a JSONL input read its
  * own output for ever), or was already emptied by the shell. `-o in.json` is the way to do it.
  */
-export async function refuseOutputOntoInput(output: string | undefined, input: FileId | undefined, file: string): Promise<void> {
+export async function refuseOutputOntoInput(output: string | undefined, input: FileId | undefined, file: string, table = false): Promise<void> {
   if (input === undefined) return
   const out = await descriptorFile(output)
   if (out === undefined || out.dev !== input.dev || out.ino !== input.ino) return
@@ -67,7 +67,9 @@ export async function refuseOutputOntoInput(output: string | undefined, input: F
   throw new CliError(
     `the output (${output === undefined ? 'stdout' : printable(output)}) is the input ${name} itself: writing to it while reading it would destroy it`,
     EXIT_USAGE,
-    `${file === '-' ? 'name the input file and use -o with the same name' : `use -o ${name}`} to replace the input safely` +
+    (table
+      ? 'inspect writes a table, not the conversation: send it elsewhere'
+      : `${file === '-' ? 'name the input file and use -o with the same name' : `use -o ${name}`} to replace the input safely`) +
       (emptied ? ` (${name} is empty now: a shell redirection \`>\` emptied it before the command started)` : ''),
   )
 }

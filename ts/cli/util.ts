@@ -83,6 +83,21 @@ export function printable(s: string): string {
   })
 }
 
+/** Characters of the longest error line: the input may be quoted in it (a 100 KB role name). */
+const LONGEST_MESSAGE = 1000
+
+/**
+ * `printable(s)`, shortened in the middle to LONGEST_MESSAGE characters: the start names the file
+ * and the place, the end says what is wrong, the middle is the quoted input.
+ */
+export function shown(s: string): string {
+  const p = printable(s)
+  if (p.length <= LONGEST_MESSAGE) return p
+  const head = p.slice(0, 600)
+  const tail = p.slice(p.length - 300)
+  return `${head}…(${fmtInt(p.length - head.length - tail.length)} characters)…${tail}`
+}
+
 /** Offset of the first byte of `buf` that does not belong to well-formed UTF-8, or -1. */
 export function invalidUtf8At(buf: Uint8Array): number {
   const n = buf.length
