@@ -5,8 +5,8 @@
 // silently changed, nothing hangs.
 
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { closeSync, mkdtempSync, open, openSync, readFileSync, readdirSync, rmSync, write, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -373,6 +373,21 @@ describe('endless inputs are bounded', { concurrency: 1 }, () => {
     assert.equal(r.code, 2)
     assert.match(r.stderr, /\/dev\/zero: more than 512\.0 MB, which is more than one JSON document can be here/)
     oneLineError(r.stderr)
+  })
+
+  test('a document from a FIFO fed in many small writes is read whole', async () => {
+    const fifo = join(dir, 'feed.fifo')
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0)
+    const messages = Array.from({ length: 3000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }))
+    const run = cli(['edit', fifo, '--report', 'none'])
+    // Opening for writing waits for the command to open it for reading.
+    const w = await new Promise((resolve, reject) => open(fifo, 'w', (e, fd) => (e ? reject(e) : resolve(fd))))
+    const text = JSON.stringify(messages)
+    for (let at = 0; at < text.length; at += 64) await new Promise((resolve) => write(w, text.slice(at, at + 64), resolve))
+    closeSync(w)
+    const r = await run
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, `${text}\n`)
   })
 
   test('a JSONL line that never ends: refused once it passes --max-line-bytes, without waiting for its end', async () => {

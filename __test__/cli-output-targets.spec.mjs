@@ -125,6 +125,7 @@ describe('-o names', { concurrency: 4 }, () => {
       [['edit', ''], /the input file name is empty/],
       [['inspect', ''], /the input file name is empty/],
       [['demo', '-o', ''], /-o: the file name is empty/],
+      [['edit', f, '--config', ''], /--config: the file name is empty/],
     ]) {
       const r = await cli(args)
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
@@ -331,6 +332,33 @@ describe('every signal that would end the run removes the temporary file', { con
   }
 })
 
+describe('an error outside the command\'s own handling', { concurrency: 1 }, () => {
+  test('is one line and exit 1, never a stack trace, and the temporary file is removed', async () => {
+    const sub = join(dir, 'last-resort')
+    mkdirSync(sub)
+    const target = put('out.jsonl', 'the previous output\n', sub)
+    // A module loaded before the command throws from a timer once the temporary file exists: an
+    // exception no code of the command can catch (as a stream callback's would be).
+    const hook = `import { readdirSync } from 'node:fs'
+      const t = setInterval(() => { if (readdirSync(${JSON.stringify(sub)}).some((n) => n.endsWith('.tmp'))) { clearInterval(t); throw new Error('boom from a timer') } }, 5)`
+    const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, BIN, 'edit', '-', '--jsonl', '-o', target], {
+      cwd: sub,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let err = ''
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d))
+    child.stdin.write(request())
+    const guard = setTimeout(() => child.kill('SIGKILL'), HANG)
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    clearTimeout(guard)
+    child.stdin.destroy()
+    assert.equal(code, 1, err)
+    assert.equal(err, 'context-editor: internal error: boom from a timer\n')
+    assert.equal(readFileSync(target, 'utf8'), 'the previous output\n')
+    assert.deepEqual(readdirSync(sub), ['out.jsonl'])
+  })
+})
+
 describe('the command line', { concurrency: 4 }, () => {
   test('a value flag given twice is refused, naming both; nothing is written (repeated --option and booleans are fine)', async () => {
     const f = put('twice.json', request())
@@ -377,6 +405,11 @@ describe('the command line', { concurrency: 4 }, () => {
     assert.equal(r.code, 2)
     assert.match(r.stderr, /stdin can be read once: it cannot be both the input \(-\) and --config -/)
     oneLineError(r.stderr)
+    for (const [input, config] of [['/dev/stdin', '-'], ['-', '/dev/stdin'], ['/dev/fd/0', '/proc/self/fd/0']]) {
+      const d = await cli(['edit', input, '--config', config], { stdin: '{}' })
+      assert.equal(d.code, 2, `${input} ${config}`)
+      assert.match(d.stderr, /stdin can be read once/)
+    }
     const c = await cli(['edit', put('stdin-config.json', request()), '--config', '-', '--report', 'none'], { stdin: '{"trigger":{"tokens":10},"keep":{"messages":0}}' })
     assert.equal(c.code, 0, c.stderr)
     assert.equal(JSON.parse(c.stdout).messages[2].content, '[cleared]', 'the options were read from stdin')

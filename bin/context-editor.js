@@ -20,4 +20,17 @@ process.stdout.on('error', (e) => {
 // they are lost, but the run is not, and its exit code still says how it went. Unhandled, the
 // stream's EPIPE was an uncaught exception: exit 1 after a successful edit, or after a usage error.
 process.stderr.on('error', () => {})
+// A last resort: an error thrown outside the command's own handling (a stream's callback, a bug)
+// is still one line and exit 1, never a stack trace; the exit handler removes temporary files.
+const lastResort = (e) => {
+  try {
+    const text = String(e?.message ?? e).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 1000)
+    process.stderr.write(`context-editor: internal error: ${text}\n`)
+    if (process.env.CONTEXT_EDITOR_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`)
+  } finally {
+    process.exit(1)
+  }
+}
+process.on('uncaughtException', lastResort)
+process.on('unhandledRejection', lastResort)
 process.exitCode = await main(process.argv.slice(2))

@@ -149,8 +149,13 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   const file = positionals[0]
   if (file === '') throw new CliError('the input file name is empty (use - for stdin)', EXIT_USAGE)
-  if (file === '-' && values.config === '-') {
-    throw new CliError('stdin can be read once: it cannot be both the input (-) and --config -', EXIT_USAGE, 'put the options in a file, or use --option')
+  if (values.config === '') throw new CliError('--config: the file name is empty', EXIT_USAGE)
+  if (isStdin(file) && typeof values.config === 'string' && isStdin(values.config)) {
+    throw new CliError(
+      `stdin can be read once: it cannot be both the input (${file}) and --config ${values.config}`,
+      EXIT_USAGE,
+      'put the options in a file, or use --option',
+    )
   }
   if (!values.jsonl) {
     for (const flag of ['keep-going', 'max-line-bytes']) {
@@ -189,6 +194,11 @@ function refuseRepeated(
     }
     seen.set(t.name, given)
   }
+}
+
+/** `-` and the names of descriptor 0: a pipe behind them can be read only once. */
+function isStdin(name: string): boolean {
+  return name === '-' || name === '/dev/stdin' || name === '/dev/fd/0' || name === '/proc/self/fd/0'
 }
 
 /** An integer flag in `min..max` (a bound keeps an absurd value from allocating or looping for ever). */

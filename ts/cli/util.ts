@@ -157,13 +157,15 @@ const READ_CHUNK = 1 << 20
 async function readBounded(file: string, read: (buf: Buffer) => Promise<number>): Promise<Buffer> {
   const chunks: Buffer[] = []
   let size = 0
+  // One buffer for the reads, each copied out at its own size: a FIFO fed a line at a time returns
+  // a few bytes per read, and keeping a slice of a fresh 1 MB buffer for each held 1 MB per line.
+  const buf = Buffer.allocUnsafe(READ_CHUNK)
   for (;;) {
-    const buf = Buffer.allocUnsafe(READ_CHUNK)
     const n = await read(buf)
     if (n === 0) break
     size += n
     if (size > MAX_STRING) throw tooLarge(file, MAX_STRING, true)
-    chunks.push(n === buf.length ? buf : buf.subarray(0, n))
+    chunks.push(Buffer.from(buf.subarray(0, n)))
   }
   return Buffer.concat(chunks, size)
 }
