@@ -258,6 +258,7 @@ export function ioError(e: unknown, file: string): CliError {
   const name = printable(sourceName(file))
   if (err?.code === 'ENOENT') return new CliError(`${name}: no such file`)
   if (err?.code === 'EISDIR') return new CliError(`${name}: is a directory (expected a file or -)`)
+  if (err?.code === 'ENOTDIR') return new CliError(`${name}: no such file (a part of the path is not a directory)`)
   const reason = (typeof err?.code === 'string' && Object.hasOwn(READ_REASONS, err.code) && READ_REASONS[err.code]) || String(err?.message ?? e)
   return new CliError(`${name}: cannot read: ${printable(reason)}${typeof err?.code === 'string' ? ` (${err.code})` : ''}`, EXIT_FAILURE)
 }
