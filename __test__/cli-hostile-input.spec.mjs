@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, mkdtempSync, open, openSync, readFileSync, readdirSync, rmSync, write, writeFileSync } from 'node:fs'
+import { closeSync, constants, mkdtempSync, open, openSync, readFileSync, readdirSync, rmSync, write, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -380,7 +380,14 @@ describe('endless inputs are bounded', { concurrency: 1 }, () => {
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0)
     const messages = Array.from({ length: 3000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }))
     const run = cli(['edit', fifo, '--report', 'none'])
-    // Opening for writing waits for the command to open it for reading.
+    // Opening for writing waits for the command to open it for reading; should the command end
+    // without opening it, a reader of our own releases the wait (no hang, the assertions fail).
+    const release = () => {
+      try {
+        closeSync(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK))
+      } catch {}
+    }
+    run.then(release, release)
     const w = await new Promise((resolve, reject) => open(fifo, 'w', (e, fd) => (e ? reject(e) : resolve(fd))))
     const text = JSON.stringify(messages)
     for (let at = 0; at < text.length; at += 64) await new Promise((resolve) => write(w, text.slice(at, at + 64), resolve))
