@@ -1,7 +1,9 @@
-// Results do not alias each other: the copies an edit makes are handed out again by later calls
-// (a cleared result keeps its copy from call to call, and an edit reuses the previous output), so
-// they are frozen, every object the edit created, and a caller cannot change one result through
-// another. The caller's own objects are never frozen. LangChain takes the frozen copies as they are.
+// Results do not alias each other: what an edit creates inside a copy is handed out again by later
+// calls (a cleared result keeps its copy from call to call, and an edit reuses the previous output),
+// so it is frozen, and a caller cannot change one result through another. The message object
+// itself (and a stored message's data, the lc_kwargs of a message without an id) is a fresh one on
+// every call and the caller's to change, as LangChain's constructors and LangGraph's reducer do.
+// The caller's own objects are never frozen.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
@@ -9,6 +11,26 @@ import { FakeListChatModel } from '@langchain/core/utils/testing'
 import { messagesStateReducer } from '@langchain/langgraph'
 import { ContextEditor } from '../dist/index.js'
 import { PIPELINES, SHAPES, dump, objectsIn, richSpecs } from './support/edits.mjs'
+
+/**
+ * The objects of an output that are the caller's own to change: each message, a stored message's
+ * data, and the lc_kwargs of a message without an id (where LangGraph's reducer writes the one it gives).
+ */
+function shellsOf(messages) {
+  const shells = new Set()
+  for (const m of messages) {
+    shells.add(m)
+    if (m.lc_kwargs && m.id == null) shells.add(m.lc_kwargs)
+    if (typeof m.type === 'string' && m.data && typeof m.data === 'object') shells.add(m.data)
+  }
+  return shells
+}
+
+/** Every change a caller could make to `o` (all succeed on an open object). */
+function scribble(o) {
+  for (const key of Reflect.ownKeys(o)) o[key] = 'changed'
+  o.added = 1
+}
 
 /** Tries every change to `o` a caller could make; each must throw (strict mode: ES modules). */
 function assertUnchangeable(o) {
@@ -26,18 +48,22 @@ function assertUnchangeable(o) {
   if (Array.isArray(o)) assert.throws(() => o.push(1), TypeError)
 }
 
-describe('every object an edit creates is frozen; the caller’s objects are not', () => {
+describe('every object an edit creates inside a message is frozen; the message objects and the caller’s objects are not', () => {
   for (const [shape, build] of Object.entries(SHAPES)) {
     for (const [pipeline, options] of Object.entries(PIPELINES)) {
       test(`${shape}, ${pipeline}`, () => {
         const history = build(richSpecs())
         const mine = objectsIn(history)
         const { messages } = new ContextEditor(options).edit(history)
+        const shells = shellsOf(messages)
         let created = 0
         for (const o of objectsIn(messages)) {
           if (o === messages) continue
           if (mine.has(o)) {
             assert.equal(Object.isFrozen(o), false, 'a caller object was frozen')
+          } else if (shells.has(o)) {
+            created++
+            assert.equal(Object.isExtensible(o), true, `a message object was frozen: ${JSON.stringify(dump(o)).slice(0, 200)}`)
           } else {
             created++
             assert.equal(Object.isFrozen(o), true, `not frozen: ${JSON.stringify(dump(o)).slice(0, 200)}`)
@@ -53,16 +79,22 @@ describe('every object an edit creates is frozen; the caller’s objects are not
 describe('changing a result does not change any other result', () => {
   for (const [shape, build] of Object.entries(SHAPES)) {
     for (const [pipeline, options] of Object.entries(PIPELINES)) {
-      test(`${shape}, ${pipeline}: every change to a copy throws, and later calls equal a fresh editor's`, async () => {
+      test(`${shape}, ${pipeline}: every change inside a copy throws, a message object changed by its caller changes nothing else, and later calls equal a fresh editor's`, async () => {
         const history = build(richSpecs())
         const editor = new ContextEditor(options)
         const first = editor.edit(history)
         const expected = dump(new ContextEditor(options).edit(build(richSpecs())).messages)
         const mine = objectsIn(history)
+        const shells = shellsOf(first.messages)
         let tried = 0
         for (const o of objectsIn(first.messages)) {
-          if (o === first.messages || mine.has(o)) continue
+          if (o === first.messages || mine.has(o) || shells.has(o)) continue
           assertUnchangeable(o)
+          tried++
+        }
+        for (const o of shells) {
+          if (mine.has(o)) continue
+          scribble(o)
           tried++
         }
         assert.ok(tried > 0)
@@ -76,7 +108,7 @@ describe('changing a result does not change any other result', () => {
     }
   }
 
-  test('a caller who writes into a cleared result (ignored in sloppy-mode code) sees no change in later results', () => {
+  test('a caller who writes into a cleared result (its own object) or into its marker (ignored in sloppy-mode code) sees no change in later results', () => {
     const history = [new HumanMessage('go')]
     for (let t = 0; t < 4; t++) {
       history.push(new AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'read', args: { t } }] }))
@@ -85,8 +117,9 @@ describe('changing a result does not change any other result', () => {
     const editor = new ContextEditor({ trigger: { tokens: 150 }, keep: { messages: 1 } })
     const first = editor.edit(history).messages
     assert.equal(first[2].content, '[cleared]')
-    // What a CommonJS (sloppy-mode) caller's `first[2].content = …` does: nothing.
-    assert.equal(Reflect.set(first[2], 'content', 'my notes'), false)
+    // The message object is the caller's; what a CommonJS (sloppy-mode) caller's write into the
+    // marker does: nothing.
+    assert.equal(Reflect.set(first[2], 'content', 'my notes'), true)
     assert.equal(Reflect.set(first[2].response_metadata.context_editing, 'cleared', false), false)
     for (const later of [editor.edit(history).messages, editor.edit([...history, new HumanMessage('next')]).messages]) {
       assert.equal(later[2].content, '[cleared]')
@@ -94,7 +127,7 @@ describe('changing a result does not change any other result', () => {
     }
   })
 
-  test('a long history applied in pieces (editAsync) hands out frozen copies too', async () => {
+  test('a long history applied in pieces (editAsync) hands out fresh message objects with frozen insides too', async () => {
     const history = [new HumanMessage('go')]
     for (let t = 0; t < 400; t++) {
       history.push(new AIMessage({ content: '', tool_calls: [{ id: `c${t}`, name: 'read', args: { t } }] }))
@@ -104,10 +137,12 @@ describe('changing a result does not change any other result', () => {
     const first = (await editor.editAsync(history)).messages
     const cleared = first.filter((m) => m.content === '[cleared]')
     assert.equal(cleared.length, 399)
-    for (const m of cleared) assert.ok(Object.isFrozen(m) && Object.isFrozen(m.response_metadata))
-    assert.throws(() => (cleared[0].content = 'secret'), TypeError)
+    for (const m of cleared) assert.ok(!Object.isFrozen(m) && Object.isFrozen(m.response_metadata))
+    assert.throws(() => (cleared[0].response_metadata.context_editing = 'secret'), TypeError)
+    for (const m of cleared) m.content = 'secret'
     const again = (await editor.editAsync([...history, new HumanMessage('next')])).messages
     assert.equal(again.filter((m) => m.content === '[cleared]').length, 399)
+    for (const m of again) assert.ok(!cleared.includes(m), 'no message object of the first result is handed out again')
   })
 })
 
@@ -124,7 +159,7 @@ describe('LangChain takes frozen copies as they are', () => {
   test('a chat model, the stored-message serializer, JSON and the LangGraph messages reducer', async () => {
     const h = history()
     const { messages } = new ContextEditor({ trigger: { tokens: 100 }, keep: { messages: 1 }, clearToolInputs: true }).edit(h)
-    assert.ok(Object.isFrozen(messages[2]))
+    assert.ok(Object.isFrozen(messages[2].response_metadata))
     const reply = await new FakeListChatModel({ responses: ['done'] }).invoke(messages)
     assert.equal(reply.content, 'done')
     const stored = mapChatMessagesToStoredMessages(messages)

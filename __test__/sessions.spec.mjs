@@ -128,11 +128,13 @@ test('a cleared result keeps its copy from call to call, and only unchanged mess
   const first = editor.edit(h).messages
   const second = editor.edit([...h, new HumanMessage('next')]).messages
   assert.notEqual(first[2], h[2], 'cleared results are new objects')
-  assert.equal(second[2], first[2], 'the same copy on the next call')
+  // Its insides are shared (frozen); the message object is each caller's own.
+  assert.notEqual(second[2], first[2], 'a fresh message object on every call')
+  assert.equal(second[2].response_metadata, first[2].response_metadata, 'the same copy on the next call')
   assert.equal(second[2].content, '[cleared]')
   h[2].content = 'r'.repeat(500)
   const third = editor.edit(h).messages
-  assert.notEqual(third[2], first[2], 'a changed message gets a fresh copy')
+  assert.notEqual(third[2].response_metadata, first[2].response_metadata, 'a changed message gets a fresh copy')
   assert.equal(third[2].content, '[cleared]')
   assert.equal(h[2].content, 'r'.repeat(500), 'the input is never mutated')
 })

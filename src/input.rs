@@ -8,6 +8,13 @@
 //! a Proxy trap, a revoked Proxy), that is the caller's error too: same code and path, with what
 //! was thrown as `cause`. Lists are checked for length before they are walked: a sparse array
 //! (`length = 2 ** 32 - 1`) costs nothing to make and minutes to walk.
+//!
+//! napi reads a field through the object's prototype chain, which ends at `Object.prototype`: a
+//! key someone put there (`Object.prototype.cleared = true`, by a bug or an attack) would become a
+//! field of every message, call and context that lacks one. When `Object.prototype` holds keys
+//! beyond its standard members (checked once per call, see `Polluted`), messages and the context
+//! are read through a view that holds what the object and its class give it, never what
+//! `Object.prototype` holds (as the shim's `field` does). Options are read by their own keys anyway.
 
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
@@ -68,6 +75,166 @@ fn grouped(n: u32) -> String {
   out
 }
 
+/// The members every `Object.prototype` has; any other key on it is pollution.
+const STANDARD_MEMBERS: [&str; 12] = [
+  "constructor",
+  "__defineGetter__",
+  "__defineSetter__",
+  "hasOwnProperty",
+  "__lookupGetter__",
+  "__lookupSetter__",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toString",
+  "valueOf",
+  "__proto__",
+  "toLocaleString",
+];
+
+/// The fields of a wire `ToolCall`, as napi reads them.
+const CALL_FIELDS: [&str; 4] = ["id", "name", "args", "argsLength"];
+
+/// The fields of the call context.
+const CONTEXT_FIELDS: [&str; 5] = [
+  "maxInputTokens",
+  "systemPrompt",
+  "tools",
+  "model",
+  "cacheBreakpointsInUse",
+];
+
+/// `Object.prototype`, when it holds keys beyond its standard members (see the module's comment).
+struct Polluted<'e>(Object<'e>);
+
+impl<'e> Polluted<'e> {
+  /// `Some` when `Object.prototype` holds a string key beyond its standard members.
+  fn check(env: &'e Env) -> Result<Option<Self>> {
+    let prototype = Object::new(env)?.get_prototype()?.coerce_to_object()?;
+    let names = prototype.get_all_property_names(
+      KeyCollectionMode::OwnOnly,
+      KeyFilter::SkipSymbols,
+      KeyConversion::NumbersToStrings,
+    )?;
+    for i in 0..names.get_array_length()? {
+      let key: Unknown<'_> = names.get_element(i)?;
+      if key.get_type()? != ValueType::String {
+        continue;
+      }
+      let key = key.coerce_to_string()?.into_utf8()?.into_owned()?;
+      if !STANDARD_MEMBERS.contains(&key.as_str()) {
+        return Ok(Some(Self(prototype)));
+      }
+    }
+    Ok(None)
+  }
+
+  /// Whether reading `key` on `obj` would find it on `Object.prototype`, not on `obj` or its class.
+  fn lends(&self, env: &Env, obj: &Object<'_>, key: &str) -> Result<bool> {
+    if obj.has_own_property(key)? {
+      return Ok(false);
+    }
+    let mut proto = obj.get_prototype()?;
+    while matches!(proto.get_type()?, ValueType::Object | ValueType::Function) {
+      let holder = proto.coerce_to_object()?;
+      if env.strict_equals(holder, self.0)? {
+        return Ok(true);
+      }
+      if holder.has_own_property(key)? {
+        return Ok(false);
+      }
+      proto = holder.get_prototype()?;
+    }
+    Ok(false)
+  }
+
+  /// A new object holding `fields` of `obj` as the object and its class give them (`undefined`
+  /// where only `Object.prototype` would); `lists` name the fields whose arrays are viewed the
+  /// same way, entry by entry (objects in them through `entry_fields`).
+  fn view<'v>(
+    &self,
+    env: &'v Env,
+    obj: &Object<'_>,
+    fields: &[&str],
+    lists: &[&str],
+    entry_fields: &[&str],
+    path: &str,
+  ) -> std::result::Result<Object<'v>, Fail> {
+    let mut out = Object::new(env).map_err(|e| Fail::unreadable(env, path, &e))?;
+    for &key in fields {
+      let at = join(path, key);
+      let read = |e: Error| Fail::unreadable(env, at.clone(), &e);
+      if self.lends(env, obj, key).map_err(read)? {
+        out.set(key, ()).map_err(read)?;
+        continue;
+      }
+      let value: Unknown<'_> = obj.get_named_property_unchecked(key).map_err(read)?;
+      if lists.contains(&key)
+        && value.get_type().map_err(read)? == ValueType::Object
+        && value.is_array().map_err(read)?
+      {
+        let list = self.list_view(
+          env,
+          &value.coerce_to_object().map_err(read)?,
+          entry_fields,
+          &at,
+        )?;
+        out.set(key, list).map_err(read)?;
+      } else {
+        out.set(key, value).map_err(read)?;
+      }
+    }
+    Ok(out)
+  }
+
+  /// The array `list` entry by entry: holes stay empty (whatever a prototype holds at that
+  /// index), objects are viewed through `fields`. Longer than `MAX_ITEMS`: left as it is, for the
+  /// length check to reject.
+  fn list_view<'v>(
+    &self,
+    env: &'v Env,
+    list: &Object<'_>,
+    fields: &[&str],
+    path: &str,
+  ) -> std::result::Result<Unknown<'v>, Fail> {
+    let read = |e: Error| Fail::unreadable(env, path, &e);
+    let len = list.get_array_length().map_err(read)?;
+    if len > MAX_ITEMS {
+      return Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), list.raw()) });
+    }
+    let mut out = env.create_array(len).map_err(read)?;
+    for i in 0..len {
+      let at = format!("{path}[{i}]");
+      let read = |e: Error| Fail::unreadable(env, at.clone(), &e);
+      if !list.has_own_property(&i.to_string()).map_err(read)? {
+        continue;
+      }
+      let item: Unknown<'_> = list.get_element(i).map_err(read)?;
+      if item.get_type().map_err(read)? == ValueType::Object
+        && !item.is_array().map_err(read)?
+        && !fields.is_empty()
+      {
+        let view = self.view(
+          env,
+          &item.coerce_to_object().map_err(read)?,
+          fields,
+          &[],
+          &[],
+          &at,
+        )?;
+        out.set(i, view).map_err(read)?;
+      } else {
+        out.set(i, item).map_err(read)?;
+      }
+    }
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), out.raw()) })
+  }
+
+  /// Whether `list[i]` is a hole (whatever a prototype holds at that index).
+  fn hole(list: &Object<'_>, i: u32) -> Result<bool> {
+    Ok(!list.has_own_property(&i.to_string())?)
+  }
+}
+
 /// Editor options as JSON: `undefined`/`null` = defaults; `NaN`, `Infinity`, functions, symbols,
 /// BigInts, lone surrogates, cycles, depth bombs, lists over 100,000 entries and values that
 /// cannot be read are `INVALID_OPTIONS` naming the path.
@@ -75,7 +242,8 @@ pub fn options_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Value> {
   let Some(value) = value else {
     return Ok(Value::Null);
   };
-  json_from_js(env, value, "", 0)
+  let polluted = Polluted::check(env)?.is_some();
+  json_from_js(env, value, "", 0, polluted)
     .map(Option::unwrap_or_default)
     .map_err(|f| {
       let path = if f.path.is_empty() {
@@ -95,12 +263,14 @@ fn join(path: &str, key: &str) -> String {
   }
 }
 
-/// `Ok(None)` for `undefined` (an absent field, as in `JSON.stringify`).
+/// `Ok(None)` for `undefined` (an absent field, as in `JSON.stringify`). `polluted`: a hole of a
+/// list is read as one, whatever `Object.prototype` holds at its index (see `Polluted`).
 fn json_from_js(
   env: &Env,
   v: Unknown<'_>,
   path: &str,
   depth: usize,
+  polluted: bool,
 ) -> std::result::Result<Option<Value>, Fail> {
   let fail = |what: String| Fail::new(path, what);
   let read = |e: Error| Fail::unreadable(env, path, &e);
@@ -155,10 +325,13 @@ fn json_from_js(
         let mut list = Vec::with_capacity(len as usize);
         for i in 0..len {
           let at = format!("{path}[{i}]");
-          let item: Unknown<'_> = obj
-            .get_element(i)
-            .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
-          list.push(json_from_js(env, item, &at, depth + 1)?.unwrap_or(Value::Null));
+          let unreadable = |e: Error| Fail::unreadable(env, at.clone(), &e);
+          if polluted && Polluted::hole(&obj, i).map_err(unreadable)? {
+            list.push(Value::Null);
+            continue;
+          }
+          let item: Unknown<'_> = obj.get_element(i).map_err(unreadable)?;
+          list.push(json_from_js(env, item, &at, depth + 1, polluted)?.unwrap_or(Value::Null));
         }
         Value::Array(list)
       } else {
@@ -169,7 +342,7 @@ fn json_from_js(
             .get(&key)
             .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
           if let Some(item) = item {
-            if let Some(value) = json_from_js(env, item, &at, depth + 1)? {
+            if let Some(value) = json_from_js(env, item, &at, depth + 1, polluted)? {
               map.insert(key, value);
             }
           }
@@ -311,6 +484,7 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<
       ),
     )));
   }
+  let polluted = Polluted::check(env).map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
   // Holes and non-objects end the conversion at once, so the length alone never sizes anything.
   let mut out = Vec::with_capacity((len as usize).min(4096));
   for i in 0..len {
@@ -334,6 +508,13 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<
         f.cause,
       )
     };
+    // A hole, whatever `Object.prototype` holds at its index (see `Polluted`).
+    if polluted.is_some() && Polluted::hole(&list, i).map_err(unreadable)? {
+      return Err(fail(Fail::new(
+        "role",
+        "expected a message object, got undefined",
+      )));
+    }
     let item: Unknown<'_> = list.get_element(i).map_err(unreadable)?;
     let ty = item.get_type().map_err(unreadable)?;
     let is_array = item.is_array().map_err(unreadable)?;
@@ -344,8 +525,15 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<
       )));
     }
     let obj = item.coerce_to_object().map_err(unreadable)?;
-    check_lists(env, &obj).map_err(fail)?;
-    let message: Message = list.get_element(i).map_err(|e| {
+    // Read as napi reads it, through a view without what `Object.prototype` lends (see `Polluted`).
+    let target = match &polluted {
+      Some(p) => p
+        .view(env, &obj, &MESSAGE_FIELDS, &MESSAGE_LISTS, &CALL_FIELDS, "")
+        .map_err(fail)?,
+      None => obj,
+    };
+    check_lists(env, &target).map_err(fail)?;
+    let message = unsafe { Message::from_napi_value(env.raw(), target.raw()) }.map_err(|e| {
       let cause = take_exception(env);
       fail(match cause {
         // A getter or Proxy trap threw: name the field by reading them again, one by one.
@@ -481,6 +669,13 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
   let obj = value
     .coerce_to_object()
     .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  let polluted = Polluted::check(env).map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  let obj = match &polluted {
+    Some(p) => p
+      .view(env, &obj, &CONTEXT_FIELDS, &["tools"], &[], "")
+      .map_err(fail)?,
+    None => obj,
+  };
   let field = |name: &'static str, e: Error| {
     let cause = take_exception(env);
     let what = cause.map_or_else(

@@ -11,16 +11,23 @@ import type {
 } from './native.js'
 import {
   type AnyMessage,
-  applyPlan,
-  applyPlanInPieces,
+  type Applied,
+  applyEdits,
+  applyEditsInPieces,
   type ApplyOptions,
   type ClearedMemo,
   countCacheBreakpoints,
+  field,
   forgetMessage,
+  listCopy,
+  isPolluted,
+  jsonText,
   MAX_ITEMS,
   MAX_MESSAGES,
   messageError,
   messageList,
+  notePollution,
+  own,
   systemPromptText,
   toWireRemembered,
   unchanged,
@@ -116,24 +123,18 @@ export class ContextEditor {
       throw fromNative(e)
     }
     this.options = deepFreeze(copy)
-    options = copy
-    const edits: ReadonlyArray<{ type?: string; placeholder?: string | null }> =
-      (options?.edits as ReadonlyArray<{ type?: string; placeholder?: string | null }> | null | undefined) ?? [
-        { type: 'clear_tool_uses', ...(options ?? {}) },
-      ]
+    // The copy's own fields only: a key put on Object.prototype is no option (the core reads own keys too).
+    const edits: ReadonlyArray<unknown> = (optionOf(copy, 'edits') as unknown[] | undefined) ?? [copy]
+    const typeOf = (e: unknown): unknown => optionOf(e, 'type') ?? 'clear_tool_uses'
     // Model and estimate modes count the text itself, and a summary prompt quotes it; approx mode
     // only needs lengths (truncation needs the text of tool results, to cut between characters).
-    this.#sendText =
-      options?.tokenCountMethod === 'model' ||
-      options?.tokenCountMethod === 'estimate' ||
-      edits.some((e) => e.type === 'summarize')
-    this.#sendToolText = edits.some((e) => e.type === 'truncate_tool_results')
+    const method = optionOf(copy, 'tokenCountMethod')
+    this.#sendText = method === 'model' || method === 'estimate' || edits.some((e) => typeOf(e) === 'summarize')
+    this.#sendToolText = edits.some((e) => typeOf(e) === 'truncate_tool_results')
     const placeholders = new Set<string>()
-    for (const e of edits) if ((e.type ?? 'clear_tool_uses') === 'clear_tool_uses') placeholders.add(e.placeholder ?? '[cleared]')
+    for (const e of edits) if (typeOf(e) === 'clear_tool_uses') placeholders.add((optionOf(e, 'placeholder') as string | undefined) ?? '[cleared]')
     this.#placeholders = placeholders
-    this.#breakpoints = edits.some(
-      (e) => (e.type ?? 'clear_tool_uses') === 'clear_tool_uses' && Boolean((e as { cacheBreakpoints?: unknown }).cacheBreakpoints),
-    )
+    this.#breakpoints = edits.some((e) => typeOf(e) === 'clear_tool_uses' && Boolean(optionOf(e, 'cacheBreakpoints')))
   }
 
   #wireOptions(messageTokens?: ReadonlyArray<number | null | undefined>): WireOptions {
@@ -155,6 +156,7 @@ export class ContextEditor {
 
   /** The caller's messages and context, read once (see `messageList`, `readContext`). */
   #read(messages: unknown, context: EditContext | null | undefined): [unknown[], CallContext] {
+    notePollution()
     const list = messageList(messages)
     return [list, readContext(context, list.length)]
   }
@@ -265,7 +267,7 @@ export class ContextEditor {
     }
     // Lengths only (approx): one JSON string beats reading every field through napi. With text
     // (model, estimate, summaries), napi's string copies beat escaping megabytes of JSON.
-    return [this.#sendText ? out : JSON.stringify(out), i]
+    return [this.#sendText ? out : jsonText(out)!, i]
   }
 
   #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
@@ -372,8 +374,8 @@ export class ContextEditor {
   #planWhole(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Planned {
     const wire = this.#convert(list, messageTokens)
     try {
-      if (!this.#sendText) return { plan: JSON.parse(this.#native.planJsonSync(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
-      return { plan: this.#native.planSync(wire, ctx), unchangedBelow: 0 }
+      if (!this.#sendText) return { plan: settled(JSON.parse(this.#native.planJsonSync(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
+      return { plan: settled(this.#native.planSync(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
       throw fromNative(e)
     }
@@ -383,8 +385,8 @@ export class ContextEditor {
   async #planWholeAsync(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Promise<Planned> {
     const wire = this.#convert(list, messageTokens)
     try {
-      if (!this.#sendText) return { plan: JSON.parse(await this.#native.planJson(JSON.stringify(wire), ctx)) as EditPlan, unchangedBelow: 0 }
-      return { plan: await this.#native.plan(wire, ctx), unchangedBelow: 0 }
+      if (!this.#sendText) return { plan: settled(JSON.parse(await this.#native.planJson(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
+      return { plan: settled(await this.#native.plan(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
       throw fromNative(e)
     }
@@ -455,7 +457,7 @@ export class ContextEditor {
     // Copies are handed out again by later calls: frozen, so no caller can change another's result.
     // A cleared copy is reused only for the very state it was made from (its fingerprint), however
     // many calls (plans, counts) saw the conversation in between.
-    return { memo: this.#cleared, memoPrints: session?.conv === undefined ? [] : session.prints, prefix, freeze: true }
+    return { memo: this.#cleared, memoPrints: session?.conv === undefined ? [] : session.prints, prefix, shared: true }
   }
 
   /**
@@ -484,7 +486,8 @@ export class ContextEditor {
     if (snapshot.length - (options.prefix?.upTo ?? 0) <= APPLY_PIECE || plan.summary) {
       return keepOutput(planned, finish(this, snapshot, plan, recount, summary, options))
     }
-    return keepOutput(planned, result(await applyPlanInPieces(snapshot, plan, options, APPLY_PIECE, nextTurn), plan))
+    const applied = await applyEditsInPieces(snapshot, plan, options, APPLY_PIECE, nextTurn)
+    return keepOutput(planned, { result: result(applied.messages, plan), applied })
   }
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
@@ -538,7 +541,15 @@ export class ContextEditor {
    * object needs no such call.
    */
   invalidate(message: AnyMessage | readonly AnyMessage[]): void {
-    const list = Array.isArray(message) ? messageList(message) : [message]
+    notePollution()
+    let isList: boolean
+    try {
+      isList = Array.isArray(message)
+    } catch (e) {
+      // A revoked Proxy: nothing the editor holds can be it.
+      throw unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+    }
+    const list = isList ? listCopy(message) : [message]
     for (const m of list) {
       forgetMessage(this.#wireCache, m)
       if (m !== null && typeof m === 'object') this.#cleared.delete(m)
@@ -553,6 +564,7 @@ export class ContextEditor {
    * is also dropped once its first message is garbage-collected; this frees them at once.
    */
   forget(messages: readonly AnyMessage[]): number {
+    notePollution()
     const list = messageList(messages)
     let dropped = 0
     const head = list[0]
@@ -617,13 +629,15 @@ interface SessionPlan {
   opsFrom: (first: number) => PlanOp[]
 }
 
-/** An edit's output, kept (as a copy) to be reused by the conversation's next edit. */
+/** An edit's output, kept to be reused by the conversation's next edit. */
 interface Output {
   /** `conv.refs` of the call it came from. */
   refs: unknown[]
   words: Uint32Array
   strings: string[]
-  messages: unknown[]
+  /** The output as the editor keeps it: templates of the copies (see `Applied`), and where they are. */
+  kept: unknown[]
+  made: number[]
 }
 
 /** Conversations kept per first message (threads that share one system-message object). */
@@ -735,7 +749,8 @@ function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFro
       ops = value
     },
   })
-  if (extra.summary) plan.summary = extra.summary
+  const summary = own(extra, 'summary')
+  if (summary) plan.summary = summary
   const handle = packed.report
   let report: EditReport | undefined
   Object.defineProperty(plan, 'report', {
@@ -749,7 +764,16 @@ function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFro
       report = value
     },
   })
-  return { plan, strings: extra.strings, opsFrom }
+  return { plan: settled(plan), strings: extra.strings, opsFrom }
+}
+
+/**
+ * `plan`, whose `summary` is read as a field of its own: a plan without a summary gets an own
+ * (hidden) `undefined` one while Object.prototype is polluted (see `field` in wire.ts).
+ */
+function settled<P extends EditPlan>(plan: P): P {
+  if (isPolluted() && !Object.hasOwn(plan, 'summary')) Object.defineProperty(plan, 'summary', { value: undefined, writable: true, configurable: true })
+  return plan
 }
 
 /**
@@ -778,18 +802,27 @@ function reusedPrefix(session: SessionPlan, unchangedBelow: number): ApplyOption
   let removed = 0
   let v = 0
   for (; v < w && words[v + 1] < upTo; v += 4) if (words[v] === 0) removed++
-  return upTo > 0 ? { messages: last.messages, length: upTo - removed, upTo, rest: session.opsFrom(v >>> 2) } : undefined
+  return upTo > 0 ? { kept: last.kept, made: last.made, length: upTo - removed, upTo, rest: session.opsFrom(v >>> 2) } : undefined
 }
 
-/** Keeps a copy of an edit's output on its conversation, for the next edit (see `reusedPrefix`). */
-function keepOutput<T>(planned: Planned, res: EditResult<T>): EditResult<T> {
+/** An edit's result, and its output as the editor keeps it (see `Applied`). */
+interface Finished<T> {
+  result: EditResult<T>
+  applied: Applied<T>
+}
+
+/**
+ * Keeps an edit's output on its conversation, for the next edit (see `reusedPrefix`): the kept
+ * templates, never the shells the caller got (which are the caller's to change).
+ */
+function keepOutput<T>(planned: Planned, { result, applied }: Finished<T>): EditResult<T> {
   const session = planned.session
   if (session !== undefined) {
     session.conv.output = planned.plan.summary
       ? undefined
-      : { refs: session.refs, words: session.words, strings: session.strings, messages: res.messages.slice() }
+      : { refs: session.refs, words: session.words, strings: session.strings, kept: applied.kept, made: applied.made }
   }
-  return res
+  return result
 }
 
 /**
@@ -860,10 +893,10 @@ function checkSummary(written: unknown): Written {
 function recountContext(call: CallContext): EditContext {
   const { wire } = call
   return {
-    systemPrompt: wire.systemPrompt,
-    tools: wire.tools,
-    model: wire.model,
-    maxInputTokens: wire.maxInputTokens,
+    systemPrompt: own(wire, 'systemPrompt'),
+    tools: own(wire, 'tools'),
+    model: own(wire, 'model'),
+    maxInputTokens: own(wire, 'maxInputTokens'),
     messageTokens: call.messageTokens?.slice(),
   }
 }
@@ -874,7 +907,7 @@ function recountContext(call: CallContext): EditContext {
  * cleared copies) are counted by the editor's method.
  */
 function contextFor(context: EditContext | null | undefined, messages: readonly unknown[], out: readonly unknown[]): EditContext | null | undefined {
-  const counts = context?.messageTokens
+  const counts = context === undefined || context === null ? undefined : own(context, 'messageTokens')
   if (!counts) return context
   const at = new Map<unknown, number>()
   messages.forEach((m, i) => at.has(m) || at.set(m, i))
@@ -908,10 +941,11 @@ function finish<T extends AnyMessage>(
   context: EditContext | null | undefined,
   summary: Written | undefined,
   apply: ApplyOptions,
-): EditResult<T> {
+): Finished<T> {
   // No text, or no summary at all: it must never replace history.
   const written = typeof summary === 'string' && summary !== '' ? summary : undefined
-  const out = applyPlan(messages, plan, { ...apply, summary: written })
+  const applied = applyEdits(messages, plan, { ...apply, summary: written })
+  const out = applied.messages
   if (plan.summary) {
     const report = plan.report
     if (written === undefined) {
@@ -930,14 +964,14 @@ function finish<T extends AnyMessage>(
     report.tokensAfter = editor.countTokens(out, contextFor(context, messages, out)).total
     report.messagesAfter = out.length
     // And what the recount says about the model's limit.
-    const max = report.maxInputTokens
+    const max = own(report, 'maxInputTokens')
     report.overMaxInputTokens = max !== undefined && max !== null && report.tokensAfter > max
     report.warnings = report.warnings.filter((w) => w.code !== 'over_max_input_tokens')
     if (report.overMaxInputTokens) {
       report.warnings.push({ code: 'over_max_input_tokens', message: `${report.tokensAfter} tokens exceed the model's input limit of ${max}` })
     }
   }
-  return result(out, plan)
+  return { result: result(out, plan), applied }
 }
 
 /** The result of an edit; its report is read from the plan (and parsed) only when used. */
@@ -974,6 +1008,14 @@ interface CallContext {
   summarize?: unknown
 }
 
+/**
+ * A call context with every field its own (`undefined` until read): nothing of it is read from a
+ * key put on Object.prototype (see `field` in wire.ts).
+ */
+function callContext(wire: WireContext): CallContext {
+  return { wire, messageTokens: undefined, systemPrompt: undefined, tools: undefined, summarize: undefined }
+}
+
 /** Describes a value without converting it (which could throw). */
 function shown(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v.slice(0, 40))
@@ -988,27 +1030,28 @@ function shown(v: unknown): string {
  * how many per-message counts are worth copying.
  */
 function readContext(context: EditContext | null | undefined, messages = MAX_MESSAGES): CallContext {
-  if (context === undefined || context === null) return { wire: {} }
+  if (context === undefined || context === null) return callContext({})
   if (typeof context !== 'object') {
     throw new ContextEditorError('INVALID_CONTEXT', `context: expected an object, got ${typeof context}`, { path: 'context' })
   }
-  const field = (name: keyof EditContext): unknown => {
+  // A field put on Object.prototype is none of the context's (see `field` in wire.ts).
+  const read = (name: keyof EditContext): unknown => {
     try {
-      return context[name]
+      return field(context, name)
     } catch (e) {
       throw unreadable('INVALID_CONTEXT', `context.${name}`, e, { path: name })
     }
   }
   const out: WireContext = {}
-  const call: CallContext = { wire: out }
-  const max = field('maxInputTokens')
+  const call = callContext(out)
+  const max = read('maxInputTokens')
   if (max !== undefined && max !== null) {
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0) {
       throw contextError('maxInputTokens', `expected a positive integer, got ${shown(max)}`)
     }
     out.maxInputTokens = max
   }
-  const system = field('systemPrompt')
+  const system = read('systemPrompt')
   if (system !== undefined && system !== null) {
     let text: string | undefined
     try {
@@ -1021,15 +1064,19 @@ function readContext(context: EditContext | null | undefined, messages = MAX_MES
     out.systemPrompt = text
     call.systemPrompt = system
   }
-  const tools = field('tools')
+  const tools = read('tools')
   if (tools !== undefined && tools !== null) {
     const list = readList(tools, 'tools', MAX_ITEMS, 'tool definitions')
     if (list === undefined) throw contextError('tools', 'expected an array of tool definitions')
     out.tools = list.map((t, k) => {
-      if (typeof t === 'string') return t
+      // The binding would replace a lone surrogate silently (as it does for the system prompt's).
+      if (typeof t === 'string') {
+        if (!t.isWellFormed()) throw contextError(`tools[${k}]`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+        return t
+      }
       let s: string | undefined
       try {
-        s = JSON.stringify(t)
+        s = jsonText(t)
       } catch (e) {
         throw new ContextEditorError('INVALID_CONTEXT', `context.tools[${k}]: not JSON-serializable (${errorText(e)})`, { path: `tools[${k}]`, cause: e })
       }
@@ -1038,19 +1085,19 @@ function readContext(context: EditContext | null | undefined, messages = MAX_MES
     })
     call.tools = list
   }
-  const model = field('model')
+  const model = read('model')
   if (model !== undefined && model !== null) {
     if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
     out.model = model
   }
-  const counts = field('messageTokens')
+  const counts = read('messageTokens')
   if (counts !== undefined && counts !== null) {
     const list = readList(counts, 'messageTokens', MAX_MESSAGES, 'counts', messages)
     if (list === undefined) throw contextError('messageTokens', 'expected an array of token counts (one per message)')
     call.messageTokens = list as Array<number | null | undefined>
   }
   // Read here so that a throwing getter is named as the context's; its value is checked when used.
-  call.summarize = field('summarize')
+  call.summarize = read('summarize')
   return call
 }
 
@@ -1070,7 +1117,7 @@ function readList(value: unknown, field: string, max: number, what: string, upTo
   const out = new Array<unknown>(Math.min(n, upTo))
   for (let k = 0; k < out.length; k++) {
     try {
-      out[k] = value[k]
+      out[k] = isPolluted() && !Object.hasOwn(value, k) ? undefined : value[k]
     } catch (e) {
       throw unreadable('INVALID_CONTEXT', `context.${field}[${k}]`, e, { path: `${field}[${k}]` })
     }
@@ -1139,6 +1186,11 @@ function optionsCopy(value: unknown, path: string, depth: number): unknown {
     if (y !== undefined) Object.defineProperty(out, key, { value: y, enumerable: true, writable: true, configurable: true })
   }
   return out
+}
+
+/** An option of our own copy of the options (see `optionsCopy`): its own field, `null` as unset. */
+function optionOf(options: unknown, key: string): unknown {
+  return options !== null && typeof options === 'object' ? (own(options, key) ?? undefined) : undefined
 }
 
 /** Freezes `value` and every object in it (our own copy of the options). */

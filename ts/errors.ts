@@ -11,6 +11,9 @@
  *   `applyPlan` given a plan whose summary request does not fit the messages; `path` names the
  *   request's field (`plan.summary.insertAt`, …).
  * - `SUMMARY_FAILED`: `context.summarize` threw or rejected; `path` is `summary`, `cause` its error.
+ * - `INVALID_PLAN`: `applyPlan` given a plan whose operations are not the planner's: not a list, an
+ *   unknown type, an index out of range, a tool-result operation on a message that is no tool result,
+ *   a field of the wrong type, or one that cannot be read; `path` names it (`plan.ops[3].index`).
  * - `NATIVE_BINDING_MISSING`: neither a native binary for this platform nor the WebAssembly fallback
  *   could be loaded; the message names the package to install, `cause` holds the loader's errors.
  * - `INTERNAL`: a bug in context-editor (a caught Rust panic); please report it.
@@ -22,6 +25,7 @@ export type ContextEditorErrorCode =
   | 'UNKNOWN_ENCODING'
   | 'INVALID_SUMMARY'
   | 'SUMMARY_FAILED'
+  | 'INVALID_PLAN'
   | 'NATIVE_BINDING_MISSING'
   | 'INTERNAL'
 

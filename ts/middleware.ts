@@ -6,10 +6,11 @@
 // `convertToOpenAITool`, loaded on first use from wherever the host keeps @langchain/core.
 
 import { createRequire } from 'node:module'
-import type { AnyMessage } from './wire.js'
+import { field, listCopy, MAX_ITEMS, notePollution, own, type AnyMessage } from './wire.js'
 import type { EditContext } from './editor.js'
+import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
-import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
+import { MAX_OPTIONS_LIST, MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
 export interface ModelRequestLike {
@@ -39,7 +40,7 @@ function toolConverter(): ((tool: unknown) => unknown) | null {
 }
 
 function isLangChainTool(t: Record<string, unknown>): boolean {
-  return typeof t.invoke === 'function' || Array.isArray(t.lc_namespace)
+  return typeof field(t, 'invoke') === 'function' || Array.isArray(field(t, 'lc_namespace'))
 }
 
 /** Converted tool definitions, per tool object (an agent passes the same tools on every call). */
@@ -54,50 +55,162 @@ function toolSchema(t: Record<string, unknown>): string {
       // fall through: count what we can see
     }
   }
-  return JSON.stringify({ type: 'function', function: { name: t.name, description: t.description } })
+  return JSON.stringify({ type: 'function', function: { name: field(t, 'name'), description: field(t, 'description') } })
 }
 
-/** Tool definitions as the model receives them (OpenAI function format, as JSON text), for counting. */
+/**
+ * Tool definitions as the model receives them (OpenAI function format, as JSON text), for counting.
+ * @throws {ContextEditorError} `INVALID_CONTEXT` naming the tool (`tools[2]`) when reading it throws
+ * (a getter, a Proxy trap), with what was thrown as `cause`; the list is length-checked first.
+ */
 export function toolSchemas(tools: ReadonlyArray<unknown> | undefined | null): unknown[] | undefined {
-  if (!Array.isArray(tools) || tools.length === 0) return undefined
-  return tools.map((tool) => {
+  let n: number
+  try {
+    if (!Array.isArray(tools)) return undefined
+    n = tools.length
+  } catch (e) {
+    throw unreadable('INVALID_CONTEXT', 'context.tools', e, { path: 'tools' })
+  }
+  if (n === 0) return undefined
+  if (n > MAX_ITEMS) return tools as unknown[] // rejected, with its length, by the editor
+  const list = new Array<unknown>(n)
+  for (let k = 0; k < n; k++) {
+    try {
+      list[k] = Object.hasOwn(tools as unknown[], k) ? (tools as unknown[])[k] : undefined
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.tools[${k}]`, e, { path: `tools[${k}]` })
+    }
+  }
+  return list.map((tool, k) => {
     if (tool === null || typeof tool !== 'object') return tool
     const t = tool as Record<string, unknown>
-    if (!isLangChainTool(t)) return t // a provider ("server") tool or an OpenAI definition already
-    let schema = converted.get(t)
-    if (schema === undefined) {
-      schema = toolSchema(t)
-      converted.set(t, schema)
+    try {
+      if (!isLangChainTool(t)) return t // a provider ("server") tool or an OpenAI definition already
+      let schema = converted.get(t)
+      if (schema === undefined) {
+        schema = toolSchema(t)
+        converted.set(t, schema)
+      }
+      return schema
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.tools[${k}]`, e, { path: `tools[${k}]` })
     }
-    return schema
   })
 }
 
 /** The model's input limit from its LangChain profile (`model.profile.maxInputTokens`). */
 export function profileMaxInputTokens(model: unknown): number | undefined {
-  const profile = model !== null && typeof model === 'object' ? (model as { profile?: unknown }).profile : undefined
-  const max = profile !== null && typeof profile === 'object' ? (profile as { maxInputTokens?: unknown }).maxInputTokens : undefined
+  const profile = model !== null && typeof model === 'object' ? field(model, 'profile') : undefined
+  const max = profile !== null && typeof profile === 'object' ? field(profile, 'maxInputTokens') : undefined
   return typeof max === 'number' && Number.isSafeInteger(max) && max > 0 ? max : undefined
 }
 
 /** The model name a chat model instance carries (`model` or `modelName`). */
 export function modelNameOf(model: unknown): string | undefined {
   if (model === null || typeof model !== 'object') return undefined
-  const m = model as { model?: unknown; modelName?: unknown }
-  if (typeof m.model === 'string' && m.model) return m.model
-  if (typeof m.modelName === 'string' && m.modelName) return m.modelName
+  const name = field(model, 'model')
+  if (typeof name === 'string' && name) return name
+  const modelName = field(model, 'modelName')
+  if (typeof modelName === 'string' && modelName) return modelName
   return undefined
 }
 
-/** The call context for one request: system prompt, tools, model limit and name. */
+/**
+ * The call context for one request: system prompt, tools, model limit and name. Each field of the
+ * request is read once, guarded: a getter or Proxy trap that throws is the caller's `INVALID_CONTEXT`
+ * naming it (what it threw as `cause`).
+ */
 export function editContextFor(request: ModelRequestLike, resolved: ResolvedOptions): EditContext {
-  const system = request.systemMessage ?? request.systemPrompt
+  const read = <T>(name: string, get: () => T): T => {
+    try {
+      return get()
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `request.${name}`, e, { path: name })
+    }
+  }
+  const system = read('systemMessage', () => field(request, 'systemMessage')) ?? read('systemPrompt', () => field(request, 'systemPrompt'))
+  const tools = read('tools', () => field(request, 'tools'))
+  const model = read('model', () => field(request, 'model'))
   return {
     systemPrompt: (system as EditContext['systemPrompt']) ?? undefined,
-    tools: toolSchemas(request.tools),
-    maxInputTokens: resolved.maxInputTokens ?? profileMaxInputTokens(request.model),
-    model: resolved.fixedModel ? undefined : modelNameOf(request.model),
+    tools: toolSchemas(tools as ReadonlyArray<unknown> | undefined),
+    maxInputTokens: resolved.maxInputTokens ?? read('model', () => profileMaxInputTokens(model)),
+    model: resolved.fixedModel ? undefined : read('model', () => modelNameOf(model)),
   }
+}
+
+/**
+ * A request's messages, read once into an array of our own (`undefined` when it holds no list);
+ * a getter or Proxy trap that throws is the caller's `INVALID_MESSAGE` at `messages`.
+ */
+function requestMessages(request: unknown): AnyMessage[] | undefined {
+  let list: unknown
+  try {
+    if (request === null || typeof request !== 'object') return undefined
+    list = field(request, 'messages')
+    if (!Array.isArray(list)) return undefined
+  } catch (e) {
+    throw unreadable('INVALID_MESSAGE', 'request.messages', e, { path: 'messages' })
+  }
+  return listCopy(list) as AnyMessage[]
+}
+
+/**
+ * The middleware's options read once into data of our own, every read guarded: a getter or Proxy
+ * trap that throws (at any depth) is the caller's `INVALID_OPTIONS` naming the option, with what it
+ * threw as `cause`, instead of escaping as it is. Plain objects and lists are copied (own keys
+ * defined, lists length-checked); functions (`onReport`) and class instances (a `ClearToolUsesEdit`)
+ * are taken as they are once what the options' reader reads of them has been read without a throw.
+ * Copies have no prototype: a key put on Object.prototype is no option (see `field` in wire.ts).
+ * What is not valid is left for `resolveOptions` to reject in its words.
+ */
+export function readMiddlewareOptions(config: unknown): unknown {
+  return optionsSnapshot(config, '', 0)
+}
+
+/** Options nest a few levels (deeper is left for `resolveOptions`' cycle check). */
+const SNAPSHOT_DEPTH = 64
+/** What `resolveOptions` reads of a class instance among the options (a `ClearToolUsesEdit`). */
+const INSTANCE_FIELDS = ['apply', 'trigger', 'keep', 'placeholder', 'excludeTools', 'clearToolInputs', 'clearAtLeast', 'constructor']
+
+function optionsSnapshot(value: unknown, path: string, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth >= SNAPSHOT_DEPTH) return value
+  const at = path || 'options'
+  const read = <T>(where: string, get: () => T): T => {
+    try {
+      return get()
+    } catch (e) {
+      throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: ${where}: could not be read (${errorText(e)})`, { path: where, cause: e })
+    }
+  }
+  const define = (target: Record<string, unknown>, key: string, v: unknown): void => {
+    Object.defineProperty(target, key, { value: v, enumerable: true, writable: true, configurable: true })
+  }
+  if (read(at, () => Array.isArray(value))) {
+    const list = value as unknown[]
+    const n = read(at, () => list.length)
+    // Too long: left for `resolveOptions` to name with its length, never walked here.
+    if (n > MAX_OPTIONS_LIST) return value
+    const out = new Array<unknown>(n)
+    for (let k = 0; k < n; k++) {
+      const where = `${path}[${k}]`
+      out[k] = optionsSnapshot(read(where, () => (Object.hasOwn(list, k) ? list[k] : undefined)), where, depth + 1)
+    }
+    return out
+  }
+  const proto = read(at, () => Object.getPrototypeOf(value))
+  if (proto !== Object.prototype && proto !== null) {
+    // A class instance: read what the reader will, so that a throw is named here.
+    for (const key of INSTANCE_FIELDS) read(path ? `${path}.${key}` : key, () => field(value, key))
+    read(at, () => Object.keys(value))
+    return value
+  }
+  const out = Object.create(null) as Record<string, unknown>
+  for (const key of read(at, () => Object.keys(value))) {
+    const where = path ? `${path}.${key}` : key
+    define(out, key, optionsSnapshot(read(where, () => (value as Record<string, unknown>)[key]), where, depth + 1))
+  }
+  return out
 }
 
 /**
@@ -105,18 +218,37 @@ export function editContextFor(request: ModelRequestLike, resolved: ResolvedOpti
  * created, not on the first model call.
  */
 export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | null): WrapModelCall {
-  const resolved = resolveOptions(config)
+  notePollution()
+  const options = readMiddlewareOptions(config)
+  const resolved = resolveSnapshot(options as ContextEditingMiddlewareConfig | null | undefined)
+  // A model named by the options themselves (their own keys; `null` is unset) wins over the request's.
+  const set = (key: string): boolean => options !== null && typeof options === 'object' && (own(options, key) ?? undefined) !== undefined
+  resolved.fixedModel = set('model') || set('encoding')
   const { editor, onReport } = resolved
   return async function wrapModelCall<R extends ModelRequestLike, T>(request: R, handler: (request: R) => T | Promise<T>): Promise<T> {
-    if (!Array.isArray(request.messages) || request.messages.length === 0) return handler(request)
+    notePollution()
     // The plan addresses messages by index: plan and apply on one snapshot of the array.
-    const messages = request.messages.slice()
+    const messages = requestMessages(request)
+    if (messages === undefined || messages.length === 0) return handler(request)
     const result = await editor.editAsync(messages, editContextFor(request, resolved))
     // The report is built only when read.
     if (onReport) onReport(result.report)
     const edited = result.messages
     if (edited.length === messages.length && edited.every((m, i) => m === messages[i])) return handler(request)
     return handler({ ...request, messages: edited })
+  }
+}
+
+/**
+ * `resolveOptions` on the options' snapshot; what it may still throw that is not ours (a class
+ * instance's getter that throws only when read again) is the caller's `INVALID_OPTIONS` too.
+ */
+function resolveSnapshot(config: ContextEditingMiddlewareConfig | null | undefined): ResolvedOptions {
+  try {
+    return resolveOptions(config)
+  } catch (e) {
+    if (e instanceof ContextEditorError) throw e
+    throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: options: could not be read (${errorText(e)})`, { path: 'options', cause: e })
   }
 }
 

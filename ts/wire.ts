@@ -57,8 +57,90 @@ export const MAX_ITEMS = 100_000
 
 const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
 
+// ---------------------------------------------------------------------------------------------
+// Object.prototype pollution
+//
+// A field a message lacks is read through its prototype chain, which ends at Object.prototype: a
+// key someone put there (`Object.prototype.role = 'tool'`, by a bug or an attack) would become a
+// field of every message, block and call that lacks one. Reads of the caller's objects go through
+// `field` (and `hasField`, `entry`), which take what the object holds and what its class gives
+// it, never what Object.prototype holds beyond its standard members. Unpolluted (the case that
+// matters for speed), they are plain reads: whether Object.prototype is polluted is checked once
+// per call (`notePollution`).
+
+const OBJECT_PROTOTYPE = Object.prototype
+/** The members every Object.prototype has; any other key on it is pollution. */
+const STANDARD_MEMBERS: ReadonlySet<PropertyKey> = new Set([
+  'constructor',
+  '__defineGetter__',
+  '__defineSetter__',
+  'hasOwnProperty',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toString',
+  'valueOf',
+  '__proto__',
+  'toLocaleString',
+])
+let polluted = false
+
+/**
+ * Checks Object.prototype for keys beyond its standard members (see above). Every entry point
+ * calls it before it reads the caller's objects.
+ */
+export function notePollution(): boolean {
+  const keys = Reflect.ownKeys(OBJECT_PROTOTYPE)
+  polluted = keys.length !== STANDARD_MEMBERS.size || keys.some((k) => !STANDARD_MEMBERS.has(k))
+  return polluted
+}
+
+/** Whether Object.prototype held keys beyond its standard members at the last check. */
+export function isPolluted(): boolean {
+  return polluted
+}
+
+/** Whether reading `key` on `o` would find it on Object.prototype, not on `o` or its class. */
+function fromObjectPrototype(o: object, key: PropertyKey): boolean {
+  if (Object.hasOwn(o, key)) return false
+  for (let p = Object.getPrototypeOf(o); p !== null; p = Object.getPrototypeOf(p)) {
+    if (p === OBJECT_PROTOTYPE) return true
+    if (Object.hasOwn(p, key)) return false
+  }
+  return false
+}
+
+/** `o[key]` as the object and its class hold it (see above). */
+export function field(o: any, key: string): any {
+  return polluted && fromObjectPrototype(o, key) ? undefined : o[key]
+}
+
+/** `key in o`, as the object and its class hold it. */
+function hasField(o: object, key: string): boolean {
+  return key in o && !(polluted && fromObjectPrototype(o, key))
+}
+
+/** `list[k]`: a hole is empty, whatever a prototype holds at that index. */
+function entry(list: readonly unknown[], k: number): any {
+  return polluted && !Object.hasOwn(list, k) ? undefined : list[k]
+}
+
+/** A field of an object of our own (a plan, a report, parsed JSON): its own, never an inherited one. */
+export function own(o: any, key: string): any {
+  return Object.hasOwn(o, key) ? o[key] : undefined
+}
+
 function isLangChainInstance(m: AnyMessage): boolean {
-  return typeof m._getType === 'function' || (typeof m.lc_kwargs === 'object' && m.lc_kwargs !== null)
+  if (typeof field(m, '_getType') === 'function') return true
+  const kwargs = field(m, 'lc_kwargs')
+  return typeof kwargs === 'object' && kwargs !== null
+}
+
+/** The LangChain type of message `m`: `_getType()` where it has one, else its `type`. */
+function typeOf(m: AnyMessage): unknown {
+  const getType = field(m, '_getType')
+  return typeof getType === 'function' ? getType.call(m) : field(m, 'type')
 }
 
 function describe(v: unknown): string {
@@ -89,27 +171,30 @@ function partsOf(m: unknown, i: number): Parts {
   switch (kindOf(msg)) {
     case INSTANCE:
     case GENERIC: {
-      let type: unknown = typeof msg._getType === 'function' ? msg._getType() : msg.type
-      if (type === 'generic') type = msg.role
+      let type = typeOf(msg)
+      if (type === 'generic') type = field(msg, 'role')
       const role = LC_TYPES.get(type)
       if (!role) throw unsupported(type)
       return { shape: 'langchain', fields: msg, role }
     }
     case STORED: {
-      const role = LC_TYPES.get(msg.type)
-      if (!role) throw unsupported(msg.type)
-      return { shape: 'stored', fields: msg.data, role }
+      const type = field(msg, 'type')
+      const role = LC_TYPES.get(type)
+      if (!role) throw unsupported(type)
+      return { shape: 'stored', fields: field(msg, 'data'), role }
     }
     case OPENAI: {
-      const role = LC_TYPES.get(msg.role)
+      const given = field(msg, 'role')
+      const role = LC_TYPES.get(given)
       if (!role) {
-        throw invalidMessage(i, 'role', `unknown role \`${show(msg.role)}\` (expected system, developer, user, assistant or tool)`)
+        throw invalidMessage(i, 'role', `unknown role \`${show(given)}\` (expected system, developer, user, assistant or tool)`)
       }
       return { shape: 'openai', fields: msg, role }
     }
     case DICT: {
-      const role = LC_TYPES.get(msg.type)
-      if (!role) throw unsupported(msg.type)
+      const type = field(msg, 'type')
+      const role = LC_TYPES.get(type)
+      if (!role) throw unsupported(type)
       return { shape: 'langchain', fields: msg, role }
     }
     default:
@@ -123,10 +208,62 @@ function checkString(v: unknown, i: number, field: string): string {
   return v
 }
 
+/**
+ * `JSON.stringify(v)`, except that a `toJSON` someone put on Object.prototype is not called (see
+ * `field`): the text of the caller's own data (and of ours) stays what it is.
+ */
+export function jsonText(v: unknown): string | undefined {
+  return polluted && Object.hasOwn(OBJECT_PROTOTYPE, 'toJSON') ? jsonOf(v, '', []) : JSON.stringify(v)
+}
+
+/** `JSON.stringify`'s serialization of `value` (found under `key`), with `toJSON` read through `field`. */
+function jsonOf(value: unknown, key: string, stack: object[]): string | undefined {
+  if (value !== null && typeof value === 'object') {
+    const toJSON = field(value, 'toJSON')
+    if (typeof toJSON === 'function') value = toJSON.call(value, key)
+  }
+  if (value instanceof Number) value = Number(value)
+  else if (value instanceof String) value = String(value)
+  else if (value instanceof Boolean) value = value.valueOf()
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null'
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt')
+    case 'object':
+      break
+    default:
+      return undefined
+  }
+  if (value === null) return 'null'
+  const o = value as AnyMessage
+  if (stack.includes(o)) throw new TypeError('Converting circular structure to JSON')
+  stack.push(o)
+  let text: string
+  if (Array.isArray(o)) {
+    const parts: string[] = []
+    for (let k = 0; k < o.length; k++) parts.push(jsonOf(o[k], String(k), stack) ?? 'null')
+    text = `[${parts.join(',')}]`
+  } else {
+    const parts: string[] = []
+    for (const k of Object.keys(o)) {
+      const s = jsonOf(o[k], k, stack)
+      if (s !== undefined) parts.push(`${JSON.stringify(k)}:${s}`)
+    }
+    text = `{${parts.join(',')}}`
+  }
+  stack.pop()
+  return text
+}
+
 function stringify(v: unknown, i: number, field: string): string {
   let s: string | undefined
   try {
-    s = JSON.stringify(v)
+    s = jsonText(v)
   } catch (e) {
     throw new ContextEditorError('INVALID_MESSAGE', `messages[${i}].${field}: not JSON-serializable (${errorText(e)})`, {
       messageIndex: i,
@@ -162,7 +299,7 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   const thinking: unknown[] = []
   let images = 0
   for (let b = 0; b < content.length; b++) {
-    const block = content[b]
+    const block = entry(content, b)
     if (typeof block === 'string') {
       text += checkString(block, i, `content[${b}]`)
       continue
@@ -170,20 +307,23 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
     if (block === null || typeof block !== 'object') {
       throw invalidMessage(i, `content[${b}]`, `expected a content block object, got ${describe(block)}`)
     }
-    if (block.type === 'text' && 'text' in block) {
-      if (typeof block.text === 'string') text += checkString(block.text, i, `content[${b}].text`)
+    const type = field(block, 'type')
+    if (type === 'text' && hasField(block, 'text')) {
+      const value = field(block, 'text')
+      if (typeof value === 'string') text += checkString(value, i, `content[${b}].text`)
       continue
     }
-    if (IMAGE_BLOCKS.has(block.type) || (block.type === 'file' && isImageType(block.mime_type))) {
+    if (IMAGE_BLOCKS.has(type) || (type === 'file' && isImageType(field(block, 'mime_type')))) {
       images++
       continue
     }
-    if (THINKING_BLOCKS.has(block.type)) {
+    if (THINKING_BLOCKS.has(type)) {
       thinking.push(block)
       continue
     }
     // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
-    if (block.type === 'tool_use' && typeof block.id === 'string' && mirroredToolUse.has(block.id)) continue
+    const id = field(block, 'id')
+    if (type === 'tool_use' && typeof id === 'string' && mirroredToolUse.has(id)) continue
     other.push(block)
   }
   const otherText = other.length ? stringify(other, i, 'content') : ''
@@ -212,7 +352,7 @@ interface CallView {
 
 /** The tool calls of an assistant message, in either representation. */
 function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | undefined } {
-  const raw = p.fields.tool_calls
+  const raw = field(p.fields, 'tool_calls')
   if (raw === undefined || raw === null) return { calls: [], raw: undefined }
   if (!Array.isArray(raw)) throw invalidMessage(i, 'tool_calls', `expected an array, got ${describe(raw)}`)
   if (raw.length && p.role !== 'assistant') {
@@ -221,7 +361,7 @@ function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | und
   checkLength(raw, MAX_ITEMS, i, 'tool_calls', 'tool calls')
   // A plain loop, not `map`: a hole is an invalid call, not one to skip.
   const calls: CallView[] = []
-  for (let k = 0; k < raw.length; k++) calls.push(callOf(raw[k], i, k))
+  for (let k = 0; k < raw.length; k++) calls.push(callOf(entry(raw, k), i, k))
   return { calls, raw }
 }
 
@@ -229,13 +369,16 @@ function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | und
 function callOf(c: any, i: number, k: number): CallView {
   const at = `tool_calls[${k}]`
   if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
-  if (typeof c.id !== 'string' || c.id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(c.id)}`)
-  if (c.function !== undefined) {
+  const id = field(c, 'id')
+  if (typeof id !== 'string' || id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(id)}`)
+  const fn = field(c, 'function')
+  if (fn !== undefined) {
     // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
-    const fn = c.function
     if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
-    const name = fn.name === undefined ? '' : checkString(fn.name, i, `${at}.function.name`)
-    const args = fn.arguments === undefined ? '{}' : checkString(fn.arguments, i, `${at}.function.arguments`)
+    const fnName = field(fn, 'name')
+    const fnArgs = field(fn, 'arguments')
+    const name = fnName === undefined ? '' : checkString(fnName, i, `${at}.function.name`)
+    const args = fnArgs === undefined ? '{}' : checkString(fnArgs, i, `${at}.function.arguments`)
     try {
       JSON.parse(args)
     } catch {
@@ -243,19 +386,21 @@ function callOf(c: any, i: number, k: number): CallView {
     }
     // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
     // backslashes are escaped, so clearing it to `{}` frees the escaped length.
-    return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
+    return { id: checkString(id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
   }
-  const name = c.name === undefined ? '' : checkString(c.name, i, `${at}.name`)
-  if (c.args !== undefined && (c.args === null || typeof c.args !== 'object' || Array.isArray(c.args))) {
-    throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(c.args)}`)
+  const given = field(c, 'name')
+  const name = given === undefined ? '' : checkString(given, i, `${at}.name`)
+  const value = field(c, 'args')
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(value)}`)
   }
-  const args = c.args === undefined ? '{}' : stringify(c.args, i, `${at}.args`)
+  const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
   if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-  return { id: checkString(c.id, i, `${at}.id`), name, args, argsLength: args.length }
+  return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length }
 }
 
 function metadataOf(p: Parts): Record<string, any> | undefined {
-  const md = p.fields.response_metadata
+  const md = field(p.fields, 'response_metadata')
   return md !== null && typeof md === 'object' ? md : undefined
 }
 
@@ -264,19 +409,20 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const p = partsOf(m, i)
   const { calls, raw } = callsOf(p, i)
   const mirrored = new Set(calls.map((c) => c.id))
-  const parts = contentParts(p.fields.content, i, mirrored)
+  const content = field(p.fields, 'content')
+  const parts = contentParts(content, i, mirrored)
   const { text, other, images } = parts
   let thinking = parts.thinking
   // DeepSeek-style OpenAI messages carry `reasoning_content` at the top level.
-  if (p.shape === 'openai' && typeof p.fields.reasoning_content === 'string') {
-    const rc = p.fields.reasoning_content
+  const rc = p.shape === 'openai' ? field(p.fields, 'reasoning_content') : undefined
+  if (typeof rc === 'string') {
     if (!rc.isWellFormed()) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
     thinking += rc
   }
-  const ak = p.fields.additional_kwargs
+  const ak = field(p.fields, 'additional_kwargs')
   if (ak !== null && typeof ak === 'object') {
     for (const key of REASONING_KWARGS) {
-      const v = ak[key]
+      const v = field(ak, key)
       if (v === undefined || v === null) continue
       const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
       if (!s.isWellFormed()) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
@@ -302,26 +448,30 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
     wire.toolCallsLength = stringify(raw, i, 'tool_calls').length
   }
   if (p.role === 'tool') {
-    const id = p.fields.tool_call_id
+    const id = field(p.fields, 'tool_call_id')
     if (id === undefined || id === null || id === '') throw invalidMessage(i, 'tool_call_id', 'tool message without `tool_call_id`')
     wire.toolCallId = checkString(id, i, 'tool_call_id')
   }
-  const name = p.fields.name
+  const name = field(p.fields, 'name')
   if (name !== undefined && name !== null) wire.name = checkString(name, i, 'name')
-  const ce = metadataOf(p)?.context_editing
+  const md = metadataOf(p)
+  const ce = md === undefined ? undefined : field(md, 'context_editing')
   if (ce && typeof ce === 'object') {
-    if (ce.cleared === true) wire.cleared = true
-    if (ce.truncated === true) wire.truncated = true
-    const inputs = ce.cleared_tool_inputs
+    if (field(ce, 'cleared') === true) wire.cleared = true
+    if (field(ce, 'truncated') === true) wire.truncated = true
+    const inputs = field(ce, 'cleared_tool_inputs')
     if (Array.isArray(inputs)) {
       checkLength(inputs, MAX_ITEMS, i, 'response_metadata.context_editing.cleared_tool_inputs', 'ids')
       const ids: string[] = []
-      for (let k = 0; k < inputs.length; k++) if (typeof inputs[k] === 'string') ids.push(inputs[k])
+      for (let k = 0; k < inputs.length; k++) {
+        const id = entry(inputs, k)
+        if (typeof id === 'string') ids.push(id)
+      }
       wire.clearedToolInputs = ids
     }
   }
-  if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof p.fields.content === 'string') {
-    if (opts.placeholders.has(p.fields.content)) wire.cleared = true
+  if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof content === 'string') {
+    if (opts.placeholders.has(content)) wire.cleared = true
   }
   const supplied = suppliedTokens(opts, i)
   if (supplied !== undefined && supplied !== null) {
@@ -342,11 +492,80 @@ function suppliedTokens(opts: WireOptions, i: number): unknown {
   }
 }
 
-/** Converts a whole conversation to wire form. */
-export function toWireMessages(messages: unknown, opts: WireOptions): WireMessage[] {
+/**
+ * Converts a whole conversation to wire form. `opts` is read once (`undefined`: lengths only).
+ * @throws {ContextEditorError} `INVALID_OPTIONS` naming an option of the wrong kind or one that
+ * cannot be read (`INVALID_CONTEXT` for `messageTokens`), `INVALID_MESSAGE` naming the message.
+ */
+export function toWireMessages(messages: unknown, opts?: WireOptions | null): WireMessage[] {
+  notePollution()
+  const options = wireOptionsOf(opts)
   const list = messageList(messages)
   const out = new Array<WireMessage>(list.length)
-  for (let i = 0; i < list.length; i++) out[i] = toWireRemembered(list[i], i, opts)[0]
+  for (let i = 0; i < list.length; i++) out[i] = toWireRemembered(list[i], i, options)[0]
+  return out
+}
+
+/** `toWireMessages`' options, read once into options of our own. */
+function wireOptionsOf(opts: unknown): WireOptions {
+  // Every field its own: nothing is read from a key put on Object.prototype.
+  const out: WireOptions = { sendText: false, sendToolText: false, placeholders: undefined, cache: undefined, messageTokens: undefined }
+  if (opts === undefined || opts === null) return out
+  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_OPTIONS', `${path}: ${what}`, cause === undefined ? { path } : { path, cause })
+  const read = <V>(path: string, get: () => V): V => {
+    try {
+      return get()
+    } catch (e) {
+      throw fail(path, `could not be read (${errorText(e)})`, e)
+    }
+  }
+  if (typeof opts !== 'object') throw fail('options', `expected an object, got ${describe(opts)}`)
+  const flag = (key: string): boolean => {
+    const v = read(key, () => field(opts, key))
+    if (v !== undefined && v !== null && typeof v !== 'boolean') throw fail(key, `expected a boolean, got ${describe(v)}`)
+    return v === true
+  }
+  out.sendText = flag('sendText')
+  out.sendToolText = flag('sendToolText')
+  const placeholders = read('placeholders', () => field(opts, 'placeholders'))
+  if (placeholders !== undefined && placeholders !== null) {
+    const list = read('placeholders', () => (placeholders instanceof Set ? [...placeholders] : Array.isArray(placeholders) ? [...placeholders] : undefined))
+    if (list === undefined || list.length > MAX_ITEMS || list.some((p) => typeof p !== 'string')) {
+      throw fail('placeholders', 'expected a Set (or an array) of placeholder strings')
+    }
+    out.placeholders = new Set(list as string[])
+  }
+  const cache = read('cache', () => field(opts, 'cache'))
+  if (cache !== undefined && cache !== null) {
+    if (!read('cache', () => cache instanceof WeakMap)) throw fail('cache', `expected a WeakMap, got ${describe(cache)}`)
+    out.cache = cache as WireCache
+  }
+  const counts = read('messageTokens', () => field(opts, 'messageTokens'))
+  if (counts !== undefined && counts !== null) out.messageTokens = countsOf(counts) as Array<number | null | undefined>
+  return out
+}
+
+/** `messageTokens` given to `toWireMessages`, read once (as `ContextEditor` reads its context's). */
+function countsOf(counts: unknown): Array<unknown> {
+  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_CONTEXT', `context.${path}: ${what}`, cause === undefined ? { path } : { path, cause })
+  let n: number
+  try {
+    if (!Array.isArray(counts)) throw fail('messageTokens', 'expected an array of token counts (one per message)')
+    n = counts.length
+  } catch (e) {
+    throw e instanceof ContextEditorError ? e : unreadable('INVALID_CONTEXT', 'context.messageTokens', e, { path: 'messageTokens' })
+  }
+  if (n > MAX_MESSAGES) throw fail('messageTokens', `expected at most ${MAX_MESSAGES.toLocaleString('en-US')} counts, got ${n.toLocaleString('en-US')}`)
+  const out = new Array<unknown>(n)
+  for (let k = 0; k < n; k++) {
+    try {
+      out[k] = entry(counts, k)
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.messageTokens[${k}]`, e, { path: `messageTokens[${k}]` })
+    }
+  }
   return out
 }
 
@@ -380,7 +599,7 @@ export function messageList(messages: unknown): unknown[] {
   let i = 0
   try {
     for (; i < n; i++) {
-      const m = messages[i]
+      const m = entry(messages, i)
       out[i] = m
       if (m === null || typeof m !== 'object') {
         i++
@@ -613,13 +832,13 @@ const REASONING = 10
 const HEAD = 11
 
 function kindOf(m: AnyMessage): number {
-  if (isLangChainInstance(m)) {
-    const type = typeof m._getType === 'function' ? m._getType() : m.type
-    return type === 'generic' ? GENERIC : INSTANCE
+  if (isLangChainInstance(m)) return typeOf(m) === 'generic' ? GENERIC : INSTANCE
+  const type = field(m, 'type')
+  if (typeof type === 'string') {
+    const data = field(m, 'data')
+    return isObject(data) && !Array.isArray(data) ? STORED : DICT
   }
-  if (typeof m.type === 'string' && isObject(m.data) && !Array.isArray(m.data)) return STORED
-  if (typeof m.role === 'string' && m.type === undefined) return OPENAI
-  return typeof m.type === 'string' ? DICT : OTHER
+  return typeof field(m, 'role') === 'string' && type === undefined ? OPENAI : OTHER
 }
 
 /** A message's fingerprint; `undefined` for a non-object. */
@@ -854,8 +1073,16 @@ function unchangedRare(fp: readonly unknown[], header: number): number {
 // kept on the copy as its own field if the copy would not read the same. Nested objects that an edit
 // changes (`response_metadata`, a tool call, a content block) are copied the same way.
 //
-// `seal` freezes every object an edit creates, when the editor shares copies between calls (see
-// `ApplyOptions.freeze`); the caller's objects inside them are never frozen (that would change them).
+// `seal` freezes every object an edit creates inside a copy (its `response_metadata`, the marker, new
+// `content` or `tool_calls` arrays, blocks, calls and their `args`), when the editor shares them
+// between calls (see `ApplyOptions.freeze`); the caller's objects inside them are never frozen (that
+// would change them). The message object itself, a LangChain message's `lc_kwargs` and a stored
+// message's `data` are never frozen: LangChain's constructors write into the object they are given
+// (`new AIMessage(m)` sets `m.tool_calls`, `mapStoredMessagesToChatMessages` hands `data` to one)
+// and LangGraph's messages reducer gives a message without an id one (`m.id = …`,
+// `m.lc_kwargs.id = …`). So the editor keeps its copies as private templates and hands each caller
+// a fresh shell of them (`handOut`): the message object (and its `lc_kwargs` or `data`) is the
+// caller's own, what is inside is frozen and shared.
 
 type Seal = <T>(o: T) => T
 const keepOpen: Seal = (o) => o
@@ -920,6 +1147,8 @@ function infoOf(proto: object): ProtoInfo {
 
 /** The fields of `kept` that instances of `proto` get from their prototype chain. */
 function inheritedOf(proto: object, info: ProtoInfo, kept: Kept): string[] {
+  // What Object.prototype holds beyond its standard members is no field of any class (see `field`).
+  if (polluted) return kept.filter((key) => hasField(proto, key))
   let list = info.inherited.get(kept)
   if (list === undefined) {
     list = kept.filter((key) => key in proto)
@@ -934,10 +1163,11 @@ function define(o: object, key: PropertyKey, value: unknown): void {
 
 /**
  * Sets a field on a copy we made, as data: by assignment where that cannot reach a setter (an own
- * field, or a plain or prototype-less object and a key other than `__proto__`), defined otherwise.
+ * field, or a plain or prototype-less object and a key other than `__proto__`, while nothing was
+ * put on Object.prototype, where it could be a setter or read-only), defined otherwise.
  */
 function setField(o: object, key: string, value: unknown): void {
-  if (key !== '__proto__' && (Object.hasOwn(o, key) || isPlainProto(Object.getPrototypeOf(o)))) (o as AnyMessage)[key] = value
+  if (key !== '__proto__' && (Object.hasOwn(o, key) || (!polluted && isPlainProto(Object.getPrototypeOf(o))))) (o as AnyMessage)[key] = value
   else define(o, key, value)
 }
 
@@ -965,7 +1195,8 @@ function copyOf<T extends object>(src: T, kept: Kept = KEPT.message): T {
 
 /** `Object.assign` onto a new instance of `proto`, when that defines exactly `src`'s fields; else undefined. */
 function assigned<T extends object>(proto: object, info: ProtoInfo, src: T): T | undefined {
-  if (Object.hasOwn(src, '__proto__')) return undefined
+  // A setter put on Object.prototype would run too.
+  if (polluted || Object.hasOwn(src, '__proto__')) return undefined
   for (const key of info.guarded) if (Object.hasOwn(src, key)) return undefined
   try {
     return Object.assign(Object.create(proto) as T, src)
@@ -1014,28 +1245,63 @@ function withFields<T extends object>(src: T, fields: Record<string, unknown>, k
  * serialization reads. `drop` fields become undefined (and leave `lc_kwargs`).
  */
 function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
-  const kwargs = isObject(copy.lc_kwargs) && !Array.isArray(copy.lc_kwargs) ? copyOf(copy.lc_kwargs, KEPT.metadata) : undefined
+  const lcKwargs = field(copy, 'lc_kwargs')
+  const kwargs = isObject(lcKwargs) && !Array.isArray(lcKwargs) ? copyOf(lcKwargs, KEPT.metadata) : undefined
   for (const key of Object.keys(fields)) {
     setField(copy, key, fields[key])
     if (kwargs) setField(kwargs, key, fields[key])
   }
   for (const key of drop) {
-    if (key in copy) setField(copy, key, undefined)
+    if (hasField(copy, key)) setField(copy, key, undefined)
     if (kwargs) delete kwargs[key]
   }
-  if (kwargs) setField(copy, 'lc_kwargs', close(kwargs))
+  // Frozen like the rest unless the message has no id: LangGraph's reducer writes the id it gives
+  // such a message here too (each caller then gets its own, see `handOut`).
+  if (kwargs) setField(copy, 'lc_kwargs', field(copy, 'id') == null ? kwargs : close(kwargs))
 }
 
-/** The copy of message `m` (in the shape `p` says) with `fields` changed; `close` the new objects. */
+/**
+ * The copy of message `m` (in the shape `p` says) with `fields` changed (`close` them). The copy
+ * itself, its `lc_kwargs` and a stored message's `data` stay open (see `handOut`).
+ */
 function changed(m: AnyMessage, p: Parts, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): AnyMessage {
   if (p.shape === 'stored') {
     const data = withFields(p.fields, fields)
     for (const key of drop) delete data[key]
-    return close(withFields(m, { data: close(data) }))
+    return withFields(m, { data })
   }
   const copy = copyOf(m)
   patch(copy, fields, close, drop)
-  return close(copy)
+  return copy
+}
+
+/**
+ * A fresh shell of `template`, a copy the editor keeps to hand out again (see the section's
+ * comment): the message object, a LangChain message's `lc_kwargs` or a stored message's `data`
+ * copied anew, everything inside shared (the edit froze what it created).
+ */
+function handOut<T extends AnyMessage>(template: T): T {
+  // The template was copied from the caller's message (`copyOf`): the fields it needs from its
+  // class are its own already, so a shell is its own fields on the same prototype.
+  const proto = Object.getPrototypeOf(template)
+  const copy: T =
+    proto === Object.prototype
+      ? { ...template }
+      : proto === null
+        ? Object.assign(Object.create(null), template)
+        : (assigned(proto, infoOf(proto), template) ?? fieldByField(proto, template))
+  // A `_getType` the template keeps as its own method (see `keepInherited`), not an enumerable field.
+  if (Object.hasOwn(template, '_getType') && !isEnumerable.call(template, '_getType')) {
+    Object.defineProperty(copy, '_getType', Object.getOwnPropertyDescriptor(template, '_getType')!)
+  }
+  const kwargs = field(template, 'lc_kwargs')
+  if (isObject(kwargs) && !Array.isArray(kwargs)) {
+    // Shared when frozen (a message with an id, see `patch`).
+    if (!Object.isFrozen(kwargs)) setField(copy, 'lc_kwargs', copyOf(kwargs, KEPT.metadata))
+  } else if (kindOf(template) === STORED) {
+    setField(copy, 'data', copyOf(field(template, 'data')))
+  }
+  return copy
 }
 
 /** `list`, checked again before an edit walks it (a getter may hand out another array than conversion saw). */
@@ -1061,47 +1327,47 @@ function filterList(list: readonly unknown[], f: (x: any, k: number) => boolean)
 
 /** The `context_editing` marker a copy starts from: the message's own when it is an object. */
 function markerOf(md: AnyMessage): AnyMessage {
-  const ce = md.context_editing
+  const ce = field(md, 'context_editing')
   return isObject(ce) && !Array.isArray(ce) ? ce : {}
 }
 
 /** An OpenAI call with its `function.arguments` emptied. */
 function withoutArguments(c: AnyMessage, close: Seal): AnyMessage {
-  return close(withFields(c, { function: close(withFields(c.function, { arguments: '{}' }, KEPT.call)) }, KEPT.call))
+  return close(withFields(c, { function: close(withFields(field(c, 'function'), { arguments: '{}' }, KEPT.call)) }, KEPT.call))
 }
 
 function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
-  const placeholder = op.placeholder ?? '[cleared]'
-  if (p.shape === 'openai') return close(withFields(m, { content: placeholder }))
+  const placeholder = own(op, 'placeholder') ?? '[cleared]'
+  if (p.shape === 'openai') return withFields(m, { content: placeholder })
   // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
-  const context_editing = close({ cleared: true, strategy: op.strategy ?? 'clear_tool_uses' })
+  const context_editing = close({ cleared: true, strategy: own(op, 'strategy') ?? 'clear_tool_uses' })
   const response_metadata = close(withFields(metadataOf(p) ?? {}, { context_editing }, KEPT.metadata))
   return changed(m, p, { content: placeholder, response_metadata }, close, ['artifact'])
 }
 
 function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
-  const positions = new Set(op.callIndices ?? [])
-  const ids = new Set(op.toolCallIds ?? [])
+  const positions = new Set(own(op, 'callIndices') ?? [])
+  const ids = new Set(own(op, 'toolCallIds') ?? [])
   const tool_calls = close(
-    mapList(listOf(p.fields.tool_calls, i, 'tool_calls'), (c, k) => {
+    mapList(listOf(field(p.fields, 'tool_calls'), i, 'tool_calls'), (c, k) => {
       if (!positions.has(k)) return c
-      return c.function !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }, KEPT.call))
+      return field(c, 'function') !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }, KEPT.call))
     }),
   )
-  if (p.shape === 'openai') return close(withFields(m, { tool_calls }))
+  if (p.shape === 'openai') return withFields(m, { tool_calls })
   const fields: Record<string, unknown> = { tool_calls }
   const md = metadataOf(p) ?? {}
-  const inputs = close([...(op.clearedToolInputs ?? [...ids].sort())])
+  const inputs = close([...(own(op, 'clearedToolInputs') ?? [...ids].sort())])
   const context_editing = close(withFields(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata))
   fields.response_metadata = close(withFields(md, { context_editing }, KEPT.metadata))
   // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
-  const content = p.fields.content
+  const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
     let emptied = false
     const next = mapList(listOf(content, i, 'content'), (b) => {
-      if (isObject(b) && b.type === 'tool_use' && ids.has(b.id)) {
+      if (isObject(b) && field(b, 'type') === 'tool_use' && ids.has(field(b, 'id'))) {
         emptied = true
         return close(withFields(b, { input: close({}) }, KEPT.block))
       }
@@ -1110,10 +1376,11 @@ function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMe
     if (emptied) fields.content = close(next)
   }
   // Provider-raw OpenAI calls kept by @langchain/core 0.3 in `additional_kwargs.tool_calls`.
-  const ak = p.fields.additional_kwargs
-  if (isObject(ak) && Array.isArray(ak.tool_calls)) {
-    const raw = listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls')
-    const emptied = mapList(raw, (c) => (isObject(c) && ids.has(c.id) && isObject(c.function) ? withoutArguments(c, close) : c))
+  const ak = field(p.fields, 'additional_kwargs')
+  const rawCalls = isObject(ak) ? field(ak, 'tool_calls') : undefined
+  if (Array.isArray(rawCalls)) {
+    const raw = listOf(rawCalls, i, 'additional_kwargs.tool_calls')
+    const emptied = mapList(raw, (c) => (isObject(c) && ids.has(field(c, 'id')) && isObject(field(c, 'function')) ? withoutArguments(c, close) : c))
     fields.additional_kwargs = close(withFields(ak, { tool_calls: close(emptied) }, KEPT.metadata))
   }
   return changed(m, p, fields, close)
@@ -1130,35 +1397,38 @@ export function textOf(content: unknown): string {
   }
   let text = ''
   for (let k = 0; k < content.length; k++) {
-    const b = content[k]
+    const b = entry(content, k)
     if (typeof b === 'string') text += b
-    else if (isObject(b) && b.type === 'text' && typeof b.text === 'string') text += b.text
+    else if (isObject(b) && field(b, 'type') === 'text') {
+      const value = field(b, 'text')
+      if (typeof value === 'string') text += value
+    }
   }
   return text
 }
 
 function truncatedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
-  let head = textOf(p.fields.content).slice(0, op.keep ?? 0)
+  let head = textOf(field(p.fields, 'content')).slice(0, own(op, 'keep') ?? 0)
   // Never end on the first half of a surrogate pair.
   const last = head.charCodeAt(head.length - 1)
   if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1)
-  const content = head + (op.marker ?? '')
-  if (p.shape === 'openai') return close(withFields(m, { content }))
+  const content = head + (own(op, 'marker') ?? '')
+  if (p.shape === 'openai') return withFields(m, { content })
   const md = metadataOf(p) ?? {}
-  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: op.strategy ?? 'truncate_tool_results' }, KEPT.metadata))
+  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: own(op, 'strategy') ?? 'truncate_tool_results' }, KEPT.metadata))
   return changed(m, p, { content, response_metadata: close(withFields(md, { context_editing }, KEPT.metadata)) }, close)
 }
 
 function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   const fields: Record<string, unknown> = {}
-  const content = p.fields.content
+  const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
-    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && THINKING_BLOCKS.has(b.type))))
+    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && THINKING_BLOCKS.has(field(b, 'type')))))
   }
-  const ak = p.fields.additional_kwargs
-  if (isObject(ak) && REASONING_KWARGS.some((k) => k in ak)) {
+  const ak = field(p.fields, 'additional_kwargs')
+  if (isObject(ak) && REASONING_KWARGS.some((k) => hasField(ak, k))) {
     const rest = copyOf(ak, KEPT.metadata)
     for (const k of REASONING_KWARGS) delete rest[k]
     fields.additional_kwargs = close(rest)
@@ -1166,30 +1436,31 @@ function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
   if (p.shape === 'openai') {
     const out = withFields(m, fields)
     delete out.reasoning_content
-    return close(out)
+    return out
   }
   return changed(m, p, fields, close)
 }
 
 function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
-  const positions = new Set(op.callIndices ?? [])
-  const ids = new Set(op.toolCallIds ?? [])
-  const tool_calls = close(filterList(listOf(p.fields.tool_calls, i, 'tool_calls'), (_, k) => !positions.has(k)))
+  const positions = new Set(own(op, 'callIndices') ?? [])
+  const ids = new Set(own(op, 'toolCallIds') ?? [])
+  const tool_calls = close(filterList(listOf(field(p.fields, 'tool_calls'), i, 'tool_calls'), (_, k) => !positions.has(k)))
   if (p.shape === 'openai') {
     const out = withFields(m, { tool_calls })
     // OpenAI rejects an empty `tool_calls` array.
     if (tool_calls.length === 0) delete out.tool_calls
-    return close(out)
+    return out
   }
   const fields: Record<string, unknown> = { tool_calls }
-  const content = p.fields.content
+  const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
-    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && b.type === 'tool_use' && ids.has(b.id))))
+    fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && field(b, 'type') === 'tool_use' && ids.has(field(b, 'id')))))
   }
-  const ak = p.fields.additional_kwargs
-  if (isObject(ak) && Array.isArray(ak.tool_calls)) {
-    const kept = filterList(listOf(ak.tool_calls, i, 'additional_kwargs.tool_calls'), (c) => !(isObject(c) && ids.has(c.id)))
+  const ak = field(p.fields, 'additional_kwargs')
+  const rawCalls = isObject(ak) ? field(ak, 'tool_calls') : undefined
+  if (Array.isArray(rawCalls)) {
+    const kept = filterList(listOf(rawCalls, i, 'additional_kwargs.tool_calls'), (c) => !(isObject(c) && ids.has(field(c, 'id'))))
     fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }, KEPT.metadata))
   }
   return changed(m, p, fields, close)
@@ -1201,16 +1472,16 @@ function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMes
 const EPHEMERAL = Object.freeze({ type: 'ephemeral' })
 
 function hasCacheControl(x: unknown): boolean {
-  return x !== null && typeof x === 'object' && (x as AnyMessage).cache_control != null
+  return x !== null && typeof x === 'object' && field(x, 'cache_control') != null
 }
 
 /** `cache_control` markers in a message's content blocks (or on the message itself). */
 function cacheControlsOf(fields: AnyMessage | undefined): number {
   if (!fields || typeof fields !== 'object') return 0
   let n = hasCacheControl(fields) ? 1 : 0
-  const content = fields.content
+  const content = field(fields, 'content')
   // A longer list is rejected by conversion (after this count): never walk it here.
-  if (Array.isArray(content) && content.length <= MAX_ITEMS) for (let k = 0; k < content.length; k++) if (hasCacheControl(content[k])) n++
+  if (Array.isArray(content) && content.length <= MAX_ITEMS) for (let k = 0; k < content.length; k++) if (hasCacheControl(entry(content, k))) n++
   return n
 }
 
@@ -1223,11 +1494,11 @@ export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown,
   let n = 0
   if (Array.isArray(messages) && messages.length <= MAX_MESSAGES) {
     for (let k = 0; k < messages.length; k++) {
-      const m = messages[k]
+      const m = entry(messages, k)
       if (m === null || typeof m !== 'object') continue
       try {
-        const fields = typeof m.type === 'string' && m.data && typeof m.data === 'object' ? m.data : m
-        n += cacheControlsOf(fields)
+        const data = typeof field(m, 'type') === 'string' ? field(m, 'data') : undefined
+        n += cacheControlsOf(data && typeof data === 'object' ? data : m)
       } catch (e) {
         throw messageError(e, k, m)
       }
@@ -1243,7 +1514,7 @@ export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown,
   if (Array.isArray(tools) && tools.length <= MAX_ITEMS) {
     for (let k = 0; k < tools.length; k++) {
       try {
-        if (hasCacheControl(tools[k])) n++
+        if (hasCacheControl(entry(tools, k))) n++
       } catch (e) {
         throw unreadable('INVALID_CONTEXT', `context.tools[${k}]`, e, { path: `tools[${k}]` })
       }
@@ -1260,20 +1531,20 @@ export function countCacheBreakpoints(messages: unknown, systemPrompt?: unknown,
 function withCacheBreakpoint(m: AnyMessage, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   if (p.shape === 'openai') return m
-  const content = p.fields.content
+  const content = field(p.fields, 'content')
   let next: unknown[]
   if (typeof content === 'string') {
     if (content === '') return m
     next = [close({ type: 'text', text: content, cache_control: EPHEMERAL })]
   } else if (Array.isArray(content) && content.length > 0) {
     const blocks = listOf(content, i, 'content')
-    const last = blocks[blocks.length - 1]
+    const last = entry(blocks, blocks.length - 1)
     if (hasCacheControl(last)) return m
     if (typeof last === 'string') {
       if (last === '') return m
       next = filterList(blocks, (_, k) => k < blocks.length - 1)
       next.push(close({ type: 'text', text: last, cache_control: EPHEMERAL }))
-    } else if (isObject(last) && !THINKING_BLOCKS.has(last.type)) {
+    } else if (isObject(last) && !THINKING_BLOCKS.has(field(last, 'type'))) {
       next = filterList(blocks, (_, k) => k < blocks.length - 1)
       next.push(close(withFields(last, { cache_control: EPHEMERAL }, KEPT.block)))
     } else {
@@ -1285,7 +1556,7 @@ function withCacheBreakpoint(m: AnyMessage, i: number, close: Seal): AnyMessage 
   return changed(m, p, { content: close(next) }, close)
 }
 
-/** What `applyPlan` should do with a summary the plan asks for. */
+/** What applying a plan should do with a summary the plan asks for, and with the copies it makes. */
 export interface ApplyOptions {
   /**
    * The summary text from the model; without it, or when it is blank, the messages a summary
@@ -1308,54 +1579,110 @@ export interface ApplyOptions {
    */
   memoPrints?: ReadonlyArray<unknown[] | undefined>
   /**
-   * The output for `messages[0..upTo)` when it is already known: the first `length` entries of
-   * `messages` (an earlier output, for the same objects and the same operations). `rest`, when
+   * The output for `messages[0..upTo)` when it is already known: the first `length` entries of an
+   * earlier application's `kept` (for the same objects and the same operations). `rest`, when
    * given, stands for the plan's operations from `upTo` on.
    */
-  prefix?: { messages: readonly unknown[]; length: number; upTo: number; rest?: readonly PlanOp[] }
+  prefix?: { kept: readonly unknown[]; made: readonly number[]; length: number; upTo: number; rest?: readonly PlanOp[] }
   /**
-   * Freeze the objects the edits create (each copied message and the new objects inside it; never
-   * the caller's own): copies handed out again by later calls (from `memo` or a reused `prefix`,
-   * which imply it) must not change when one caller's result is changed.
+   * The editor keeps the copies it makes (in `memo`, and as `kept` for a later `prefix`) and hands
+   * them out again: what an edit creates inside a copy is frozen, and every copy handed out is a
+   * fresh shell of the kept one (see `handOut`). Implied by `memo` and `prefix`.
    */
-  freeze?: boolean
+  shared?: boolean
 }
 
-/** Cleared copies by original message (see `ApplyOptions.memo`). */
+/** Cleared copies (templates, see `handOut`) by original message (see `ApplyOptions.memo`). */
 export type ClearedMemo = WeakMap<object, { placeholder: string; strategy: string; copy: AnyMessage; print?: unknown[] }>
 
-/** A summary message in the shape (and, for LangChain instances, the class) of the conversation. */
-function summaryMessage(messages: readonly AnyMessage[], request: SummaryRequest, summary: string): AnyMessage {
+/** A plan as `applyPlan` applies it: its operations and, when it asks for one, its summary request. */
+export type ApplicablePlan = Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null }
+
+/** What applying a plan gives: the output, and the same as the editor keeps it for a later call. */
+export interface Applied<T> {
+  messages: T[]
+  /** The output with the kept templates where `messages` holds fresh shells of them (see `handOut`). */
+  kept: unknown[]
+  /** The positions of `kept` that hold templates, ascending. */
+  made: number[]
+}
+
+/**
+ * A summary message in the shape (and, for LangChain instances, the class) of the conversation.
+ * What it holds besides its content is closed like everything an edit creates.
+ */
+function summaryMessage(messages: readonly AnyMessage[], request: SummaryRequest, summary: string, close: Seal): AnyMessage {
   const content = `${request.prefix}\n\n${summary}`
-  const additional_kwargs = { lc_source: 'summarization' }
+  const additional_kwargs = close({ lc_source: 'summarization' })
   const lcType = request.role === 'user' ? 'human' : 'ai'
   const sample = messages[request.insertAt]
   const p = partsOf(sample, request.insertAt)
   if (p.shape === 'openai') return { role: request.role, content }
-  if (p.shape === 'stored') return { type: lcType, data: { content, additional_kwargs, response_metadata: {} } }
+  if (p.shape === 'stored') return { type: lcType, data: { content, additional_kwargs, response_metadata: close({}) } }
   if (isLangChainInstance(sample)) {
     // Reuse the conversation's own class for the role, so the output stays one @langchain/core copy.
     const peer = messages.find((m, k) => isLangChainInstance(m) && partsOf(m, k).role === request.role)
-    if (peer) return new (peer.constructor as new (fields: object) => AnyMessage)({ content, additional_kwargs })
+    // The class's constructor reads what its fields object lacks through its prototype: none while
+    // Object.prototype is polluted (then the plain object it may keep, as `lc_kwargs`).
+    const fields = { content, additional_kwargs, response_metadata: close({}) }
+    const given = polluted ? Object.assign(Object.create(null), fields) : fields
+    const made = peer === undefined ? undefined : instanceOfClass(peer, given)
+    if (given !== fields) Object.setPrototypeOf(given, OBJECT_PROTOTYPE)
+    if (made !== undefined) return made
   }
   return { type: lcType, content, additional_kwargs }
 }
 
 /**
+ * A new instance of `peer`'s class made from `fields`: the class is its prototype's, never a field of
+ * the message (an own `constructor` key is data). `undefined` when the class cannot make one.
+ */
+function instanceOfClass(peer: AnyMessage, fields: object): AnyMessage | undefined {
+  const proto: unknown = Object.getPrototypeOf(peer)
+  const make = isObject(proto) && Object.hasOwn(proto, 'constructor') ? (proto as AnyMessage).constructor : undefined
+  if (typeof make !== 'function') return undefined
+  try {
+    return new (make as new (fields: object) => AnyMessage)(fields)
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Applies a plan to the caller's messages: a new array; unchanged messages are the same objects,
  * changed ones are new objects of the same class with only the edited fields different. Several
- * operations for one index apply in the order given.
+ * operations for one index apply in the order given. The messages, the plan and `options` are read
+ * once, and the plan is checked against the messages first.
+ * @throws {ContextEditorError} `INVALID_PLAN` naming the operation's field that is not one (an
+ * unknown type, an index out of range, a tool-result operation on a message that is no tool result,
+ * a field of the wrong type, a getter that throws); `INVALID_SUMMARY` for a summary request that
+ * does not fit the messages or a summary that cannot be one; `INVALID_MESSAGE` for a message an
+ * operation cannot read.
  */
-export function applyPlan<T extends AnyMessage>(
-  messages: readonly T[],
-  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
-  options: ApplyOptions = {},
-): T[] {
+export function applyPlan<T extends AnyMessage>(messages: readonly T[], plan: ApplicablePlan, options: { summary?: string } | null = {}): T[] {
+  notePollution()
+  const list = listCopy(messages) as T[]
+  const checked = readPlan(plan, list)
+  return applyEdits(list, checked, { summary: summaryOption(options) }).messages
+}
+
+/**
+ * `applyPlan` for plans of our own (the editor's, checked by the core): no checks beyond the
+ * summary request's, and what `options` asks of the copies.
+ */
+export function applyEdits<T extends AnyMessage>(messages: readonly T[], plan: ApplicablePlan, options: ApplyOptions = {}): Applied<T> {
   checkMessages(messages)
-  if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
+  if (options.prefix === undefined && plan.ops.length === 0) return unchangedOutput(messages)
   const step = applier(messages, plan, options)
   step(messages.length)
-  return step.out
+  return step.applied
+}
+
+/** The output of a plan without operations: the messages, in a new array. */
+function unchangedOutput<T>(messages: readonly T[]): Applied<T> {
+  const out = new Array<T>(messages.length)
+  for (let k = 0; k < messages.length; k++) out[k] = messages[k]
+  return { messages: out, kept: out.slice(), made: [] }
 }
 
 /** `applyPlan`'s messages: an array it may walk (its entries are the caller's business). */
@@ -1373,22 +1700,245 @@ function checkMessages(messages: readonly unknown[]): void {
 }
 
 /**
- * `applyPlan` in pieces of `piece` messages, calling `pause` (e.g. a yield to the event loop)
+ * The caller's array read once, entry by entry, into one of our own (holes are `undefined`; unlike
+ * `messageList`, it does not stop at an entry that is not an object: an operation that reads one
+ * names it, and the others pass through).
+ * @throws {ContextEditorError} `INVALID_MESSAGE` for a non-array, a length over `MAX_MESSAGES`, or
+ * an array or entry that cannot be read.
+ */
+export function listCopy(messages: unknown): unknown[] {
+  let n: number
+  try {
+    if (!Array.isArray(messages)) {
+      throw new ContextEditorError('INVALID_MESSAGE', `messages: expected an array of messages, got ${describe(messages)}`, { path: 'messages' })
+    }
+    n = messages.length
+  } catch (e) {
+    throw e instanceof ContextEditorError ? e : unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+  }
+  if (n > MAX_MESSAGES) {
+    throw new ContextEditorError(
+      'INVALID_MESSAGE',
+      `messages: expected at most ${MAX_MESSAGES.toLocaleString('en-US')} messages, got ${n.toLocaleString('en-US')}`,
+      { path: 'messages' },
+    )
+  }
+  const out = new Array<unknown>(n)
+  let i = 0
+  try {
+    for (; i < n; i++) out[i] = entry(messages as unknown[], i)
+  } catch (e) {
+    throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+  }
+  return out
+}
+
+/** `applyPlan`'s `options.summary`, read once. */
+function summaryOption(options: unknown): string | undefined {
+  if (options === undefined || options === null) return undefined
+  if (typeof options !== 'object') {
+    throw new ContextEditorError('INVALID_SUMMARY', `options: expected an object ({ summary }), got ${describe(options)}`, { path: 'options' })
+  }
+  try {
+    return field(options, 'summary')
+  } catch (e) {
+    throw new ContextEditorError('INVALID_SUMMARY', `summary: could not be read (${errorText(e)})`, { path: 'summary', cause: e })
+  }
+}
+
+/** Most operations a hand-made plan may hold (a longer list is a mistake, or sparse). */
+const MAX_PLAN_OPS = MAX_MESSAGES
+const OP_TYPES: ReadonlySet<string> = new Set([
+  'remove',
+  'clear_tool_result',
+  'truncate_tool_result',
+  'remove_thinking',
+  'clear_tool_inputs',
+  'remove_tool_calls',
+  'cache_breakpoint',
+])
+/** The role of the messages an operation applies to (the others apply to any message). */
+const OP_ROLES: ReadonlyMap<string, string> = new Map([
+  ['clear_tool_result', 'tool'],
+  ['truncate_tool_result', 'tool'],
+  ['clear_tool_inputs', 'assistant'],
+  ['remove_tool_calls', 'assistant'],
+])
+
+/** A caller's value in an error message, never converted (which could throw). */
+function shownValue(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : describe(v)
+}
+
+/**
+ * A plan given to `applyPlan`, read once into data of our own and checked against `messages`: what
+ * `applyPlan` applies is exactly what was checked, whatever a getter answers later.
+ */
+function readPlan(plan: unknown, messages: readonly unknown[]): ApplicablePlan {
+  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_PLAN', `${path}: ${what}`, cause === undefined ? { path } : { path, cause })
+  const read = <V>(path: string, get: () => V): V => {
+    try {
+      return get()
+    } catch (e) {
+      throw fail(path, `could not be read (${errorText(e)})`, e)
+    }
+  }
+  if (plan === null || typeof plan !== 'object') throw fail('plan', `expected a plan (an object with \`ops\`), got ${describe(plan)}`)
+  const list = read('plan.ops', () => field(plan, 'ops'))
+  // The request before the operations: a plan for other messages is named by it when it has one.
+  const summary = readRequest(plan, messages.length)
+  if (!read('plan.ops', () => Array.isArray(list))) throw fail('plan.ops', `expected a list of operations, got ${describe(list)}`)
+  const n = read('plan.ops', () => (list as unknown[]).length)
+  if (n > MAX_PLAN_OPS) {
+    throw fail('plan.ops', `expected at most ${MAX_PLAN_OPS.toLocaleString('en-US')} operations, got ${n.toLocaleString('en-US')}`)
+  }
+  const ops = new Array<PlanOp>(n)
+  for (let k = 0; k < n; k++) {
+    const at = `plan.ops[${k}]`
+    ops[k] = readOp(read(at, () => entry(list as unknown[], k)), at, messages, read, fail)
+  }
+  if (summary !== undefined) {
+    // Each replaced message goes through its `remove` operation (kept when no summary is written).
+    const removed = new Set(ops.filter((op) => op.type === 'remove').map((op) => op.index))
+    summary.replaced.forEach((i, k) => {
+      if (!removed.has(i)) {
+        throw new ContextEditorError('INVALID_SUMMARY', `plan.summary.replaced[${k}]: message ${i} has no \`remove\` operation (a plan changed by hand?)`, {
+          path: `plan.summary.replaced[${k}]`,
+        })
+      }
+    })
+  }
+  return summary === undefined ? { ops } : { ops, summary }
+}
+
+type Read = <V>(path: string, get: () => V) => V
+type Fail = (path: string, what: string, cause?: unknown) => ContextEditorError
+
+/** One operation of a hand-made plan, as a plain `PlanOp` (see `readPlan`). */
+function readOp(op: unknown, at: string, messages: readonly unknown[], read: Read, fail: Fail): PlanOp {
+  if (op === null || typeof op !== 'object') throw fail(at, `expected an operation (an object), got ${describe(op)}`)
+  const get = (key: string): unknown => read(`${at}.${key}`, () => field(op, key))
+  const type = get('type')
+  if (typeof type !== 'string' || !OP_TYPES.has(type)) throw fail(`${at}.type`, `expected one of ${[...OP_TYPES].join(', ')}, got ${shownValue(type)}`)
+  const index = get('index')
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0 || index >= messages.length) {
+    throw fail(`${at}.index`, `expected a message index below ${messages.length} (a plan for other messages?), got ${shownValue(index)}`)
+  }
+  const out = { type, index } as PlanOp & Record<string, unknown>
+  const text = (key: string): void => {
+    const v = get(key)
+    if (v === undefined || v === null) return
+    if (typeof v !== 'string') throw fail(`${at}.${key}`, `expected a string, got ${describe(v)}`)
+    if (!v.isWellFormed()) throw fail(`${at}.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    out[key] = v
+  }
+  const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 0xffffffff
+  const list = (key: string, what: 'positions' | 'ids'): void => {
+    const v = get(key)
+    if (v === undefined || v === null) return
+    if (!read(`${at}.${key}`, () => Array.isArray(v))) throw fail(`${at}.${key}`, `expected a list of ${what}, got ${describe(v)}`)
+    const given = v as unknown[]
+    const n = read(`${at}.${key}`, () => given.length)
+    if (n > MAX_ITEMS) throw fail(`${at}.${key}`, `expected at most ${MAX_ITEMS.toLocaleString('en-US')} ${what}, got ${n.toLocaleString('en-US')}`)
+    const copy = new Array<unknown>(n)
+    for (let k = 0; k < n; k++) {
+      const x = read(`${at}.${key}[${k}]`, () => entry(given, k))
+      const ok = what === 'positions' ? isCount(x) : typeof x === 'string' && x.isWellFormed()
+      if (!ok) throw fail(`${at}.${key}[${k}]`, `expected ${what === 'positions' ? 'a tool call position' : 'a tool call id'}, got ${shownValue(x)}`)
+      copy[k] = x
+    }
+    out[key] = copy
+  }
+  switch (type) {
+    case 'clear_tool_result':
+      text('placeholder')
+      text('strategy')
+      break
+    case 'truncate_tool_result': {
+      const keep = get('keep')
+      if (keep !== undefined && keep !== null) {
+        if (!isCount(keep)) throw fail(`${at}.keep`, `expected a non-negative integer, got ${shownValue(keep)}`)
+        out.keep = keep as number
+      }
+      text('marker')
+      text('strategy')
+      break
+    }
+    case 'clear_tool_inputs':
+      list('callIndices', 'positions')
+      list('toolCallIds', 'ids')
+      list('clearedToolInputs', 'ids')
+      break
+    case 'remove_tool_calls':
+      list('callIndices', 'positions')
+      list('toolCallIds', 'ids')
+      break
+  }
+  const role = OP_ROLES.get(type)
+  if (role !== undefined) {
+    const m = messages[index]
+    let p: Parts
+    try {
+      p = partsOf(m, index)
+    } catch (e) {
+      throw messageError(e, index, m)
+    }
+    if (p.role !== role) {
+      throw fail(at, `\`${type}\` applies to ${role === 'tool' ? 'a tool' : 'an assistant'} message, messages[${index}] is \`${p.role}\` (a plan for other messages?)`)
+    }
+  }
+  return out
+}
+
+/** A hand-made plan's summary request, read once into data of our own and checked (`checkSummaryRequest`). */
+function readRequest(plan: object, length: number): SummaryRequest | undefined {
+  // The path is the request's (its message names the field), as `checkSummaryRequest` reports it.
+  const fail = (where: string, e: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_SUMMARY', `${where}: could not be read (${errorText(e)})`, { path: 'plan.summary', cause: e })
+  const read = <V>(path: string, get: () => V): V => {
+    try {
+      return get()
+    } catch (e) {
+      throw fail(path, e)
+    }
+  }
+  const request = read('plan.summary', () => field(plan, 'summary'))
+  if (request === undefined || request === null) return undefined
+  if (typeof request !== 'object') {
+    checkSummaryRequest(request, length)
+    return undefined
+  }
+  const get = (key: string): unknown => read(`plan.summary.${key}`, () => field(request, key))
+  let replaced = get('replaced')
+  if (read('plan.summary.replaced', () => Array.isArray(replaced))) {
+    const given = replaced as unknown[]
+    const n = read('plan.summary.replaced', () => given.length)
+    // Longer than the messages: `checkSummaryRequest` says so, without walking it.
+    if (n <= length) replaced = Array.from({ length: n }, (_, k) => read(`plan.summary.replaced[${k}]`, () => entry(given, k)))
+  }
+  const copy = { replaced, insertAt: get('insertAt'), prefix: get('prefix'), role: get('role') }
+  checkSummaryRequest(copy, length)
+  return copy as unknown as SummaryRequest
+}
+
+/**
+ * `applyEdits` in pieces of `piece` messages, calling `pause` (e.g. a yield to the event loop)
  * between them, for histories long enough that applying a plan at once would stall a server.
  */
-export async function applyPlanInPieces<T extends AnyMessage>(
+export async function applyEditsInPieces<T extends AnyMessage>(
   messages: readonly T[],
-  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
+  plan: ApplicablePlan,
   options: ApplyOptions,
   piece: number,
   pause: () => Promise<void>,
-): Promise<T[]> {
+): Promise<Applied<T>> {
   checkMessages(messages)
-  if (options.prefix === undefined && plan.ops.length === 0) return messages.slice()
+  if (options.prefix === undefined && plan.ops.length === 0) return unchangedOutput(messages)
   const step = applier(messages, plan, options)
   for (let end = piece; ; end += piece) {
     step(Math.min(end, messages.length))
-    if (end >= messages.length) return step.out
+    if (end >= messages.length) return step.applied
     await pause()
   }
 }
@@ -1396,17 +1946,17 @@ export async function applyPlanInPieces<T extends AnyMessage>(
 /** A stateful application of `plan`: each call applies the messages up to `end`. */
 function applier<T extends AnyMessage>(
   messages: readonly T[],
-  plan: Pick<EditPlan, 'ops'> & { summary?: SummaryRequest | null },
+  plan: ApplicablePlan,
   options: ApplyOptions,
-): ((end: number) => void) & { out: T[] } {
-  const request = plan.summary ?? undefined
+): ((end: number) => void) & { applied: Applied<T> } {
+  const request: SummaryRequest | undefined = own(plan, 'summary') ?? undefined
   // A request that does not fit these messages would drop them without writing the summary.
   if (request !== undefined) checkSummaryRequest(request, messages.length)
   // A summary with no text never replaces history (kept, as without one); a value that cannot be a
   // summary is the summarizer's error (`summaryTextOf`), never blamed on a message.
   const summary = request !== undefined && options.summary !== undefined ? summaryTextOf(options.summary) : ''
   const summarize = request !== undefined && summary !== ''
-  const kept = new Set(request && !summarize ? request.replaced : [])
+  const keptReplaced = new Set(request && !summarize ? request.replaced : [])
   // Operations come sorted by index (several for one index in the order given): walk them with a
   // cursor; sort a copy only if a caller's hand-made plan is out of order.
   let ops = options.prefix?.rest ?? plan.ops
@@ -1417,8 +1967,28 @@ function applier<T extends AnyMessage>(
     }
   }
   const { memo, memoBelow = 0, memoPrints, prefix } = options
-  const close = options.freeze || memo !== undefined || prefix !== undefined ? seal : keepOpen
-  const out = (prefix === undefined ? [] : prefix.messages.slice(0, prefix.length)) as T[]
+  const shared = options.shared === true || memo !== undefined || prefix !== undefined
+  const close = shared ? seal : keepOpen
+  const kept = prefix === undefined ? [] : prefix.kept.slice(0, prefix.length)
+  const made: number[] = []
+  const out = kept.slice() as T[]
+  if (prefix !== undefined) {
+    for (const k of prefix.made) {
+      if (k >= prefix.length) break
+      made.push(k)
+      out[k] = handOut(kept[k] as AnyMessage) as T
+    }
+  }
+  /** Adds a copy this call made or took from the memo: the caller gets its own shell when it is kept. */
+  const copied = (copy: AnyMessage): void => {
+    if (shared) made.push(kept.length)
+    kept.push(copy)
+    out.push((shared ? handOut(copy) : copy) as T)
+  }
+  const passed = (m: unknown): void => {
+    kept.push(m)
+    out.push(m as T)
+  }
   let i = prefix?.upTo ?? 0
   let c = 0
   const step = (end: number): void => {
@@ -1430,10 +2000,11 @@ function applier<T extends AnyMessage>(
   }
   const apply = (end: number): void => {
     for (; i < end; i++) {
-      if (summarize && request.insertAt === i) out.push(summaryMessage(messages, request, summary) as T)
+      // A new message, never kept for a later call (an edit that summarizes keeps no output).
+      if (summarize && request.insertAt === i) passed(summaryMessage(messages, request, summary, close))
       while (c < ops.length && ops[c].index < i) c++
       if (c >= ops.length || ops[c].index !== i) {
-        out.push(messages[i])
+        passed(messages[i])
         continue
       }
       let m: AnyMessage = messages[i]
@@ -1441,23 +2012,23 @@ function applier<T extends AnyMessage>(
       const single = c + 1 >= ops.length || ops[c + 1].index !== i
       if (memo !== undefined && single && first.type === 'clear_tool_result') {
         c++
-        const placeholder = first.placeholder ?? '[cleared]'
-        const strategy = first.strategy ?? 'clear_tool_uses'
+        const placeholder = own(first, 'placeholder') ?? '[cleared]'
+        const strategy = own(first, 'strategy') ?? 'clear_tool_uses'
         const print = memoPrints?.[i]
         const hit = memoPrints !== undefined ? (print !== undefined ? memo.get(m) : undefined) : i < memoBelow ? memo.get(m) : undefined
         if (hit !== undefined && hit.placeholder === placeholder && hit.strategy === strategy && hit.print === print) {
-          out.push(hit.copy as T)
+          copied(hit.copy)
           continue
         }
         const copy = clearedResult(m, first, i, close)
         memo.set(m, { placeholder, strategy, copy, print })
-        out.push(copy as T)
+        copied(copy)
         continue
       }
       let removed = false
       for (; c < ops.length && ops[c].index === i; c++) {
         const op = ops[c]
-        if (op.type === 'remove') removed ||= !kept.has(i)
+        if (op.type === 'remove') removed ||= !keptReplaced.has(i)
         else if (op.type === 'clear_tool_result') m = clearedResult(m, op, i, close)
         else if (op.type === 'truncate_tool_result') m = truncatedResult(m, op, i, close)
         else if (op.type === 'remove_thinking') m = withoutThinking(m, i, close)
@@ -1465,10 +2036,12 @@ function applier<T extends AnyMessage>(
         else if (op.type === 'remove_tool_calls') m = withoutCalls(m, op, i, close)
         else if (op.type === 'cache_breakpoint') m = withCacheBreakpoint(m, i, close)
       }
-      if (!removed) out.push(m as T)
+      if (removed) continue
+      if (m === messages[i]) passed(m)
+      else copied(m)
     }
   }
-  return Object.assign(step, { out })
+  return Object.assign(step, { applied: { messages: out, kept, made } })
 }
 
 /** Text of a system prompt given as a string, a LangChain `SystemMessage` or an OpenAI message. */
@@ -1476,7 +2049,7 @@ export function systemPromptText(system: unknown): string | undefined {
   if (system === undefined || system === null) return undefined
   if (typeof system === 'string') return system
   if (typeof system === 'object') {
-    const content = (system as AnyMessage).content
+    const content = field(system, 'content')
     if (typeof content === 'string') return content
     // Over `MAX_ITEMS` blocks: not a system prompt (rejected, never walked).
     if (Array.isArray(content) && content.length <= MAX_ITEMS) return textOf(content)

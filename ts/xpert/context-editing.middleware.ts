@@ -4,7 +4,7 @@
 // `@AgentMiddlewareStrategy(MIDDLEWARE_NAME)` from the host's own SDK when the host registers
 // the plugin.
 
-import { contextEditingMiddlewareObject, type ContextEditingMiddlewareObject } from '../middleware.js'
+import { contextEditingMiddlewareObject, readMiddlewareOptions, type ContextEditingMiddlewareObject } from '../middleware.js'
 import { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, type ContextEditingOptions, type I18nText } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
 import { ICON } from './icon.js'
@@ -45,7 +45,9 @@ export class ContextEditingStrategy {
   /**
    * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
    */
-  createMiddleware(options: ContextEditingOptions | null | undefined, _context?: unknown): ContextEditingMiddlewareObject {
+  createMiddleware(given: ContextEditingOptions | null | undefined, _context?: unknown): ContextEditingMiddlewareObject {
+    // Read once, every read guarded (a getter or Proxy trap that throws is INVALID_OPTIONS naming it).
+    const options = readMiddlewareOptions(given) as ContextEditingOptions | null | undefined
     if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
       throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: options: expected an object`, { path: 'options' })
     }
