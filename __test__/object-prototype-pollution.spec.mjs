@@ -223,3 +223,53 @@ describe('the middlewares decide as without the key', () => {
     }
   })
 })
+
+describe('a summarizer’s answer is read as it is', () => {
+  const history = () => [
+    { role: 'user', content: 'a'.repeat(100) },
+    { role: 'assistant', content: 'b'.repeat(100) },
+    { role: 'user', content: 'c' },
+    { role: 'assistant', content: 'd' },
+    { role: 'user', content: 'e' },
+  ]
+  const options = { edits: [{ type: 'summarize', trigger: { messages: 3 }, keep: { messages: 1 } }] }
+  // Answers a key on Object.prototype would change: no content (kept, warned), a text block without
+  // text, a message that is not a Promise, a block without a type, a hole among the blocks.
+  const ANSWERS = {
+    content: () => ({}),
+    text: () => ({ content: [{ type: 'text' }, { type: 'text', text: 'real' }] }),
+    then: () => ({ content: 'real' }),
+    type: () => ({ content: [{ text: 'real' }] }),
+    0: () => ({ content: [, { type: 'text', text: 'real' }] }), // eslint-disable-line no-sparse-arrays
+  }
+  for (const [key, answer] of Object.entries(ANSWERS)) {
+    test(`Object.prototype.${key}`, async () => {
+      // A `then` on Object.prototype makes every object a thenable to `await` (a Promise resolved
+      // with an answer, or with editAsync's result, calls it): only the synchronous edit is JavaScript's to keep.
+      const run = (h) => {
+        const sync = new ContextEditor(options).edit(h[0], { summarize: answer })
+        if (key === 'then') return JSON.stringify([dump(sync.messages), sync.report.warnings])
+        return both(h, sync)
+      }
+      const both = async (h, sync) => {
+        const async = await new ContextEditor(options).editAsync(h[1], { summarize: async () => answer() })
+        return JSON.stringify([dump(sync.messages), sync.report.warnings, dump(async.messages), async.report.warnings])
+      }
+      const want = await run([history(), history()])
+      for (const enumerable of [false, true]) {
+        const given = [history(), history()]
+        const value = key === 'then' ? (resolve) => resolve('ghost') : key === 'type' ? 'thinking' : 'ghost'
+        Object.defineProperty(Object.prototype, key, { value, writable: true, configurable: true, enumerable })
+        let got
+        try {
+          // Nothing is awaited while `then` is there (the test runner's own promises would call it).
+          got = key === 'then' ? run(given) : await run(given)
+        } finally {
+          delete Object.prototype[key]
+        }
+        got = await got
+        sameText(got, want, `Object.prototype.${key} (${enumerable ? '' : 'not '}enumerable)`)
+      }
+    })
+  }
+})

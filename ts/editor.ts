@@ -454,8 +454,9 @@ export class ContextEditor {
 
   #applyOptions({ plan, unchangedBelow, session }: Planned): ApplyOptions {
     const prefix = session !== undefined && !plan.summary ? reusedPrefix(session, unchangedBelow) : undefined
-    // Copies are handed out again by later calls: frozen, so no caller can change another's result.
-    // A cleared copy is reused only for the very state it was made from (its fingerprint), however
+    // Copies are kept and handed out again by later calls: what they hold is frozen and each caller
+    // gets its own message objects (see `handOut` in wire.ts), so no caller can change another's
+    // result. A cleared copy is reused only for the very state it was made from (its fingerprint), however
     // many calls (plans, counts) saw the conversation in between.
     return { memo: this.#cleared, memoPrints: session?.conv === undefined ? [] : session.prints, prefix, shared: true }
   }

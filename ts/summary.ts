@@ -5,6 +5,8 @@
 // is the summarizer's error, never blamed on the caller's messages.
 
 import { ContextEditorError, errorText } from './errors.js'
+// Reads of the answer take what it and its class hold, never a key put on Object.prototype.
+import { field, hasField } from './wire.js'
 
 /** The `path` that names the summary in errors and warnings. */
 export const SUMMARY_PATH = 'summary'
@@ -46,8 +48,8 @@ function blockText(block: unknown): string {
   const plain = stringOf(block)
   if (plain !== undefined) return plain
   if (block === null || typeof block !== 'object') return ''
-  const { type, text } = block as { type?: unknown; text?: unknown }
-  return type === undefined || type === 'text' ? (stringOf(text) ?? '') : ''
+  const type = field(block, 'type')
+  return type === undefined || type === 'text' ? (stringOf(field(block, 'text')) ?? '') : ''
 }
 
 /** More content blocks than any answer has: refused before walking (a sparse array could claim 2^32). */
@@ -61,7 +63,7 @@ function contentText(content: unknown): string {
     const n = content.length
     if (n > MAX_BLOCKS) throw invalid(`${n} content blocks (at most ${MAX_BLOCKS})`)
     let text = ''
-    for (let i = 0; i < n; i++) text += blockText(content[i])
+    for (let i = 0; i < n; i++) text += blockText(Object.hasOwn(content, i) ? content[i] : undefined)
     return text
   }
   throw invalid(`expected message content (a string or content blocks), got ${describe(content)}`)
@@ -72,11 +74,11 @@ function answerText(value: unknown): string {
   if (value === undefined || value === null || typeof value === 'string') return contentText(value)
   if (typeof value !== 'object') throw invalid(`expected a string, a message or content blocks, got ${describe(value)}`)
   if (value instanceof String || Array.isArray(value)) return contentText(value)
-  if (typeof (value as { then?: unknown }).then === 'function') {
+  if (typeof field(value, 'then') === 'function') {
     throw invalid('got a Promise (the synchronous `edit` needs the text; use `editAsync` for an asynchronous summarizer)')
   }
-  if (!('content' in value)) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
-  return contentText((value as { content?: unknown }).content)
+  if (!hasField(value, 'content')) throw invalid('expected a string, a message with `content`, or content blocks, got an object without `content`')
+  return contentText(field(value, 'content'))
 }
 
 /**

@@ -117,7 +117,7 @@ export function field(o: any, key: string): any {
 }
 
 /** `key in o`, as the object and its class hold it. */
-function hasField(o: object, key: string): boolean {
+export function hasField(o: object, key: string): boolean {
   return key in o && !(polluted && fromObjectPrototype(o, key))
 }
 
