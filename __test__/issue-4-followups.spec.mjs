@@ -55,11 +55,11 @@ test('clear_thinking removes top-level reasoning_content of OpenAI messages (Dee
   assert.ok(report.tokensAfter < before - 100)
 })
 
-test("the README's CE Node pipeline is valid and trims, truncates and summarizes as it says", async () => {
+test("the documented CE Node pipeline (docs/library.md) is valid and trims, truncates and summarizes as it says", async () => {
   const { readFileSync } = await import('node:fs')
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const readme = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8')
   const block = readme.match(/CE Node's behaviour[\s\S]*?```json\n([\s\S]*?)```/)
-  assert.ok(block, 'README has the CE Node example')
+  assert.ok(block, 'docs/library.md has the CE Node example')
   const options = JSON.parse(block[1])
   const h = [new SystemMessage('sys')]
   for (let t = 0; t < 10; t++) {
