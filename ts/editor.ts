@@ -19,6 +19,7 @@ import {
   countCacheBreakpoints,
   field,
   forgetMessage,
+  isList,
   listCopy,
   isPolluted,
   jsonText,
@@ -1021,7 +1022,7 @@ function callContext(wire: WireContext): CallContext {
 function shown(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v.slice(0, 40))
   if (v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'undefined' || typeof v === 'bigint') return String(v)
-  return Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v
+  return isList(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v
 }
 
 /**

@@ -145,8 +145,17 @@ function typeOf(m: AnyMessage): unknown {
 
 function describe(v: unknown): string {
   if (v === null) return 'null'
-  if (Array.isArray(v)) return 'an array'
+  if (isList(v)) return 'an array'
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`
+}
+
+/** `Array.isArray(v)` for an error message: a revoked Proxy (where it throws) is no list. */
+export function isList(v: unknown): boolean {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return false
+  }
 }
 
 /** A caller's value in an error message: a string as it is, anything else described (never converted, which could throw). */
