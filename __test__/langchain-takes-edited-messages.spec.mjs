@@ -135,3 +135,24 @@ test('new AIMessage(edited) keeps the cleared inputs, and later results keep the
   first[1].tool_calls = [{ id: 'c0', name: 'read', args: { path: 'mine' } }]
   assert.deepEqual(editor.edit(history).messages[1].tool_calls[0].args, {})
 })
+
+test('message chunks: edited chunks concatenate, rebuild, and later results do not change', () => {
+  const history = [new LC.HumanMessageChunk({ content: 'go' })]
+  for (let t = 0; t < 3; t++) {
+    history.push(new LC.AIMessageChunk({ content: [{ type: 'text', text: `step ${t}` }], tool_calls: [{ id: `c${t}`, name: 'read', args: { t } }] }))
+    history.push(new LC.ToolMessageChunk({ content: 'r'.repeat(400), tool_call_id: `c${t}`, name: 'read' }))
+  }
+  const options = { trigger: { tokens: 100 }, keep: { messages: 1 }, clearToolInputs: true, cacheBreakpoints: true }
+  const editor = new ContextEditor(options)
+  const first = editor.edit(history).messages
+  const expected = dump(new ContextEditor(options).edit(history).messages)
+  assert.equal(first[2].response_metadata.context_editing.cleared, true)
+  for (const m of first) {
+    if (history.includes(m)) continue
+    const joined = m.concat(m)
+    assert.equal(joined._getType(), m._getType())
+    new m.constructor(m)
+  }
+  new LC.AIMessageChunk(first[1])
+  assert.deepEqual(dump(editor.edit(history).messages), expected)
+})
