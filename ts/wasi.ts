@@ -22,13 +22,93 @@ function fromTrap(binding: typeof Binding, e: unknown): unknown {
   return Object.assign(new Error(message, { cause: e }), { code: 'INTERNAL' })
 }
 
-function guard<F extends (...args: never[]) => unknown>(binding: typeof Binding, f: F): F {
+// emnapi, unlike Node's napi, asks a value for its prototype while converting it, and so throws
+// V8's bare TypeError on a revoked Proxy (as an argument, inside one, or thrown by a getter)
+// before our code can name it. Then the arguments are walked again to find the culprit, and the
+// error is the one the native addon gives: the code of what was being read, its path, and the
+// original as `cause`.
+const MAX_WALK_DEPTH = 64
+const MAX_WALK_ENTRIES = 100_000
+
+interface Culprit {
+  path: string
+  cause: unknown
+}
+
+function isRevoked(v: unknown): boolean {
+  if ((typeof v !== 'object' && typeof v !== 'function') || v === null) return false
+  try {
+    Reflect.getPrototypeOf(v)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** The first revoked Proxy or throwing read inside `v`, with its path (`''` for `v` itself). */
+function culpritIn(v: unknown, path: string, depth: number, revokedError: unknown): Culprit | undefined {
+  if (isRevoked(v)) return { path, cause: revokedError }
+  if (typeof v !== 'object' || v === null || depth > MAX_WALK_DEPTH) return undefined
+  let keys: string[]
+  try {
+    keys = Array.isArray(v) ? Array.from({ length: Math.min(v.length, MAX_WALK_ENTRIES) }, (_, i) => String(i)) : Object.keys(v)
+  } catch (e) {
+    return { path, cause: e }
+  }
+  for (const key of keys.slice(0, MAX_WALK_ENTRIES)) {
+    const at = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key
+    let x: unknown
+    try {
+      x = (v as Record<string, unknown>)[key]
+    } catch (e) {
+      return { path: at, cause: e }
+    }
+    const found = culpritIn(x, at, depth + 1, revokedError)
+    if (found) return found
+  }
+  return undefined
+}
+
+function callerError(code: string, message: string, fields: { path?: string; messageIndex?: number }, cause: unknown): Error {
+  return Object.assign(new Error(message, { cause }), { code, ...fields })
+}
+
+/** The native addon's error for a conversion emnapi failed on, or `e` itself when no culprit is found. */
+function fromConversion(e: unknown, method: string, args: readonly unknown[]): unknown {
+  if (!(e instanceof TypeError) || !/revoked/.test(e.message)) return e
+  if (method === 'constructor') {
+    const found = culpritIn(args[0], '', 0, e)
+    return found ? callerError('INVALID_OPTIONS', `${found.path || 'options'}: could not be read (${e.message})`, { path: found.path || 'options' }, found.cause) : e
+  }
+  // Methods take their messages first (`tail` for sessions: after two numbers) and the call
+  // context last. A revoked context is named by its first field read, as the native addon does.
+  const contextAt = args.length - 1
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]
+    if (typeof arg !== 'object' || arg === null) continue
+    if (i === contextAt && i > 0) {
+      if (isRevoked(arg)) return callerError('INVALID_CONTEXT', `maxInputTokens: could not be read (${e.message})`, { path: 'maxInputTokens' }, e)
+      const found = culpritIn(arg, '', 0, e)
+      if (found) return callerError('INVALID_CONTEXT', `${found.path}: could not be read (${e.message})`, { path: found.path }, found.cause)
+      continue
+    }
+    const found = culpritIn(arg, '', 0, e)
+    if (!found) continue
+    const m = /^\[(\d+)\]\.?(.*)$/.exec(found.path)
+    if (!m) return callerError('INVALID_MESSAGE', `messages: could not be read (${e.message})`, { path: 'messages' }, found.cause)
+    const fields = { messageIndex: Number(m[1]), ...(m[2] ? { path: m[2] } : {}) }
+    return callerError('INVALID_MESSAGE', `messages${found.path}: could not be read (${e.message})`, fields, found.cause)
+  }
+  return e
+}
+
+function guard<F extends (...args: never[]) => unknown>(binding: typeof Binding, f: F, method: string): F {
   return function (this: unknown, ...args: Parameters<F>) {
     try {
       const out = f.apply(this, args)
-      return out instanceof Promise ? out.catch((e: unknown) => Promise.reject(fromTrap(binding, e))) : out
+      return out instanceof Promise ? out.catch((e: unknown) => Promise.reject(fromTrap(binding, fromConversion(e, method, args)))) : out
     } catch (e) {
-      throw fromTrap(binding, e)
+      throw fromTrap(binding, fromConversion(e, method, args))
     }
   } as F
 }
@@ -44,19 +124,19 @@ export function guardTraps(binding: typeof Binding): typeof Binding {
       const proto = (value as { prototype: object }).prototype
       for (const key of Object.getOwnPropertyNames(proto)) {
         const d = Object.getOwnPropertyDescriptor(proto, key)
-        if (key !== 'constructor' && typeof d?.value === 'function') Object.defineProperty(proto, key, { ...d, value: guard(binding, d.value) })
+        if (key !== 'constructor' && typeof d?.value === 'function') Object.defineProperty(proto, key, { ...d, value: guard(binding, d.value, key) })
       }
       guarded[name] = new Proxy(value, {
         construct(target, args, newTarget) {
           try {
             return Reflect.construct(target, args, newTarget === guarded[name] ? target : newTarget)
           } catch (e) {
-            throw fromTrap(binding, e)
+            throw fromTrap(binding, fromConversion(e, 'constructor', args))
           }
         },
       })
     } else {
-      guarded[name] = guard(binding, value as (...args: never[]) => unknown)
+      guarded[name] = guard(binding, value as (...args: never[]) => unknown, name)
     }
   }
   return guarded as typeof Binding
