@@ -4,36 +4,22 @@
 // and option indexes or flag values that would allocate without bound.
 
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, ftruncateSync } from 'node:fs'
 import { constants } from 'node:buffer'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { jsonPieces } from '../dist/cli/serialize.js'
+import { cliSandbox } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/context-editor.js', import.meta.url))
-const execFileP = promisify(execFile)
 
+const box = cliSandbox('limits', { maxBuffer: 256 << 20 })
+const cli = box.cli
 let dir
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'context-editor-limits-'))
+  dir = box.dir
 })
-after(() => rmSync(dir, { recursive: true, force: true }))
-
-async function cli(args, input) {
-  const child = execFileP(process.execPath, [BIN, ...args], { cwd: dir, maxBuffer: 256 << 20 })
-  child.child.stdin.end(input ?? '')
-  try {
-    const { stdout, stderr } = await child
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    if (typeof e.code !== 'number') throw e
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 const put = (name, text) => {
   const path = join(dir, name)
   writeFileSync(path, text)

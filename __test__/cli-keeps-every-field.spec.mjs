@@ -4,34 +4,20 @@
 // edit removes is dropped, never written as an empty shell; the report counts what was written.
 
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { cliSandbox } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/context-editor.js', import.meta.url))
-const execFileP = promisify(execFile)
 
+const box = cliSandbox('fields')
+const cli = box.cli
 let dir
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'context-editor-fields-'))
+  dir = box.dir
 })
-after(() => rmSync(dir, { recursive: true, force: true }))
-
-async function cli(args, input) {
-  const child = execFileP(process.execPath, [BIN, ...args], { cwd: dir, maxBuffer: 64 << 20 })
-  child.child.stdin.end(input ?? '')
-  try {
-    const { stdout, stderr } = await child
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    if (typeof e.code !== 'number') throw e
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 const put = (name, text) => {
   const path = join(dir, name)
   writeFileSync(path, text)

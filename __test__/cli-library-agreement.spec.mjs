@@ -9,37 +9,23 @@
 // indices, so that the command's own alignment is checked, not repeated.
 
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
 import { ContextEditor } from '../dist/index.js'
+import { cliSandbox } from './support/cli.mjs'
 
-const BIN = fileURLToPath(new URL('../bin/context-editor.js', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const execFileP = promisify(execFile)
 
+const box = cliSandbox('agree')
+const cli = box.cli
 let dir
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'context-editor-agree-'))
+  dir = box.dir
 })
-after(() => rmSync(dir, { recursive: true, force: true }))
-
-async function cli(args, input) {
-  const child = execFileP(process.execPath, [BIN, ...args], { cwd: dir, maxBuffer: 64 << 20 })
-  child.child.stdin.end(input ?? '')
-  try {
-    const { stdout, stderr } = await child
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    if (typeof e.code !== 'number') throw e
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // One conversation: 10 turns with reasoning, tool calls (some parallel), long results, and a
