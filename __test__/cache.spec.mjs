@@ -1,4 +1,4 @@
-// Cache-aware editing (issue 9): stable clearing across calls, cache breakpoints on the messages,
+// Cache-aware editing: stable clearing across calls, cache breakpoints on the messages,
 // OpenAI input left alone, the report's stable prefix, and option errors.
 
 import { test } from 'node:test'

@@ -1,4 +1,4 @@
-// The issue-4 edits through the public JS API: clear_thinking, last_n, strip_tool_calls,
+// The edit pipeline through the public JS API: clear_thinking, last_n, strip_tool_calls,
 // strip_and_truncate, trim_turns, truncate_tool_results and summarize, on real @langchain/core 1.x
 // messages and on OpenAI chat messages; the wire-level ops through NativeContextEditor; and every
 // JSON example of docs/edits.md, run and checked against its documented result.

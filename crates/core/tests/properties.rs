@@ -1073,7 +1073,7 @@ fn seen(k: usize) {
   SEEN[k].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Every property of the issue-4 edits for one case, besides the invariants of every call
+/// Every property of the pipeline edits for one case, besides the invariants of every call
 /// (`common::invariants`: valid output, exact totals, no new dangling call, determinism); `Err`
 /// names the broken one.
 fn check_pipeline(kinds: &[Kind], case: &PipelineCase) -> Result<(), TestCaseError> {

@@ -1,4 +1,4 @@
-//! Cache-aware editing (issue 9): stable clearing that moves the cleared boundary in steps, cache
+//! Cache-aware editing: stable clearing that moves the cleared boundary in steps, cache
 //! breakpoints, and the report's stable prefix. Approx counting unless a test says otherwise.
 
 // Pedantic lints that do not fit hand-built test cases:

@@ -1,4 +1,4 @@
-//! One named test per rule of the issue-4 edits (`SEMANTICS.md` §3–§6): `clear_thinking`, `last_n`,
+//! One named test per rule of the pipeline edits (`docs/semantics.md` §3–§6): `clear_thinking`, `last_n`,
 //! `strip_tool_calls`, `strip_and_truncate`, `trim_turns`, `truncate_tool_results` and `summarize`
 //! planning, their triggers, and what the report says each edit did.
 //!

@@ -1,4 +1,4 @@
-// Follow-ups of issue 4: what the report says after a summary is written or skipped, and DeepSeek-style
+// What the report says after a summary is written or skipped, and DeepSeek-style
 // reasoning at the top level of OpenAI messages.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
