@@ -166,4 +166,22 @@ export type NativeContextEditor = Binding.NativeContextEditor
 export const PackedReport: typeof Binding.PackedReport = binding?.PackedReport ?? (Missing as unknown as typeof Binding.PackedReport)
 export type PackedReport = Binding.PackedReport
 export const __panicForTests: typeof Binding.__panicForTests = binding?.__panicForTests ?? missingFunction
-export const __referenceCountTokens: typeof Binding.__referenceCountTokens = binding?.__referenceCountTokens ?? missingFunction
+/** At most as many texts as an editor takes messages. */
+const MAX_REFERENCE_TEXTS = 10_000_000
+
+/**
+ * The exact-count oracle of the tests and benchmarks. napi converts its whole list before Rust sees
+ * it, so the length is checked first: a sparse array of length 2**32 - 1 would be allocated whole.
+ */
+export const __referenceCountTokens: typeof Binding.__referenceCountTokens = binding
+  ? (texts, encoding) => {
+      if (!Array.isArray(texts)) throw Object.assign(new TypeError('texts: expected a list of strings'), { code: 'INVALID_CONTEXT', path: 'texts' })
+      if (texts.length > MAX_REFERENCE_TEXTS) {
+        throw Object.assign(new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`), {
+          code: 'INVALID_CONTEXT',
+          path: 'texts',
+        })
+      }
+      return binding.__referenceCountTokens(texts, encoding)
+    }
+  : missingFunction
