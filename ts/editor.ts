@@ -36,6 +36,7 @@ import {
   type WireOptions,
 } from './wire.js'
 import type { PackedPlan, PlanOp, WireMessage } from './native.js'
+import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -1127,10 +1128,6 @@ function readList(value: unknown, field: string, max: number, what: string, upTo
   return out
 }
 
-/** Options nest a few levels; deeper is a mistake or a cycle, which the binding reports (see `optionsCopy`). */
-const OPTIONS_DEPTH = 64
-/** Longest option list (`excludeTools`, `edits`, a trigger list): longer is a mistake, or sparse. */
-const MAX_OPTIONS_LIST = 100_000
 
 /**
  * Editor options copied into plain data of our own, as JSON would see them (own enumerable keys,
@@ -1140,7 +1137,7 @@ const MAX_OPTIONS_LIST = 100_000
  * the binding to reject in its words; so is anything nested deeper than it accepts.
  */
 function optionsCopy(value: unknown, path: string, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth >= OPTIONS_DEPTH) return value
+  if (value === null || typeof value !== 'object' || depth >= MAX_OPTIONS_DEPTH) return value
   const at = path || 'options'
   const fail = (where: string, e: unknown): ContextEditorError => unreadable('INVALID_OPTIONS', where || 'options', e, { path: where || 'options' })
   let isList: boolean

@@ -10,7 +10,8 @@ import { field, listCopy, MAX_ITEMS, notePollution, own, type AnyMessage } from 
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
-import { MAX_OPTIONS_LIST, MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
+import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
+import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
 export interface ModelRequestLike {
@@ -168,13 +169,11 @@ export function readMiddlewareOptions(config: unknown): unknown {
   return optionsSnapshot(config, '', 0)
 }
 
-/** Options nest a few levels (deeper is left for `resolveOptions`' cycle check). */
-const SNAPSHOT_DEPTH = 64
 /** What `resolveOptions` reads of a class instance among the options (a `ClearToolUsesEdit`). */
 const INSTANCE_FIELDS = ['apply', 'trigger', 'keep', 'placeholder', 'excludeTools', 'clearToolInputs', 'clearAtLeast', 'constructor']
 
 function optionsSnapshot(value: unknown, path: string, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth >= SNAPSHOT_DEPTH) return value
+  if (value === null || typeof value !== 'object' || depth >= MAX_OPTIONS_DEPTH) return value
   const at = path || 'options'
   const read = <T>(where: string, get: () => T): T => {
     try {

@@ -15,6 +15,7 @@
 import { ContextEditor } from './editor.js'
 import { ContextEditorError } from './errors.js'
 import type { EditorOptions, EditReport } from './native.js'
+import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
 
 /** The name under which the middleware registers (LangChain `name`, Xpert strategy provider). */
 export const MIDDLEWARE_NAME = 'ContextEditingMiddleware'
@@ -439,14 +440,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v)
   return proto === Object.prototype || proto === null
 }
-
-/** Options are small; deeper nesting is a mistake or a cycle (and would overflow the stack). */
-const MAX_OPTIONS_DEPTH = 64
-/**
- * Options are small; a longer list is a mistake, and walking a sparse array of length 2**32 - 1
- * (e.g. `excludeTools.length = 2 ** 32 - 1`) would hang and then exhaust memory.
- */
-export const MAX_OPTIONS_LIST = 100_000
 
 function checkListLength(v: readonly unknown[], path: string): void {
   if (v.length > MAX_OPTIONS_LIST) {

@@ -16,7 +16,8 @@ import { randomUUID } from 'node:crypto'
 import type { EditPlan } from './native.js'
 import { applyPlan, MAX_MESSAGES, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
-import { MAX_OPTIONS_LIST, resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
+import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
@@ -107,9 +108,6 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number): ChatModelLike |
   return bounded(model, false) as ChatModelLike | undefined
 }
 
-/** Options nest a few levels; deeper is a mistake or a cycle (and would overflow the stack). */
-const OPTIONS_DEPTH = 64
-
 /** The options that are not JSON: a model instance and a function, taken as they are. */
 const LIVE_OPTIONS = new Set(['model', 'tokenCounter'])
 
@@ -141,7 +139,7 @@ export function readSummarizationOptions(config: unknown, name: string = SUMMARI
       return v
     }
     if (typeof v !== 'object') throw fail(path, `expected a JSON value, got a ${typeof v}`)
-    if (depth >= OPTIONS_DEPTH) throw fail(path, `nested more than ${OPTIONS_DEPTH} levels deep (a cycle?)`)
+    if (depth >= MAX_OPTIONS_DEPTH) throw fail(path, `nested more than ${MAX_OPTIONS_DEPTH} levels deep (a cycle?)`)
     if (read(path, () => Array.isArray(v))) {
       const list = v as unknown[]
       const n = read(path, () => list.length)
