@@ -22,7 +22,7 @@ use napi::{sys, JsValue, ValueType};
 use serde_json::{Map, Number, Value};
 
 use crate::error::{caller_error, coded_error, take_exception, thrown_text};
-use crate::wire::{EditContext, Message};
+use crate::message::{EditContext, Message};
 
 /// Options are a small JSON object; anything deeper is a mistake (or a cycle).
 const MAX_OPTIONS_DEPTH: usize = 64;

@@ -7,6 +7,9 @@
 
 mod error;
 mod input;
+mod message;
+mod plan;
+mod report;
 pub mod wasi;
 mod wire;
 
@@ -18,7 +21,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::error::{to_js_error, CoreResult};
-use crate::wire::{EditContext, EditPlan, Message, TokenCountResult};
+use crate::message::{EditContext, Message};
+use crate::plan::EditPlan;
+use crate::report::TokenCountResult;
 
 /// mimalloc for the native side: planning a long history allocates and frees a few large buffers
 /// and many small strings per call; with glibc's malloc that took more than half of a plan. Not on
@@ -276,7 +281,7 @@ impl Tail {
   fn into_core(self, offset: usize) -> CoreResult<Vec<core::Message>> {
     match self {
       Self::Json(text) => parse_wire_json(&text),
-      Self::Wire(messages) => wire::messages_from_wire(messages, offset),
+      Self::Wire(messages) => message::messages_from_wire(messages, offset),
     }
   }
 }
@@ -302,7 +307,7 @@ fn plan_session_impl(
 ) -> CoreResult<Option<Packed>> {
   guarded(|| {
     let tail = tail.into_core(reuse as usize)?;
-    let context = wire::context_from_wire(context)?;
+    let context = message::context_from_wire(context)?;
     let Some(plan) = editor.plan_session(u64::from(session), reuse as usize, tail, &context)?
     else {
       return Ok(None);
@@ -347,7 +352,7 @@ impl PackedReport {
         .report
         .take()
         .ok_or_else(|| core::Error::internal("the report was already read"))?;
-      to_json("report", &wire::EditReport::from(report))
+      to_json("report", &report::EditReport::from(report))
     })
     .map_err(|e| to_js_error(&env, &e));
     self.release(&env)?;
@@ -416,9 +421,9 @@ fn report_bytes(r: &core::Report) -> i64 {
 #[derive(serde::Serialize)]
 struct PackedExtra<'a> {
   strings: Vec<&'a str>,
-  ops: Vec<wire::PlanOp>,
+  ops: Vec<plan::PlanOp>,
   #[serde(skip_serializing_if = "Option::is_none")]
-  summary: Option<wire::SummaryRequest>,
+  summary: Option<plan::SummaryRequest>,
 }
 
 fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
@@ -444,7 +449,7 @@ fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
       core::Op::RemoveThinking { .. } => [2, index, 0, 0],
       core::Op::CacheBreakpoint { .. } => [3, index, 0, 0],
       _ => {
-        others.push(wire::PlanOp::from(op));
+        others.push(plan::PlanOp::from(op));
         [
           9,
           index,
@@ -458,7 +463,7 @@ fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
   let extra = PackedExtra {
     strings: strings.iter().map(String::as_str).collect(),
     ops: others,
-    summary: plan.summary.map(wire::SummaryRequest::from),
+    summary: plan.summary.map(plan::SummaryRequest::from),
   };
   Ok(Packed {
     ops: words,
@@ -504,8 +509,8 @@ fn plan_impl(
   context: Option<EditContext>,
 ) -> CoreResult<EditPlan> {
   guarded(|| {
-    let messages = wire::messages_from_wire(messages, 0)?;
-    let context = wire::context_from_wire(context)?;
+    let messages = message::messages_from_wire(messages, 0)?;
+    let context = message::context_from_wire(context)?;
     editor.plan(&messages, &context).map(EditPlan::from)
   })
 }
@@ -516,8 +521,8 @@ fn count_impl(
   context: Option<EditContext>,
 ) -> CoreResult<TokenCountResult> {
   guarded(|| {
-    let messages = wire::messages_from_wire(messages, 0)?;
-    let context = wire::context_from_wire(context)?;
+    let messages = message::messages_from_wire(messages, 0)?;
+    let context = message::context_from_wire(context)?;
     editor
       .count_tokens(&messages, &context)
       .map(TokenCountResult::from)
@@ -531,7 +536,7 @@ fn plan_json_impl(
 ) -> CoreResult<String> {
   guarded(|| {
     let messages = parse_wire_json(messages_json)?;
-    let context = wire::context_from_wire(context)?;
+    let context = message::context_from_wire(context)?;
     to_json("plan", &EditPlan::from(editor.plan(&messages, &context)?))
   })
 }
