@@ -6,6 +6,11 @@
 //! `findSafeCutoffPoint`, `isSafeCutoffPoint`) with two deliberate differences: every leading system
 //! message is kept (LangChain summarizes a system message kept in state), and a cutoff that would
 //! still separate a call from its results moves earlier.
+//!
+//! Summaries build on each other: when the first replaced message is a summary this edit wrote
+//! (its text starts with the summary prefix), the prompt gives the model that summary once, apart,
+//! and only the messages after it to fold in, instead of the summary as one more message to
+//! summarize. A cutoff that would replace the previous summary alone writes nothing.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -151,7 +156,7 @@ pub(crate) fn plan_summary(
   applied.triggered = true;
   let conv = conversation(draft);
   let cutoff = cutoff(draft, &conv, keep, max_input_tokens);
-  if cutoff == 0 {
+  if cutoff == 0 || only_previous_summary(edit, draft, &conv, cutoff) {
     return Ok(None);
   }
   Ok(Some(replace(edit, draft, conv[..cutoff].to_vec(), applied)))
@@ -251,9 +256,11 @@ fn replace(
   applied: &mut AppliedEdit,
 ) -> SummaryRequest {
   let before = draft.tokens();
+  let previous = previous_summary(edit, draft, replaced[0]);
+  let fresh = &replaced[usize::from(previous.is_some())..];
   let mut summarized = Vec::new();
   let mut used = 0u64;
-  for &i in replaced.iter().rev() {
+  for &i in fresh.iter().rev() {
     let t = draft.meter.tokens_of(draft.slots[i].size);
     if edit.trim_tokens_to_summarize > 0
       && used + t > edit.trim_tokens_to_summarize
@@ -271,7 +278,14 @@ fn replace(
     edit.tool_trim_limit,
     edit.trim_tokens_to_summarize,
   );
-  let prompt = edit.summary_prompt.replacen("{messages}", &rendered, 1);
+  let section = match previous {
+    Some(text) => format!("{PREVIOUS_SUMMARY_OPEN}\n{text}\n{PREVIOUS_SUMMARY_CLOSE}\n{NEW_MESSAGES_HEADER}\n{rendered}"),
+    None => rendered,
+  };
+  let prompt = edit.summary_prompt.replacen("{messages}", &section, 1);
+  if previous.is_some() {
+    summarized.insert(0, replaced[0]);
+  }
   for &i in &replaced {
     draft.remove(i);
     draft.slots[i].summarized = true;
@@ -293,6 +307,37 @@ fn replace(
     max_tokens: edit.max_tokens,
     tokens_replaced,
   }
+}
+
+/// Opens the previous summary in the prompt of a summary that extends it.
+const PREVIOUS_SUMMARY_OPEN: &str = "<previous_summary>";
+/// Closes it.
+const PREVIOUS_SUMMARY_CLOSE: &str = "</previous_summary>";
+/// What the model is asked to do with the messages after the previous summary.
+const NEW_MESSAGES_HEADER: &str = "New messages since that summary; write one updated summary that keeps what still matters from it and folds these in:";
+
+/// The text of the summary this edit wrote earlier, when message `i` is one: a user or assistant
+/// message whose text is `summary_prefix + "\n\n" + summary`.
+fn previous_summary<'m>(edit: &Summarize, draft: &Draft<'m, '_>, i: usize) -> Option<&'m str> {
+  let m = &draft.msgs[i];
+  if !matches!(m.role, Role::User | Role::Assistant) || !m.tool_calls.is_empty() {
+    return None;
+  }
+  let text = m.content.as_deref()?;
+  let rest = text
+    .strip_prefix(edit.summary_prefix.as_str())?
+    .strip_prefix("\n\n")?;
+  Some(rest)
+}
+
+/// Whether the messages before `cutoff` are only a summary this edit wrote: nothing new to fold in.
+fn only_previous_summary(
+  edit: &Summarize,
+  draft: &Draft<'_, '_>,
+  conv: &[usize],
+  cutoff: usize,
+) -> bool {
+  cutoff == 1 && previous_summary(edit, draft, conv[0]).is_some()
 }
 
 /// `findTokenBasedCutoff`: the earliest suffix whose tokens fit `target` (binary search, as LangChain).
