@@ -65,6 +65,8 @@ pub use measure::{
   TOOL_DEFINITION_OVERHEAD,
 };
 pub use message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
+/// The one declaration of the options, their JSON Schema and their defaults (see `options/spec.rs`).
+pub use options::{json_schema as options_json_schema, option_defaults, spec as option_spec};
 pub use options::{
   ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
   SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,

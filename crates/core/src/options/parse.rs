@@ -5,11 +5,14 @@
 
 use serde_json::{Map, Value};
 
+use super::spec::{
+  CLEAR_THINKING, CLEAR_TOOL_USES, EDITOR, EDIT_TYPES, KEEP, LAST_N, STABLE, STRIP_AND_TRUNCATE,
+  STRIP_TOOL_CALLS, SUMMARIZE, SUMMARY_KEEP, THINKING_KEEP, TRIM_TURNS, TRUNCATE_TOOL_RESULTS,
+};
 use super::types::{
   ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
   SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
   TruncateToolResults, DEFAULT_MAX_TURNS, DEFAULT_THINKING_TURNS, DEFAULT_TOOL_TRIM_LIMIT,
-  EDIT_TYPES,
 };
 use super::values::{
   field, keep_fraction, keep_measure, keep_tokens, non_negative_int, only_keys, opt_string,
@@ -17,28 +20,6 @@ use super::values::{
 };
 use crate::error::{Error, Result};
 use crate::tokenizer::Encoding;
-
-/// Top-level keys that configure the shorthand `clear_tool_uses` edit.
-const CLEAR_KEYS: &[&str] = &[
-  "trigger",
-  "keep",
-  "excludeTools",
-  "placeholder",
-  "clearToolInputs",
-  "clearAtLeast",
-  "triggerTokens",
-  "keepMessages",
-  "stable",
-  "cacheBreakpoints",
-];
-/// Top-level keys that configure counting and caching.
-const GLOBAL_KEYS: &[&str] = &[
-  "tokenCountMethod",
-  "model",
-  "encoding",
-  "tokenCacheSize",
-  "edits",
-];
 
 impl Options {
   /// Parses options from a JSON value (`null`/absent = all defaults). `null` fields mean "unset".
@@ -82,12 +63,14 @@ impl Options {
 /// Rejects a top-level key that is neither a global option nor a shorthand clearing option.
 fn check_top_level_keys(obj: &Map<String, Value>) -> Result<()> {
   for key in obj.keys() {
-    if !CLEAR_KEYS.contains(&key.as_str()) && !GLOBAL_KEYS.contains(&key.as_str()) {
+    if CLEAR_TOOL_USES.parsed(key).is_none() && EDITOR.parsed(key).is_none() {
       return Err(Error::invalid_option(
         key.clone(),
         format!(
           "unknown option (expected one of {})",
-          [GLOBAL_KEYS, CLEAR_KEYS].concat().join(", ")
+          [EDITOR.parsed_names(), CLEAR_TOOL_USES.parsed_names()]
+            .concat()
+            .join(", ")
         ),
       ));
     }
@@ -127,7 +110,8 @@ fn read_counting(obj: &Map<String, Value>, options: &mut Options) -> Result<()> 
 
 /// The `edits` pipeline: no shorthand clearing keys beside it, and `summarize` only last.
 fn parse_edit_list(obj: &Map<String, Value>, edits: &Value) -> Result<Vec<Edit>> {
-  if let Some(first) = CLEAR_KEYS.iter().find(|k| field(obj, k).is_some()) {
+  let shorthand = CLEAR_TOOL_USES.parsed_names();
+  if let Some(first) = shorthand.iter().find(|k| field(obj, k).is_some()) {
     return Err(Error::invalid_option(
       *first,
       "top-level clearing options are a shorthand for a single `clear_tool_uses` edit (move them into `edits`)",
@@ -176,23 +160,16 @@ fn parse_edit(value: &Value, path: &str) -> Result<Edit> {
     None => {
       return Err(Error::invalid_option(
         format!("{path}.type"),
-        "missing edit type (expected one of clear_tool_uses, clear_thinking, last_n, strip_tool_calls, strip_and_truncate, trim_turns, truncate_tool_results, summarize)",
+        format!(
+          "missing edit type (expected one of {})",
+          EDIT_TYPES.join(", ")
+        ),
       ))
     }
   };
   match kind {
     "clear_tool_uses" => {
-      for key in obj.keys() {
-        if key != "type" && !CLEAR_KEYS.contains(&key.as_str()) {
-          return Err(Error::invalid_option(
-            format!("{path}.{key}"),
-            format!(
-              "unknown option of `clear_tool_uses` (expected one of {})",
-              CLEAR_KEYS.join(", ")
-            ),
-          ));
-        }
-      }
+      only_keys(obj, &CLEAR_TOOL_USES, kind, path)?;
       Ok(Edit::ClearToolUses(parse_clear_tool_uses(
         obj,
         &format!("{path}."),
@@ -216,7 +193,16 @@ fn parse_structural_edit(kind: &str, obj: &Map<String, Value>, path: &str) -> Re
   match kind {
     "clear_thinking" => parse_clear_thinking(obj, path).map(Edit::ClearThinking),
     "last_n" | "strip_and_truncate" => {
-      only_keys(obj, &["trigger", "n"], kind, path)?;
+      only_keys(
+        obj,
+        if kind == "last_n" {
+          &LAST_N
+        } else {
+          &STRIP_AND_TRUNCATE
+        },
+        kind,
+        path,
+      )?;
       let edit = LastN {
         trigger: optional_trigger(obj, path)?,
         n: required_n(obj, kind, path)?,
@@ -228,7 +214,7 @@ fn parse_structural_edit(kind: &str, obj: &Map<String, Value>, path: &str) -> Re
       })
     }
     "strip_tool_calls" => {
-      only_keys(obj, &["trigger"], kind, path)?;
+      only_keys(obj, &STRIP_TOOL_CALLS, kind, path)?;
       Ok(Edit::StripToolCalls(Gate {
         trigger: optional_trigger(obj, path)?,
       }))
@@ -247,14 +233,14 @@ fn parse_structural_edit(kind: &str, obj: &Map<String, Value>, path: &str) -> Re
 }
 
 fn parse_clear_thinking(obj: &Map<String, Value>, path: &str) -> Result<ClearThinking> {
-  only_keys(obj, &["trigger", "keep"], "clear_thinking", path)?;
+  only_keys(obj, &CLEAR_THINKING, "clear_thinking", path)?;
   let keep = match field(obj, "keep") {
     None => ThinkingKeep::Turns(DEFAULT_THINKING_TURNS),
     Some(Value::String(s)) if s == "all" => ThinkingKeep::All,
     Some(Value::Object(k)) => {
       only_keys(
         k,
-        &["thinkingTurns"],
+        &THINKING_KEEP,
         "clear_thinking.keep",
         &format!("{path}.keep"),
       )?;
@@ -280,7 +266,7 @@ fn parse_clear_thinking(obj: &Map<String, Value>, path: &str) -> Result<ClearThi
 }
 
 fn parse_trim_turns(obj: &Map<String, Value>, path: &str) -> Result<TrimTurns> {
-  only_keys(obj, &["trigger", "maxTurns"], "trim_turns", path)?;
+  only_keys(obj, &TRIM_TURNS, "trim_turns", path)?;
   let max_turns = match field(obj, "maxTurns") {
     Some(v) => positive_int(v, &format!("{path}.maxTurns"))?,
     None => DEFAULT_MAX_TURNS,
@@ -292,12 +278,7 @@ fn parse_trim_turns(obj: &Map<String, Value>, path: &str) -> Result<TrimTurns> {
 }
 
 fn parse_truncate(obj: &Map<String, Value>, path: &str) -> Result<TruncateToolResults> {
-  only_keys(
-    obj,
-    &["trigger", "maxChars", "excludeTools"],
-    "truncate_tool_results",
-    path,
-  )?;
+  only_keys(obj, &TRUNCATE_TOOL_RESULTS, "truncate_tool_results", path)?;
   let max_chars = match field(obj, "maxChars") {
     Some(v) => positive_int(v, &format!("{path}.maxChars"))?,
     None => DEFAULT_TOOL_TRIM_LIMIT,
@@ -313,20 +294,8 @@ fn parse_truncate(obj: &Map<String, Value>, path: &str) -> Result<TruncateToolRe
   })
 }
 
-const SUMMARIZE_KEYS: &[&str] = &[
-  "trigger",
-  "keep",
-  "trimTokensToSummarize",
-  "toolTrimLimit",
-  "summaryPrompt",
-  "summaryPrefix",
-  "summaryRole",
-  "model",
-  "maxTokens",
-];
-
 fn parse_summarize(obj: &Map<String, Value>, path: &str) -> Result<Summarize> {
-  only_keys(obj, SUMMARIZE_KEYS, "summarize", path)?;
+  only_keys(obj, &SUMMARIZE, "summarize", path)?;
   let mut s = Summarize {
     // LangChain (JS and Python) accepts an empty list: no condition, so it never fires.
     trigger: optional_trigger(obj, path)?,
@@ -367,7 +336,7 @@ fn parse_summarize(obj: &Map<String, Value>, path: &str) -> Result<Summarize> {
 }
 
 fn parse_summary_keep(value: &Value, path: &str) -> Result<SummaryKeep> {
-  let (key, v, at) = keep_measure(value, path, &["messages", "tokens", "fraction", "turns"])?;
+  let (key, v, at) = keep_measure(value, path, &SUMMARY_KEEP)?;
   Ok(match key {
     "messages" => SummaryKeep::Messages(non_negative_int(v, &at)?),
     "turns" => SummaryKeep::Turns(non_negative_int(v, &at)?),
@@ -494,10 +463,15 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
           }
           "stepRatio" => s.step_ratio = Some(positive_number(v, &at)?),
           "maxTokens" => s.max_tokens = Some(positive_int(v, &at)?),
-          _ => return Err(Error::invalid_option(
-            at,
-            "unknown option of `stable` (expected stepRatio, stepTokens, stepResults or maxTokens)",
-          )),
+          _ => {
+            return Err(Error::invalid_option(
+              at,
+              format!(
+                "unknown option of `stable` (expected {})",
+                STABLE.listed_or()
+              ),
+            ))
+          }
         }
       }
       Ok(Some(s))
@@ -505,7 +479,13 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
     other => Err(Error::invalid_option(
       path,
       format!(
-        "expected a boolean or {{ stepRatio?, stepTokens?, stepResults?, maxTokens? }}, got {}",
+        "expected a boolean or {{ {} }}, got {}",
+        STABLE
+          .parsed_names()
+          .iter()
+          .map(|k| format!("{k}?"))
+          .collect::<Vec<_>>()
+          .join(", "),
         show(other)
       ),
     )),
@@ -513,7 +493,7 @@ fn parse_stable(value: &Value, path: &str) -> Result<Option<Stable>> {
 }
 
 fn parse_keep(value: &Value, path: &str) -> Result<Keep> {
-  let (key, v, at) = keep_measure(value, path, &["messages", "tokens", "fraction"])?;
+  let (key, v, at) = keep_measure(value, path, &KEEP)?;
   Ok(match key {
     "messages" => Keep::Messages(non_negative_int(v, &at)?),
     "tokens" => Keep::Tokens(keep_tokens(v, &at)?),

@@ -218,18 +218,6 @@ impl Edit {
   }
 }
 
-/// Every edit `type` name, for error messages.
-pub const EDIT_TYPES: &[&str] = &[
-  "clear_tool_uses",
-  "clear_thinking",
-  "last_n",
-  "strip_tool_calls",
-  "strip_and_truncate",
-  "trim_turns",
-  "truncate_tool_results",
-  "summarize",
-];
-
 /// An optional trigger shared by the structural edits: absent = the edit always applies.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Gate {

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::spec::{Group, TRIGGER};
 use super::types::Trigger;
 use crate::error::{Error, Result};
 
@@ -121,20 +122,20 @@ pub(super) fn type_name(value: &Value) -> &'static str {
   }
 }
 
-/// Rejects keys of an edit object that are not `type` or in `allowed`.
+/// Rejects keys of an edit object that are not `type` or keys of `allowed`.
 pub(super) fn only_keys(
   obj: &Map<String, Value>,
-  allowed: &[&str],
+  allowed: &Group,
   kind: &str,
   path: &str,
 ) -> Result<()> {
   for key in obj.keys() {
-    if key != "type" && !allowed.contains(&key.as_str()) {
+    if key != "type" && allowed.parsed(key).is_none() {
       return Err(Error::invalid_option(
         format!("{path}.{key}"),
         format!(
           "unknown option of `{kind}` (expected one of {})",
-          allowed.join(", ")
+          allowed.parsed_names().join(", ")
         ),
       ));
     }
@@ -171,7 +172,8 @@ pub(super) fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
     return Err(Error::invalid_option(
       path,
       format!(
-        "expected an object with tokens, messages, fraction, toolUses or turns, got {}",
+        "expected an object with {}, got {}",
+        TRIGGER.listed_or(),
         type_name(value)
       ),
     ));
@@ -200,7 +202,10 @@ pub(super) fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
       _ => {
         return Err(Error::invalid_option(
           at,
-          "unknown trigger condition (expected tokens, messages, fraction, toolUses or turns)",
+          format!(
+            "unknown trigger condition (expected {})",
+            TRIGGER.listed_or()
+          ),
         ))
       }
     }
@@ -208,20 +213,23 @@ pub(super) fn parse_trigger(value: &Value, path: &str) -> Result<Trigger> {
   if t == Trigger::default() {
     return Err(Error::invalid_option(
       path,
-      "expected at least one of tokens, messages, fraction, toolUses, turns",
+      format!(
+        "expected at least one of {}",
+        TRIGGER.parsed_names().join(", ")
+      ),
     ));
   }
   Ok(t)
 }
 
-/// The one measure set in a `keep` object (`null` = unset), among `measures`: its name, its value
-/// and its path.
+/// The one measure set in a `keep` object (`null` = unset), among the keys of `measures`: its
+/// name, its value and its path.
 pub(super) fn keep_measure<'v>(
   value: &'v Value,
   path: &str,
-  measures: &[&str],
+  measures: &Group,
 ) -> Result<(&'v str, &'v Value, String)> {
-  let listed = measures.join(", ");
+  let listed = measures.parsed_names().join(", ");
   let Value::Object(obj) = value else {
     return Err(Error::invalid_option(
       path,
@@ -236,14 +244,10 @@ pub(super) fn keep_measure<'v>(
     if v.is_null() {
       continue;
     }
-    if !measures.contains(&key.as_str()) {
-      let (last, first) = measures.split_last().unwrap_or((&"", &[]));
+    if measures.parsed(key).is_none() {
       return Err(Error::invalid_option(
         format!("{path}.{key}"),
-        format!(
-          "unknown keep measure (expected {} or {last})",
-          first.join(", ")
-        ),
+        format!("unknown keep measure (expected {})", measures.listed_or()),
       ));
     }
     set.push((key.as_str(), v));

@@ -1,0 +1,167 @@
+//! The JSON Schema (draft 2020-12) of the options, written from [`spec`](super::spec). Every group
+//! is a `$defs` entry named as the generated TypeScript type (`TriggerCondition`, `KeepPolicy`,
+//! `SummarizeEdit`, ...); `null` is allowed wherever a value is (it means "unset"); each property
+//! carries its doc line as `description`, its `default`, and `x-scope` when the core does not read
+//! it (`middleware`) or reads it as a deprecated alias (`deprecated: true`).
+
+use serde_json::{json, Map, Value};
+
+use super::spec::{Group, Key, Scope, Type, CLEAR_TOOL_USES, EDITOR, EDITS};
+use crate::tokenizer::Encoding;
+
+/// `Number.MAX_SAFE_INTEGER`: the largest integer the core accepts.
+const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// The options' JSON Schema: the root is `EditorOptions` (the top-level keys and the clearing
+/// shorthand); `$defs` holds every group of the declaration.
+#[must_use]
+pub fn json_schema() -> Value {
+  let mut defs = Map::new();
+  let mut add = |group: &Group, edit_type: Option<&str>| {
+    defs.insert(group.name.to_owned(), object(group, edit_type));
+  };
+  add(&super::spec::TRIGGER, None);
+  add(&super::spec::KEEP, None);
+  add(&super::spec::STABLE, None);
+  add(&super::spec::THINKING_KEEP, None);
+  add(&super::spec::SUMMARY_KEEP, None);
+  for edit in &EDITS {
+    add(edit.group, Some(edit.type_name));
+  }
+  // The top level takes the editor's keys and the clearing shorthand (the keys of `clear_tool_uses`).
+  let mut top = Map::new();
+  for key in CLEAR_TOOL_USES.keys.iter().chain(EDITOR.keys) {
+    top.insert(key.name.to_owned(), property(key));
+  }
+  json!({
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "context-editor/options",
+    "title": EDITOR.name,
+    "description": EDITOR.doc,
+    "type": "object",
+    "properties": top,
+    "additionalProperties": false,
+    "$defs": defs,
+  })
+}
+
+/// A group as an object schema; `edit_type` adds the `type` key of an edit.
+fn object(group: &Group, edit_type: Option<&str>) -> Value {
+  let mut props = Map::new();
+  if let Some(t) = edit_type {
+    props.insert("type".to_owned(), json!({ "const": t }));
+  }
+  let mut required = Vec::new();
+  for key in group.keys {
+    props.insert(key.name.to_owned(), property(key));
+    if key.required {
+      required.push(key.name);
+    }
+  }
+  // Only `clear_tool_uses` may leave out its `type` (it is the default edit).
+  if let Some(t) = edit_type.filter(|t| *t != "clear_tool_uses") {
+    required.insert(0, "type");
+    debug_assert!(!t.is_empty());
+  }
+  let mut out = json!({
+    "title": group.name,
+    "description": group.doc,
+    "type": "object",
+    "properties": props,
+    "additionalProperties": false,
+  });
+  if !required.is_empty() {
+    out["required"] = json!(required);
+  }
+  out
+}
+
+fn property(key: &Key) -> Value {
+  let mut schema = nullable(value_schema(&key.ty));
+  schema["description"] = json!(key.doc);
+  if let Some(default) = key.default {
+    schema["default"] = default();
+  }
+  match key.scope {
+    Scope::Editor => {}
+    Scope::Deprecated => schema["deprecated"] = json!(true),
+    Scope::Middleware => schema["x-scope"] = json!("middleware"),
+  }
+  schema
+}
+
+/// `schema`, or `null` (unset).
+fn nullable(schema: Value) -> Value {
+  let mut any_of = Map::new();
+  any_of.insert(
+    "anyOf".to_owned(),
+    Value::Array(vec![schema, json!({ "type": "null" })]),
+  );
+  Value::Object(any_of)
+}
+
+fn reference(group: &Group) -> Value {
+  json!({ "$ref": format!("#/$defs/{}", group.name) })
+}
+
+fn value_schema(ty: &Type) -> Value {
+  match ty {
+    Type::Bool => json!({ "type": "boolean" }),
+    Type::String => json!({ "type": "string" }),
+    Type::Literal(s) => json!({ "const": s }),
+    Type::Enum(values) => json!({ "enum": values }),
+    Type::Encoding => json!({ "enum": Encoding::ALL.map(Encoding::as_str) }),
+    Type::Int { min } => json!({ "type": "integer", "minimum": min, "maximum": MAX_SAFE_INTEGER }),
+    Type::Number {
+      min,
+      exclusive,
+      max,
+    } => {
+      let mut s = json!({ "type": "number" });
+      s[if *exclusive {
+        "exclusiveMinimum"
+      } else {
+        "minimum"
+      }] = json!(min);
+      if let Some(max) = max {
+        s["maximum"] = json!(max);
+      }
+      s
+    }
+    Type::Names => json!({ "type": "array", "items": { "type": "string" } }),
+    Type::Object(group) => reference(group),
+    Type::ExactlyOne(group) => exactly_one(group),
+    Type::OneOrList(group) => json!({
+      "anyOf": [reference(group), { "type": "array", "items": reference(group) }]
+    }),
+    Type::AnyOf(types) => json!({ "anyOf": types.iter().map(value_schema).collect::<Vec<_>>() }),
+    Type::Edits => json!({
+      "type": "array",
+      "items": { "anyOf": EDITS.iter().map(|e| reference(e.group)).collect::<Vec<_>>() }
+    }),
+  }
+}
+
+/// A reference to the group, with exactly one of its keys set (the others absent or `null`).
+fn exactly_one(group: &Group) -> Value {
+  let one_of: Vec<Value> = group
+    .keys
+    .iter()
+    .map(|k| {
+      let props: Map<String, Value> = group
+        .keys
+        .iter()
+        .map(|o| {
+          let allowed = if o.name == k.name {
+            json!({ "not": { "type": "null" } })
+          } else {
+            json!({ "type": "null" })
+          };
+          (o.name.to_owned(), allowed)
+        })
+        .collect();
+      json!({ "required": [k.name], "properties": props })
+    })
+    .collect();
+  json!({ "allOf": [reference(group), { "oneOf": one_of }], "x-exactly-one": true })
+}
