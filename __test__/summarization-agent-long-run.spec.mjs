@@ -97,7 +97,7 @@ afterEach(() => {
   console.warn = originalWarn
 })
 
-async function longRun(outcomes, { defaultModel }) {
+async function longRun(outcomes, { defaultModel, retryAfter }) {
   const model = new Model(outcomes)
   const seen = []
   const spy = createMiddleware({ name: 'StateSpy', beforeModel: (state) => (seen.push([...state.messages]), undefined) })
@@ -106,7 +106,7 @@ async function longRun(outcomes, { defaultModel }) {
     tools: [readFile],
     systemPrompt: 'You review code.',
     checkpointer: new MemorySaver(),
-    middleware: [spy, summarizationMiddleware({ ...(defaultModel ? {} : { model }), trigger: { tokens: 900 }, keep: { messages: 5 } })],
+    middleware: [spy, summarizationMiddleware({ ...(defaultModel ? {} : { model }), trigger: { tokens: 900 }, keep: { messages: 5 }, retryAfter })],
   })
   const config = { configurable: { thread_id: 'review' }, recursionLimit: 500 }
   const contentById = new Map()
@@ -139,7 +139,8 @@ describe('summarizationMiddleware over a long agent run (12 user turns, 48 model
     const who = defaultModel ? "the agent's own model" : 'a configured model'
     for (const outcomes of [['ok'], ['throw', 'ok'], ['empty', 'reasoning', 'ok'], ['ok', 'throw', 'empty']]) {
       test(`${who}, summarizer outcomes ${outcomes.join(' → ')}: every summary written is persisted once, nothing is lost`, async () => {
-        const { model, seen, states, final } = await longRun(outcomes, { defaultModel })
+        // Asked on every call the trigger holds, whatever failed before (no back-off).
+        const { model, seen, states, final } = await longRun(outcomes, { defaultModel, retryAfter: { calls: 0 } })
         assert.equal(model.calls.length, 48)
         assert.ok(model.written.length >= 3, `only ${model.written.length} summaries were written`)
         assert.deepEqual(persisted(seen, states), model.written)
@@ -164,7 +165,9 @@ describe('summarizationMiddleware over a long agent run (12 user turns, 48 model
     test(`${who}, a summarizer that always fails: the whole history is kept, the run completes`, async () => {
       const { model, final } = await longRun(['throw'], { defaultModel })
       assert.equal(model.written.length, 0)
-      assert.ok(model.prompts.length >= 10, 'it was asked again on later steps')
+      // Asked again on later steps, but only after the back-off (`retryAfter`, 5 calls by default).
+      assert.ok(model.prompts.length >= 2, 'it was asked again on later steps')
+      assert.ok(model.prompts.length <= Math.ceil(48 / 6), `${model.prompts.length} failed summary requests in 48 model calls`)
       assert.equal(final.filter(isSummary).length, 0)
       // Every user turn and every model step is still in the state.
       assert.deepEqual(

@@ -269,7 +269,8 @@ describe('LangChain summarizationMiddleware: an unusable summary keeps the state
   for (const [name, answer] of Object.entries(MODEL_ANSWERS)) {
     test(`the model answers ${name}`, async () => {
       const model = answering(answer)
-      const mw = summarizationMiddleware({ model, trigger: { messages: 6 }, keep: { messages: 2 } })
+      // `retryAfter: { calls: 0 }`: asked again on the next call (the default backs off 5 calls).
+      const mw = summarizationMiddleware({ model, trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 0 } })
       const history = chat(4)
       const update = await mw.beforeModel({ messages: history }, { context: {} })
       assert.equal(model.calls, 1)
@@ -290,7 +291,7 @@ describe('LangChain summarizationMiddleware: an unusable summary keeps the state
       if (a instanceof Error) throw a
       return a
     })
-    const mw = summarizationMiddleware({ model, trigger: { messages: 6 }, keep: { messages: 2 } })
+    const mw = summarizationMiddleware({ model, trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 0 } })
     for (let k = 0; k < 4; k++) assert.equal(await mw.beforeModel({ messages: chat(4) }, { context: {} }), undefined)
     assert.deepEqual(
       warnings.map((w) => /\((summary_\w+)\)$/.exec(w[0])[1]),
@@ -330,7 +331,7 @@ describe('Xpert SummarizationMiddleware strategy: an unusable summary keeps the 
 
   for (const [name, answer] of Object.entries(MODEL_ANSWERS)) {
     test(`the agent's model answers ${name}: first step and later steps`, async () => {
-      const mw = new SummarizationStrategy().createMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 } }, {})
+      const mw = new SummarizationStrategy().createMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 0 } }, {})
       const model = agentModel(answer)
       const history = chat(4)
       // First step: no model known in beforeModel; wrapModelCall summarizes with the agent's model.

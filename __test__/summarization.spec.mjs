@@ -193,7 +193,7 @@ describe('summarizationMiddleware in createAgent', () => {
     const history = longHistory(3)
     const out = await agent.invoke({ messages: [...history, new HumanMessage({ content: 'Go.', id: 'go' })] }, { recursionLimit: 50 })
     assert.equal(out.messages.at(-1).content, 'Done.')
-    assert.ok(failing.calls >= 2, 'retried at every step over the trigger')
+    assert.equal(failing.calls, 1, 'asked once: the later steps are within its back-off (retryAfter, 5 calls)')
     assert.equal(out.messages.filter(isSummary).length, 0)
     assert.deepEqual(
       out.messages.slice(0, history.length).map((m) => m.id),

@@ -660,7 +660,26 @@ export interface SummarizationOptions {
    * unset, the summarizing model's `profile.maxInputTokens` is used.
    */
   maxInputTokens?: number | null
+  /**
+   * Back-off of a failing summarizer: after a failed summary (the model threw, or answered with no
+   * usable text) it is asked again only once `calls` model calls have gone by, or `seconds` have
+   * passed, whichever comes first; the history goes through unsummarized meanwhile.
+   * `{ calls: 0 }` asks again on the next call.
+   * @default { calls: 5, seconds: 300 }
+   */
+  retryAfter?: SummaryRetryAfter | null
 }
+
+/** When a failed summary is attempted again (see `SummarizationOptions.retryAfter`). */
+export interface SummaryRetryAfter {
+  /** Model calls to go by before the summarizer is asked again. @default 5 */
+  calls?: number | null
+  /** Seconds after the failure before it is asked again. @default 300 */
+  seconds?: number | null
+}
+
+/** Default of `retryAfter`. */
+export const DEFAULT_SUMMARY_RETRY_AFTER = { calls: 5, seconds: 300 } as const
 
 const summarizationTriggerProperties = {
   tokens: triggerProperties.tokens,
@@ -801,6 +820,31 @@ const summarizationProperties = {
       '模型的输入上限，用于比例（fraction）选项和 DeepAgents 默认值。留空时使用模型配置。',
     ),
   },
+  retryAfter: {
+    type: 'object',
+    title: text('Retry a failed summary after', '摘要失败后重试间隔'),
+    description: text(
+      'After a failed summary, the summarizer is asked again only after this many model calls or seconds, whichever comes first (default 5 calls, 300 s).',
+      '摘要失败后，仅在经过这么多次模型调用或这么多秒后（以先到者为准）才再次请求摘要（默认 5 次、300 秒）。',
+    ),
+    properties: {
+      calls: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_INT,
+        title: text('Model calls', '模型调用次数'),
+        description: text('Model calls to go by before asking again (0 = the next call). Default 5.', '再次请求前需经过的模型调用次数（0 表示下一次调用）。默认 5。'),
+      },
+      seconds: {
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_INT,
+        title: text('Seconds', '秒数'),
+        description: text('Seconds after the failure before asking again. Default 300.', '失败后再次请求前需等待的秒数。默认 300。'),
+      },
+    },
+    additionalProperties: false,
+  },
 } satisfies Record<keyof SummarizationOptions, JsonSchemaProperty>
 
 /** The summarization options' JSON Schema, with localized titles and descriptions (Xpert `configSchema`). */
@@ -816,9 +860,25 @@ export interface ResolvedSummarizationOptions {
   editor: ContextEditor
   maxInputTokens?: number
   maxTokens?: number
+  /** When a failed summary is attempted again. */
+  retryAfter: { calls: number; seconds: number }
 }
 
 const SUMMARIZE_KEYS = ['trigger', 'keep', 'summaryPrompt', 'summaryPrefix', 'trimTokensToSummarize', 'toolTrimLimit', 'summaryRole', 'maxTokens'] as const
+
+/** `retryAfter`: an object of non-negative integers `calls` and `seconds` (each defaulted). */
+function readRetryAfter(value: unknown, fail: (path: string, what: string) => ContextEditorError): { calls: number; seconds: number } {
+  const out: { calls: number; seconds: number } = { ...DEFAULT_SUMMARY_RETRY_AFTER }
+  if (value === undefined) return out
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('retryAfter', `expected { calls?, seconds? }, got ${describe(value)}`)
+  for (const [key, v] of Object.entries(value)) {
+    if (key !== 'calls' && key !== 'seconds') throw fail(`retryAfter.${key}`, 'unknown option (expected calls or seconds)')
+    if (v === undefined || v === null) continue
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw fail(`retryAfter.${key}`, `expected a non-negative integer, got ${describe(v)}`)
+    out[key] = v
+  }
+  return out
+}
 
 /**
  * Validates summarization options (`null` = unset) and builds the editor. LangChain's deprecated
@@ -861,5 +921,5 @@ export function resolveSummarizationOptions(input: Record<string, unknown> | nul
     }
     throw e
   }
-  return { editor, maxInputTokens: max, maxTokens: typeof rest.maxTokens === 'number' ? rest.maxTokens : undefined }
+  return { editor, maxInputTokens: max, maxTokens: typeof rest.maxTokens === 'number' ? rest.maxTokens : undefined, retryAfter: readRetryAfter(rest.retryAfter, fail) }
 }

@@ -51,6 +51,31 @@ export interface SummarizationHookConfig extends SummarizationOptions {
    * the counts up), so it must be additive, as token counts are.
    */
   tokenCounter?: ((messages: AnyMessage[]) => number | Promise<number>) | null
+  /**
+   * Called with the report of each planning call (the core's report), plus `summaryBackoff`: the
+   * state of the failing summarizer's back-off (`retryAfter`), `null` while nothing failed.
+   */
+  onReport?: ((report: SummarizationReport) => void) | null
+}
+
+/** Where a failing summarizer's back-off stands (see `retryAfter`). */
+export interface SummaryBackoff {
+  /** Failed summaries in a row. */
+  failures: number
+  /** Model calls since the last failure on which a summary was due and the summarizer was not asked. */
+  skippedCalls: number
+  /** Model calls still to go by before it is asked again (0 = it will be asked). */
+  retryInCalls: number
+  /** When it is asked again at the latest (ISO 8601). */
+  retryAt: string
+}
+
+/** What `onReport` gets: the planning report and the back-off state. */
+export type SummarizationReport = EditPlan['report'] & {
+  /** Whether a summary was due on this call and written. */
+  summaryWritten: boolean
+  /** `null` while the summarizer has not failed since its last success. */
+  summaryBackoff: SummaryBackoff | null
 }
 
 /** A state update that rewrites `messages`: remove all, then the new list. */
@@ -109,7 +134,7 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number): ChatModelLike |
 }
 
 /** The options that are not JSON: a model instance and a function, taken as they are. */
-const LIVE_OPTIONS = new Set(['model', 'tokenCounter'])
+const LIVE_OPTIONS = new Set(['model', 'tokenCounter', 'onReport'])
 
 /**
  * A plain copy of a summarization middleware's options, each value read once with every read
@@ -299,11 +324,14 @@ interface Pending {
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field.
  */
 export function createSummarizationHooks(config: SummarizationHookConfig | null | undefined, host: SummarizationHost): SummarizationHooks {
-  const { model: configured, tokenCounter, ...json } = readSummarizationOptions(config) as SummarizationHookConfig
+  const { model: configured, tokenCounter, onReport, ...json } = readSummarizationOptions(config) as SummarizationHookConfig
   // Wrong types fail here, when the middleware is built, not at the first model call.
   checkModel(configured, host)
   if (tokenCounter !== undefined && tokenCounter !== null && typeof tokenCounter !== 'function') {
     throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a function`, { path: 'tokenCounter' })
+  }
+  if (onReport !== undefined && onReport !== null && typeof onReport !== 'function') {
+    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: onReport: expected a function`, { path: 'onReport' })
   }
   const resolved = resolveSummarizationOptions(json as Record<string, unknown>)
   const { editor } = resolved
@@ -322,6 +350,38 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
    * summary instead of the whole history, and the summarizer is not asked twice.
    */
   const written = new WeakMap<object, Pending>()
+  /** The failing summarizer's back-off (`retryAfter`): failures in a row, calls skipped since, when. */
+  const backoff = { failures: 0, skipped: 0, since: 0 }
+
+  /** Whether the summarizer is to be left alone on this call (counts the call as skipped). */
+  function backingOff(): boolean {
+    if (backoff.failures === 0) return false
+    const { calls, seconds } = resolved.retryAfter
+    if (backoff.skipped >= calls || Date.now() - backoff.since >= seconds * 1000) return false
+    backoff.skipped++
+    return true
+  }
+
+  function backoffState(): SummaryBackoff | null {
+    if (backoff.failures === 0) return null
+    const { calls, seconds } = resolved.retryAfter
+    return {
+      failures: backoff.failures,
+      skippedCalls: backoff.skipped,
+      retryInCalls: Math.max(0, calls - backoff.skipped),
+      retryAt: new Date(backoff.since + seconds * 1000).toISOString(),
+    }
+  }
+
+  /** Hands the planning report to `onReport`; its throw is logged, never breaks the request. */
+  function reportPlan(plan: EditPlan | undefined, summaryWritten: boolean): void {
+    if (!onReport || !plan) return
+    try {
+      onReport({ ...plan.report, summaryWritten, summaryBackoff: backoffState() })
+    } catch (e) {
+      report('on_report_failed', 'onReport threw', e)
+    }
+  }
 
   /** Logs a failed summary (once per `code`): the request goes through with its history intact. */
   function report(code: string, what: string, error: unknown): void {
@@ -373,7 +433,9 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     const context = await contextFor(messages, model)
     try {
       const plan = await editor.planAsync(messages, context)
-      return plan.summary ? plan : undefined
+      if (plan.summary) return plan
+      reportPlan(plan, false)
+      return undefined
     } catch (e) {
       if (isConfigError(e)) throw configError(e)
       report('planning_failed', 'planning failed', e)
@@ -409,9 +471,28 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
   /**
    * The summary the model writes; `undefined` when it failed (logged): the model threw, or
    * answered with no text (empty, blank, reasoning only) or with something that is not a summary.
-   * An empty summary never replaces the history.
+   * An empty summary never replaces the history. After a failure the summarizer is left alone
+   * (`undefined`, not logged again) until `retryAfter` calls have gone by or its seconds passed.
    */
   async function write(plan: EditPlan, model: ChatModelLike, runtime: unknown): Promise<string | undefined> {
+    if (backingOff()) {
+      reportPlan(plan, false)
+      return undefined
+    }
+    const text = await ask(plan, model, runtime)
+    if (text === undefined) {
+      backoff.failures++
+      backoff.skipped = 0
+      backoff.since = Date.now()
+    } else {
+      backoff.failures = 0
+    }
+    reportPlan(plan, text !== undefined)
+    return text
+  }
+
+  /** One request to the summarizing model (see `write`). */
+  async function ask(plan: EditPlan, model: ChatModelLike, runtime: unknown): Promise<string | undefined> {
     let response: unknown
     try {
       response = await bound(model).invoke(plan.summary!.prompt, callConfig(runtime))

@@ -9,10 +9,11 @@
 
 import { createMiddleware, initChatModel } from 'langchain'
 import { RemoveMessage } from '@langchain/core/messages'
-import { createSummarizationHooks, REMOVE_ALL_MESSAGES, type ChatModelLike } from '../summarization.js'
+import { createSummarizationHooks, REMOVE_ALL_MESSAGES, type ChatModelLike, type SummarizationReport } from '../summarization.js'
 import { SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from '../schema.js'
 
-export type { SummarizationKeep, SummarizationOptions, SummarizationTrigger } from '../schema.js'
+export type { SummarizationKeep, SummarizationOptions, SummarizationTrigger, SummaryRetryAfter } from '../schema.js'
+export type { SummarizationReport, SummaryBackoff } from '../summarization.js'
 export { summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME } from '../schema.js'
 
 /** The config of `summarizationMiddleware`: the JSON options plus the model that writes the summary. */
@@ -29,6 +30,11 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
    * @default approximate counting (`tokenCountMethod`)
    */
   tokenCounter?: ((messages: any[]) => number | Promise<number>) | null
+  /**
+   * Called with each planning call's report and `summaryBackoff`, where a failing summarizer's
+   * back-off (`retryAfter`) stands (`null` while nothing failed).
+   */
+  onReport?: ((report: SummarizationReport) => void) | null
   /** @deprecated LangChain's old name: use `trigger: { tokens }`. */
   maxTokensBeforeSummary?: number | null
   /** @deprecated LangChain's old name: use `keep: { messages }`. */
