@@ -12,6 +12,9 @@ import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
 import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
+import { classifyOverflow } from './overflow.js'
+import { noteRecovery, readRecoveryOption, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryOptions, type RecoveryRecord } from './recovery.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
 export interface ModelRequestLike {
@@ -99,11 +102,12 @@ export function toolSchemas(tools: ReadonlyArray<unknown> | undefined | null): u
   })
 }
 
-/** The model's input limit from its LangChain profile (`model.profile.maxInputTokens`). */
+/**
+ * The model's input limit from its profile: LangChain's `model.profile.maxInputTokens`, else the
+ * Xpert 3.7.x copilot model's `model.metadata.profile.maxInputTokens` (also through a binding).
+ */
 export function profileMaxInputTokens(model: unknown): number | undefined {
-  const profile = model !== null && typeof model === 'object' ? field(model, 'profile') : undefined
-  const max = profile !== null && typeof profile === 'object' ? field(profile, 'maxInputTokens') : undefined
-  return typeof max === 'number' && Number.isSafeInteger(max) && max > 0 ? max : undefined
+  return langchainProfileLimit(model) ?? xpertProfileLimit(model)
 }
 
 /** The model name a chat model instance carries (`model` or `modelName`). */
@@ -121,7 +125,7 @@ export function modelNameOf(model: unknown): string | undefined {
  * request is read once, guarded: a getter or Proxy trap that throws is the caller's `INVALID_CONTEXT`
  * naming it (what it threw as `cause`).
  */
-export function editContextFor(request: ModelRequestLike, resolved: ResolvedOptions): EditContext {
+export function editContextFor(request: ModelRequestLike, resolved: ResolvedOptions, modelOption?: string): EditContext {
   const read = <T>(name: string, get: () => T): T => {
     try {
       return get()
@@ -132,12 +136,27 @@ export function editContextFor(request: ModelRequestLike, resolved: ResolvedOpti
   const system = read('systemMessage', () => field(request, 'systemMessage')) ?? read('systemPrompt', () => field(request, 'systemPrompt'))
   const tools = read('tools', () => field(request, 'tools'))
   const model = read('model', () => field(request, 'model'))
-  return {
+  const name = read('model', () => modelNameOf(model))
+  const limit = read('model', () => findLimit(resolved.maxInputTokens, model, modelOption ?? name))
+  const context: CallContext = {
     systemPrompt: (system as EditContext['systemPrompt']) ?? undefined,
     tools: toolSchemas(tools as ReadonlyArray<unknown> | undefined),
-    maxInputTokens: resolved.maxInputTokens ?? read('model', () => profileMaxInputTokens(model)),
-    model: resolved.fixedModel ? undefined : read('model', () => modelNameOf(model)),
+    maxInputTokens: limit?.tokens,
+    model: resolved.fixedModel ? undefined : name,
   }
+  // Not a context field: where the limit came from, for the report.
+  Object.defineProperty(context, LIMIT, { value: limit, enumerable: false })
+  return context
+}
+
+const LIMIT = Symbol('limit')
+type CallContext = EditContext & { [LIMIT]?: FoundLimit }
+
+/** Where the call's input limit came from (see `windows.ts`), once the editor has reported its limit. */
+function limitSource(context: EditContext, report: EditReport): LimitSource | undefined {
+  const found = (context as CallContext)[LIMIT]
+  if (found !== undefined) return found.source
+  return report.maxInputTokens !== undefined && report.maxInputTokens !== null ? 'core' : undefined
 }
 
 /**
@@ -212,6 +231,24 @@ function optionsSnapshot(value: unknown, path: string, depth: number): unknown {
   return out
 }
 
+/** The report a middleware hands to `onReport`: the editor's, with where the limit came from and any recovery. */
+export type MiddlewareReport = EditReport & {
+  /** Where `maxInputTokens` came from: `options`, `profile` (LangChain), `xpert-profile`, `table`, `core` (tiktoken's OpenAI list). */
+  maxInputTokensSource?: LimitSource
+  /** Set on the report of a recovery pass (after a context-length error). */
+  recovery?: RecoveryRecord
+  /** The correction (true / counted) applied to this call's totals, learned from an earlier recovery of the conversation. */
+  tokenCorrection?: number
+}
+
+/** What the middleware remembers of a conversation (by its first message object). */
+interface ConversationState {
+  /** Ratio true / counted learned from a recovery; exact, or a lower bound. */
+  ratio?: number
+  ratioExact?: boolean
+  recoveries: number
+}
+
 /**
  * Builds the hook. Options are validated here, once, so a bad config fails when the middleware is
  * created, not on the first model call.
@@ -219,22 +256,91 @@ function optionsSnapshot(value: unknown, path: string, depth: number): unknown {
 export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | null): WrapModelCall {
   notePollution()
   const options = readMiddlewareOptions(config)
-  const resolved = resolveSnapshot(options as ContextEditingMiddlewareConfig | null | undefined)
+  const { recovery, rest } = takeRecovery(options)
+  const resolved = resolveSnapshot(rest as ContextEditingMiddlewareConfig | null | undefined)
   // A model named by the options themselves (their own keys; `null` is unset) wins over the request's.
-  const set = (key: string): boolean => options !== null && typeof options === 'object' && (own(options, key) ?? undefined) !== undefined
+  const set = (key: string): boolean => rest !== null && typeof rest === 'object' && (own(rest, key) ?? undefined) !== undefined
   resolved.fixedModel = set('model') || set('encoding')
+  const modelOption = set('model') && typeof own(rest, 'model') === 'string' ? (own(rest, 'model') as string) : undefined
   const { editor, onReport } = resolved
+  const conversations = new WeakMap<object, ConversationState>()
+  const recoveryEditors: RecoveryEditors = new Map()
   return async function wrapModelCall<R extends ModelRequestLike, T>(request: R, handler: (request: R) => T | Promise<T>): Promise<T> {
     notePollution()
     // The plan addresses messages by index: plan and apply on one snapshot of the array.
     const messages = requestMessages(request)
     if (messages === undefined || messages.length === 0) return handler(request)
-    const result = await editor.editAsync(messages, editContextFor(request, resolved))
-    // The report is built only when read.
-    if (onReport) onReport(result.report)
+    const context = editContextFor(request, resolved, modelOption)
+    const state = conversationOf(conversations, messages)
+    const result = await editor.editAsync(messages, context)
+    const counted = result.report.tokensAfter
+    if (onReport) onReport(annotate(result.report, context))
     const edited = result.messages
-    if (edited.length === messages.length && edited.every((m, i) => m === messages[i])) return handler(request)
-    return handler({ ...request, messages: edited })
+    const sent = edited.length === messages.length && edited.every((m, i) => m === messages[i]) ? request : { ...request, messages: edited }
+    if (!recovery.enabled) return handler(sent)
+    try {
+      return await handler(sent)
+    } catch (error) {
+      const overflow = classifyOverflow(error)
+      if (overflow === undefined) throw error
+      // Once: the retry's own error, whatever it is, goes to the caller.
+      const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, learned: state?.ratio, options: recovery })
+      const { result: again, dropped } = await recoveryEdit(recoveryEditors, editor.options, messages, context, aim.targetCounted)
+      const record: RecoveryRecord = {
+        ...aim,
+        tokensAfter: again.report.tokensAfter,
+        estimatedTokensAfter: Math.ceil(again.report.tokensAfter * aim.ratio),
+        messagesBefore: messages.length,
+        messagesAfter: again.messages.length,
+        droppedMessages: dropped,
+      }
+      if (state !== undefined) learn(state, aim.ratio, aim.ratioExact)
+      const report = annotate(again.report, context)
+      report.recovery = record
+      if (onReport) onReport(report)
+      const response = await handler({ ...request, messages: again.messages })
+      noteRecovery(response, record)
+      return response
+    }
+  }
+}
+
+/** `recovery` taken out of the options (the core does not know it), read. */
+function takeRecovery(options: unknown): { recovery: RecoveryOptions; rest: unknown } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || !Object.hasOwn(options, 'recovery')) {
+    return { recovery: readRecoveryOption(undefined, MIDDLEWARE_NAME), rest: options }
+  }
+  const { recovery, ...rest } = options as Record<string, unknown>
+  return { recovery: readRecoveryOption(recovery, MIDDLEWARE_NAME), rest }
+}
+
+function annotate(report: EditReport, context: EditContext): MiddlewareReport {
+  const out = report as MiddlewareReport
+  const source = limitSource(context, report)
+  if (source !== undefined) out.maxInputTokensSource = source
+  return out
+}
+
+/** The state of the conversation `messages` belong to: keyed by their first message object. */
+function conversationOf(map: WeakMap<object, ConversationState>, messages: readonly unknown[]): ConversationState | undefined {
+  const head = messages[0]
+  if (head === null || typeof head !== 'object') return undefined
+  let state = map.get(head)
+  if (state === undefined) {
+    state = { recoveries: 0 }
+    map.set(head, state)
+  }
+  return state
+}
+
+/** Keeps the larger of what was known and what this recovery found (an exact ratio replaces a bound). */
+function learn(state: ConversationState, ratio: number, exact: boolean): void {
+  state.recoveries++
+  if (exact || state.ratio === undefined || !state.ratioExact) {
+    state.ratio = exact || state.ratio === undefined ? ratio : Math.max(state.ratio, ratio)
+    state.ratioExact = exact
+  } else {
+    state.ratio = Math.max(state.ratio, ratio)
   }
 }
 

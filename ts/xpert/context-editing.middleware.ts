@@ -12,6 +12,9 @@ import { ICON } from './icon.js'
 /** LangChain's deprecated `ClearToolUsesEdit` aliases, still accepted from old configurations. */
 const LEGACY_ALIASES: ReadonlySet<string> = new Set(['triggerTokens', 'keepMessages'])
 
+/** Options the middleware reads itself (JSON-only until the form offers them): `recovery`. */
+const MIDDLEWARE_ONLY: ReadonlySet<string> = new Set(['recovery'])
+
 /** `TAgentMiddlewareMeta` of @metad/contracts, structurally. */
 export interface ContextEditingStrategyMeta {
   name: string
@@ -55,7 +58,7 @@ export class ContextEditingStrategy {
     // deprecated aliases, which old configurations may carry); the error lists the form's names,
     // not the library's (`edits`, `onReport` and the aliases are not offered here).
     for (const key of Object.keys(options ?? {})) {
-      if ((options as Record<string, unknown>)[key] == null || OPTION_NAMES.includes(key as never) || LEGACY_ALIASES.has(key)) continue
+      if ((options as Record<string, unknown>)[key] == null || OPTION_NAMES.includes(key as never) || LEGACY_ALIASES.has(key) || MIDDLEWARE_ONLY.has(key)) continue
       throw new ContextEditorError(
         'INVALID_OPTIONS',
         `${MIDDLEWARE_NAME}: ${key}: unknown option (expected one of ${OPTION_NAMES.join(', ')})`,

@@ -1,0 +1,147 @@
+// Where a model's input limit comes from, for `fraction` triggers and keeps, when the options do not
+// give `maxInputTokens`. In order:
+//
+// 1. the LangChain model profile, `model.profile.maxInputTokens` (LangChain 1.x chat models carry one);
+// 2. the Xpert copilot model profile, `model.metadata.profile.maxInputTokens`: Xpert 3.7.x model
+//    providers build their chat models with `metadata: { profile: getModelProfile(...) }`, whose
+//    `maxInputTokens` is the model schema's `context_size` (@xpert-ai/plugin-sdk `AIModel`). Both are
+//    also read through a `bindTools()` / `withConfig()` binding (`bound`, `config.metadata`);
+// 3. the table below, by model name: context windows of the model families hosts run.
+//
+// The table is maintained by hand from the providers' model pages (checked 2026-11). Where a provider
+// states a separate input limit (OpenAI's GPT-5: 400k context, 272k input) that is the figure; where a
+// family has several windows (Qwen3 open weights: 32k native, 128k with YaRN) it is the one a host
+// runs by default. A name matches the first row whose pattern it contains, so longer names come
+// first. The report says where the limit came from (`maxInputTokensSource`).
+
+import { field } from './wire.js'
+
+/** Where the input limit of a call came from. */
+export type LimitSource = 'options' | 'profile' | 'xpert-profile' | 'table' | 'core'
+
+/** A model's input limit and where it was found. */
+export interface FoundLimit {
+  tokens: number
+  source: LimitSource
+}
+
+/** Context windows by model name: `[pattern, tokens]`; the first pattern found in the name wins. */
+const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
+  // OpenAI
+  [/gpt-5(\.\d+)?-?(mini|nano|codex|pro)?/, 272_000],
+  [/gpt-4\.1/, 1_047_576],
+  [/gpt-4o|chatgpt-4o|gpt-4-turbo|gpt-4-1106|gpt-4-0125/, 128_000],
+  [/gpt-4-32k/, 32_768],
+  [/gpt-4(?![.\w])|gpt-4-0613/, 8_192],
+  [/gpt-3\.5-turbo/, 16_385],
+  [/gpt-oss/, 131_072],
+  [/(^|[^\w])o1-mini/, 128_000],
+  [/(^|[^\w])o[134](-mini|-pro)?($|[^\w])/, 200_000],
+  // Anthropic: every Claude 3, 3.5, 3.7, 4, 4.1 and 4.5 model
+  [/claude/, 200_000],
+  // Google
+  [/gemini-1\.5-pro/, 2_097_152],
+  [/gemini/, 1_048_576],
+  [/gemma-?3n/, 32_768],
+  [/gemma-?3[:-]?1b/, 32_768],
+  [/gemma-?3/, 131_072],
+  [/gemma/, 8_192],
+  // DeepSeek (API and open weights, V3 / V3.1 / V3.2 / R1)
+  [/deepseek/, 131_072],
+  // Qwen: DashScope API names first, then open weights
+  [/qwen-long/, 10_000_000],
+  [/qwen-turbo|qwen2\.5-turbo|qwen-flash|qwen3-coder-plus|qwen3-coder-flash/, 1_000_000],
+  [/qwen3-max|qwen3-.*2507|qwen3-coder|qwen3-next|qwen-plus/, 262_144],
+  [/qwen-max/, 32_768],
+  [/qwen3|qwen2\.5|qwen2|qwq/, 131_072],
+  [/qwen/, 32_768],
+  // Meta Llama
+  [/llama-?4.*scout/, 10_000_000],
+  [/llama-?4/, 1_048_576],
+  [/llama-?3\.[123]/, 131_072],
+  [/llama-?3/, 8_192],
+  [/llama-?2/, 4_096],
+  // Mistral
+  [/codestral|devstral/, 262_144],
+  [/mixtral|mistral-7b|mistral:7b/, 32_768],
+  [/mistral|ministral|magistral|pixtral/, 131_072],
+  // Zhipu GLM
+  [/glm-4\.[56]|glm-4\.5v|glm-5/, 131_072],
+  [/glm-4-long/, 1_000_000],
+  [/glm-z1/, 32_768],
+  [/glm-4|chatglm/, 128_000],
+]
+
+/** The GLM 4.6 window is larger than 4.5's: 200k. */
+const OVERRIDES: ReadonlyArray<readonly [RegExp, number]> = [
+  [/glm-4\.6/, 204_800],
+  [/gpt-4o-mini-audio|gpt-4o-audio/, 128_000],
+]
+
+/** A model name in the form the table reads: lower case, without a provider prefix or tag. */
+function normalized(name: string): string {
+  let n = name.toLowerCase().trim()
+  // `openai:gpt-4o`, `accounts/fireworks/models/llama-v3p1`, `meta-llama/Llama-3.3-70B`, `qwen3:8b`
+  const colon = n.indexOf(':')
+  if (colon > 0 && /^[a-z-]+$/.test(n.slice(0, colon)) && !/^(qwen|gemma|llama|mistral|deepseek|glm|phi)/.test(n)) n = n.slice(colon + 1)
+  n = n.slice(n.lastIndexOf('/') + 1)
+  return n.replace(/llama-v(\d)p(\d)/, 'llama-$1.$2').replace(/_/g, '-')
+}
+
+/** The context window of a known model name (the table above), or `undefined`. */
+export function contextWindowOf(name: string | undefined | null): number | undefined {
+  if (typeof name !== 'string' || name.length === 0 || name.length > 256) return undefined
+  const n = normalized(name)
+  for (const [pattern, tokens] of OVERRIDES) if (pattern.test(n)) return tokens
+  for (const [pattern, tokens] of WINDOWS) if (pattern.test(n)) return tokens
+  return undefined
+}
+
+function positive(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined
+}
+
+function objectField(o: unknown, key: string): unknown {
+  return o !== null && typeof o === 'object' ? field(o, key) : undefined
+}
+
+/** `model.profile.maxInputTokens` (LangChain), also through a binding. */
+export function langchainProfileLimit(model: unknown): number | undefined {
+  for (const m of [model, objectField(model, 'bound')]) {
+    const max = positive(objectField(objectField(m, 'profile'), 'maxInputTokens'))
+    if (max !== undefined) return max
+  }
+  return undefined
+}
+
+/** `model.metadata.profile.maxInputTokens` (Xpert 3.7.x copilot models), also through a binding. */
+export function xpertProfileLimit(model: unknown): number | undefined {
+  const bound = objectField(model, 'bound')
+  const places = [
+    objectField(model, 'metadata'),
+    objectField(objectField(model, 'config'), 'metadata'),
+    objectField(bound, 'metadata'),
+    objectField(objectField(bound, 'config'), 'metadata'),
+  ]
+  for (const metadata of places) {
+    const max = positive(objectField(objectField(metadata, 'profile'), 'maxInputTokens'))
+    if (max !== undefined) return max
+  }
+  return undefined
+}
+
+/**
+ * The input limit of a call: the options' `maxInputTokens`, else the model's LangChain profile,
+ * else its Xpert profile, else the table by model name. `undefined` when none knows it (the core
+ * then tries tiktoken's list of OpenAI names, reported as `'core'`).
+ */
+export function findLimit(configured: number | undefined, model: unknown, name: string | undefined): FoundLimit | undefined {
+  if (configured !== undefined) return { tokens: configured, source: 'options' }
+  const profile = langchainProfileLimit(model)
+  if (profile !== undefined) return { tokens: profile, source: 'profile' }
+  const xpert = xpertProfileLimit(model)
+  if (xpert !== undefined) return { tokens: xpert, source: 'xpert-profile' }
+  const table = contextWindowOf(name)
+  if (table !== undefined) return { tokens: table, source: 'table' }
+  return undefined
+}
