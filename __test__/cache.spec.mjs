@@ -4,8 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
-import { ContextEditor, ContextEditorError } from '../dist/index.js'
-import { contextEditingMiddlewareObject } from '../dist/index.js'
+import { ContextEditor, ContextEditorError, contextEditingMiddlewareObject } from '../dist/index.js'
 
 /** A LangChain run: `turns` tool calls, each result `size` characters. */
 function run(turns, size = 400) {

@@ -4,12 +4,10 @@
 // and option indexes or flag values that would allocate without bound.
 
 import assert from 'node:assert/strict'
-import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, ftruncateSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, ftruncateSync } from 'node:fs'
 import { constants } from 'node:buffer'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { before, describe, test } from 'node:test'
 import { jsonPieces } from '../dist/cli/serialize.js'
 import { cliSandbox } from './support/cli.mjs'
 
@@ -70,7 +68,7 @@ describe('deeply nested valid JSON is read and written back', { concurrency: 3 }
   test('the piecewise writer equals JSON.stringify on odd values (undefined, toJSON, -0, sparse arrays, long strings)', () => {
     const long = `${'é'.repeat((1 << 24) - 1)}😀${'a'.repeat(10)}` // an emoji across the slice boundary
     const values = [
-      { a: undefined, b: () => 1, c: [undefined, () => 1, Symbol('s')], d: -0, e: NaN, f: new Date(0), g: [, 1] },
+      { a: undefined, b: () => 1, c: [undefined, () => 1, Symbol('s')], d: -0, e: NaN, f: new Date(0), g: [, 1] }, // eslint-disable-line no-sparse-arrays
       [[[{}]], [], {}, '', 0, null, true],
       JSON.parse('{"__proto__": {"x": 1}, "y": [1, 2]}'),
       { messages: [{ content: long }] },

@@ -4,11 +4,9 @@
 // Without --keep-going the first bad line stops the run and the output is left as it was.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { before, describe, test } from 'node:test'
 import { cliSandbox } from './support/cli.mjs'
 
 

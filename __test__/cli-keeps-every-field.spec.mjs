@@ -4,11 +4,9 @@
 // edit removes is dropped, never written as an empty shell; the report counts what was written.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { before, describe, test } from 'node:test'
 import { cliSandbox } from './support/cli.mjs'
 
 

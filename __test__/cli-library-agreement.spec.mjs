@@ -9,11 +9,9 @@
 // indices, so that the command's own alignment is checked, not repeated.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { before, describe, test } from 'node:test'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
 import { ContextEditor } from '../dist/index.js'
 import { cliSandbox } from './support/cli.mjs'

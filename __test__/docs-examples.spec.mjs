@@ -11,7 +11,7 @@
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -39,7 +39,7 @@ const all = blocks()
 
 /** The module to run: TypeScript transpiled, the prelude imported for the names the block uses but does not define. */
 function moduleSource({ lang, code }) {
-  let js = lang === 'ts' ? ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : code
+  const js = lang === 'ts' ? ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : code
   const declared = (name) => new RegExp(`(?:const|let|var|function|class)\\s+${name}\\b|import\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(js)
   const used = (name) => new RegExp(`\\b${name}\\b`).test(js)
   const names = PRELUDE.filter((n) => used(n) && !declared(n))

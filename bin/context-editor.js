@@ -24,6 +24,7 @@ process.stderr.on('error', () => {})
 // is still one line and exit 1, never a stack trace; the exit handler removes temporary files.
 const lastResort = (e) => {
   try {
+    // oxlint-disable-next-line no-control-regex -- control characters are what this replaces
     const text = String(e?.message ?? e).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 1000)
     process.stderr.write(`context-editor: internal error: ${text}\n`)
     if (process.env.CONTEXT_EDITOR_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`)

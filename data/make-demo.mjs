@@ -129,7 +129,6 @@ function step(text, calls) {
 const say = (text) => messages.push({ role: 'assistant', content: text })
 const user = (text) => messages.push({ role: 'user', content: text })
 
-const FILES = ['limiter.ts', 'bucket.ts', 'clock.ts', 'policy.ts', 'store.ts', 'redis-store.ts', 'middleware.ts', 'config.ts', 'headers.ts', 'metrics.ts']
 const read = (f) => ['read_file', { path: `packages/gateway/src/${f}` }, tsFile(`packages/gateway/src/${f}`, int(22, 40))]
 
 user('The gateway rate limiter drops requests under load (we see 429s well below the configured limit) and `limiter.test.ts` is flaky in CI. Find the cause, fix it, and run the whole gateway test suite. Don\'t touch the billing package.')

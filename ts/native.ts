@@ -86,6 +86,7 @@ function load(): typeof Binding {
  * users: the fallback is chosen for them. Every other warning goes through.
  */
 function withoutWasiWarning<T>(f: () => T): T {
+  // oxlint-disable-next-line typescript/unbound-method -- called below with the caller's `this`
   const emitWarning = process.emitWarning
   process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning?.message

@@ -204,35 +204,33 @@ class ReaderGone extends CliError {
 function buffered(name: string, sink: (data: Buffer) => Promise<void>) {
   let parts: string[] = []
   let size = 0
-  let failed: unknown
+  // Boxed so that an error thrown as `undefined` or `null` still counts as a failure.
+  let failed: { error: unknown } | undefined
   let previous: Promise<void> = Promise.resolve()
   const flush = (): Promise<void> => {
-    if (failed !== undefined) return Promise.reject(failed)
+    if (failed !== undefined) return Promise.reject(failed.error)
     const data = size === 0 ? undefined : Buffer.from(parts.length === 1 ? parts[0] : parts.join(''), 'utf8')
     parts = []
     size = 0
     previous = previous.then(async () => {
-      if (failed !== undefined) throw failed
+      if (failed !== undefined) throw failed.error
       if (data === undefined) return
       try {
         await sink(data)
       } catch (e) {
-        failed = e
+        failed = { error: e }
         throw e
       }
     })
     return previous
   }
-  return {
-    name,
-    write(chunk: string): Promise<void> | undefined {
-      if (failed !== undefined) return Promise.reject(failed)
-      parts.push(chunk)
-      size += chunk.length
-      return size >= FLUSH_BYTES ? flush() : undefined
-    },
-    flush,
+  const write = (chunk: string): Promise<void> | undefined => {
+    if (failed !== undefined) return Promise.reject(failed.error)
+    parts.push(chunk)
+    size += chunk.length
+    return size >= FLUSH_BYTES ? flush() : undefined
   }
+  return { name, write, flush }
 }
 
 /** Writes all of `data` at the handle's position: write(2) may write less than asked (EFBIG, signals). */
@@ -381,7 +379,7 @@ const NAME_MAX = 255
 export function temporaryName(base: string): string {
   const tail = `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
   let stem = base
-  while (Buffer.byteLength(`.${stem}${tail}`) > NAME_MAX) stem = [...stem].slice(0, -8).join('')
+  while (Buffer.byteLength(`.${stem}${tail}`) > NAME_MAX) stem = Array.from(stem).slice(0, -8).join('')
   return `.${stem}${tail}`
 }
 

@@ -57,7 +57,7 @@ export function* jsonPieces(value: unknown, indent?: string, numbers?: ExactNumb
 
   /** Children of a frame that had to be walked here are walked here too (no retrying natively). */
   const walkBelow = (depth: number) => depth >= STRUCTURAL_DEPTH
-  let top = yield* open('', value, 0, false)
+  const top = yield* open('', value, 0, false)
   if (top === undefined) return
   stack.push(top)
   while (stack.length > 0) {

@@ -75,6 +75,7 @@ function tooLarge(file: string, bytes: number, atLeast = false): CliError {
  * and a newline in a file name would split the one-line error.
  */
 export function printable(s: string): string {
+  // oxlint-disable-next-line no-control-regex -- control characters are what this replaces
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
     if (c === '\n') return '\\n'
     if (c === '\r') return '\\r'
