@@ -37,6 +37,8 @@ import {
 } from './wire.js'
 import type { PackedPlan, PlanOp, WireMessage } from './native.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { FormatCodec, type FormatOption, type MessageFormat, readFormat } from './formats/index.js'
+import { type CallKind, formatted, RESULT_PLANS } from './formats/facade.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -66,6 +68,11 @@ export interface EditContext {
    * rejects; `INVALID_SUMMARY` when it returns a Promise to the synchronous `edit`.
    */
   summarize?: ((request: SummaryRequest) => SummaryAnswer | Promise<SummaryAnswer>) | null
+  /**
+   * The messages' format for this call (overrides the editor's `format` option): `auto` (the
+   * default) tells it from the messages; see docs/library.md, *Message formats*.
+   */
+  format?: MessageFormat | 'auto' | null
 }
 
 /** What a summarizer may return: the text, or a model's response / message, or content blocks. */
@@ -75,6 +82,8 @@ export type SummaryAnswer = string | { content?: unknown } | ReadonlyArray<unkno
 export interface EditResult<T> {
   messages: T[]
   report: EditReport
+  /** When a whole request was passed (Anthropic, Responses, chat): the request rebuilt around `messages`. */
+  request?: unknown
 }
 
 /**
@@ -114,13 +123,19 @@ export class ContextEditor {
   #nextSession = 1
   /** Cleared copies made by earlier calls (an agent's history is cleared again on every call). */
   #cleared: ClearedMemo = new WeakMap()
+  /** Anthropic, Responses and AI SDK messages, decoded for the editor (see ts/formats). */
+  readonly #formats: FormatCodec
+  readonly #format: FormatOption | undefined
 
   constructor(options: EditorOptions | null = {}) {
     // Read once, into data of our own: the caller's later changes to the objects it passed cannot
     // change what the editor does or what `options` reports.
     const copy = (optionsCopy(options ?? {}, '', 0) ?? {}) as EditorOptions
+    // `format` is the shim's option (which messages it decodes), not the core's.
+    const { format, ...forCore } = copy as EditorOptions & { format?: unknown }
+    this.#format = readFormat(format, 'options')
     try {
-      this.#native = new NativeContextEditor(copy)
+      this.#native = new NativeContextEditor(forCore)
     } catch (e) {
       throw fromNative(e)
     }
@@ -136,6 +151,7 @@ export class ContextEditor {
     const placeholders = new Set<string>()
     for (const e of edits) if (typeOf(e) === 'clear_tool_uses') placeholders.add((optionOf(e, 'placeholder') as string | undefined) ?? '[cleared]')
     this.#placeholders = placeholders
+    this.#formats = new FormatCodec(placeholders)
     this.#breakpoints = edits.some((e) => typeOf(e) === 'clear_tool_uses' && Boolean(optionOf(e, 'cacheBreakpoints')))
   }
 
@@ -154,6 +170,14 @@ export class ContextEditor {
     const ctx = call.wire
     if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(list, call.systemPrompt, call.tools)
     return ctx
+  }
+
+  /**
+   * The call on the decoded units when `messages` are in a foreign format or a whole request
+   * (see ts/formats/facade.ts); `undefined` for native messages.
+   */
+  #foreign(messages: unknown, context: unknown, kind: CallKind, inner: (units: any, context: any) => unknown): any {
+    return formatted(this.#formats, this.#format, messages, context, kind, inner)
   }
 
   /** The caller's messages and context, read once (see `messageList`, `readContext`). */
@@ -421,6 +445,8 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   plan(messages: readonly AnyMessage[], context?: EditContext | null): EditPlan {
+    const foreign = this.#foreign(messages, context, 'plan', (m, c) => this.plan(m, c))
+    if (foreign !== undefined) return foreign
     return this.#planSync(...this.#read(messages, context)).plan
   }
 
@@ -429,6 +455,8 @@ export class ContextEditor {
    * the native side in pieces, yielding to the event loop in between.
    */
   async planAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<EditPlan> {
+    const foreign = this.#foreign(messages, context, 'plan', (m, c) => this.planAsync(m, c))
+    if (foreign !== undefined) return foreign
     return (await inFlight(async () => this.#planAsync(...this.#read(messages, context)))).plan
   }
 
@@ -438,6 +466,8 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
+    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.edit(m, c))
+    if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
     messages = list as T[]
     const planned = this.#planSync(list, call)
@@ -469,6 +499,8 @@ export class ContextEditor {
    * loop in between (the array is snapshotted first, so later changes to it do not matter).
    */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
+    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.editAsync(m, c))
+    if (foreign !== undefined) return foreign
     return inFlight(() => this.#editAsync(messages, context))
   }
 
@@ -495,6 +527,8 @@ export class ContextEditor {
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
   countTokens(messages: readonly AnyMessage[], context?: EditContext | null): TokenCountResult {
+    const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokens(m, c))
+    if (foreign !== undefined) return foreign
     const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
       return this.#native.countTokensSync(wire, ctx)
@@ -505,6 +539,8 @@ export class ContextEditor {
 
   /** `countTokens` on the libuv thread pool. */
   async countTokensAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<TokenCountResult> {
+    const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokensAsync(m, c))
+    if (foreign !== undefined) return foreign
     const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
       return await this.#native.countTokens(wire, ctx)
@@ -533,6 +569,7 @@ export class ContextEditor {
     this.#wireCache = new WeakMap()
     this.#cleared = new WeakMap()
     this.#conversations = new WeakMap()
+    this.#formats.clear()
     for (const conv of this.#busy) conv.stale = true
   }
 
@@ -553,6 +590,8 @@ export class ContextEditor {
       throw unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
     }
     const list = isList ? listCopy(message) : [message]
+    // A foreign message stands for units of our own: they go too.
+    for (const m of list.slice()) list.push(...this.#formats.invalidate(m))
     for (const m of list) {
       forgetMessage(this.#wireCache, m)
       if (m !== null && typeof m === 'object') this.#cleared.delete(m)
@@ -568,7 +607,10 @@ export class ContextEditor {
    */
   forget(messages: readonly AnyMessage[]): number {
     notePollution()
-    const list = messageList(messages)
+    const given = messageList(messages)
+    // Foreign messages: their units are what the editor holds.
+    const units = this.#formats.unitsOf(given)
+    const list = units.length ? units : given
     let dropped = 0
     const head = list[0]
     const convs = head !== null && typeof head === 'object' ? this.#conversations.get(head) : undefined
@@ -979,7 +1021,7 @@ function finish<T extends AnyMessage>(
 
 /** The result of an edit; its report is read from the plan (and parsed) only when used. */
 function result<T>(messages: T[], plan: EditPlan): EditResult<T> {
-  return {
+  const out: EditResult<T> = {
     messages,
     get report(): EditReport {
       return plan.report
@@ -988,6 +1030,9 @@ function result<T>(messages: T[], plan: EditPlan): EditResult<T> {
       plan.report = value
     },
   }
+  // For messages in a foreign format, the plan aligns the output with the units (ts/formats).
+  RESULT_PLANS.set(out, plan)
+  return out
 }
 
 function contextError(field: string, what: string): ContextEditorError {

@@ -1,0 +1,163 @@
+// Vercel AI SDK `ModelMessage` (v5 and later; v4's `args` / `result` are read too).
+//
+// system → a system unit; user → a human unit (text parts are text, image parts and image files
+// are images, other files are counted by their metadata and string data); assistant → an AI unit
+// whose content is its non-call parts (`reasoning` parts are thinking, so `clear_thinking` drops
+// them) and whose `tool_calls` are its `tool-call` parts; a tool message → one tool unit per
+// `tool-result` part (its `output` read as text: `text`/`error-text` values as they are, `json`
+// values as JSON, `content` parts as blocks). Every part keeps its `providerOptions`: encoding
+// keeps untouched parts as the same objects and rebuilds only what the edit changed: a cleared
+// result is its part with `output: { type: 'text', value: placeholder }`, a cleared call's input
+// is `{}`, a removed call or reasoning part is left out, a message whose parts all go is removed.
+
+import type { AnyMessage } from '../wire.js'
+import { invalid } from './errors.js'
+import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
+
+/** Part types of AI SDK messages, per role (detection). */
+export const AISDK_PARTS: Record<string, ReadonlySet<string>> = {
+  user: new Set(['text', 'image', 'file']),
+  assistant: new Set(['text', 'file', 'reasoning', 'redacted-reasoning', 'tool-call', 'tool-result', 'tool-approval-request']),
+  tool: new Set(['tool-result', 'tool-approval-response']),
+}
+
+/** The block the editor counts for an image or file part. */
+function mediaBlock(p: Record<string, any>): unknown {
+  if (p.type === 'image') return p
+  const mime = p.mediaType ?? p.mimeType
+  const data = p.data
+  const shown = typeof data === 'string' ? data : data instanceof URL ? data.href : `[${(data as { byteLength?: number })?.byteLength ?? 0} bytes]`
+  return { type: 'file', mime_type: typeof mime === 'string' ? mime : undefined, filename: p.filename, data: shown }
+}
+
+function partsOf(content: unknown): unknown {
+  if (!Array.isArray(content)) return content ?? ''
+  return content.map((p) => (isObject(p) && (p.type === 'image' || p.type === 'file') ? mediaBlock(p) : p))
+}
+
+/** A tool result's output as the content of a tool message. */
+function outputText(p: Record<string, any>): unknown {
+  const out = p.output !== undefined ? p.output : { type: 'json', value: p.result }
+  if (!isObject(out)) return typeof out === 'string' ? out : JSON.stringify(out ?? null)
+  if (out.type === 'text' || out.type === 'error-text') return String(out.value ?? '')
+  if (out.type === 'content' && Array.isArray(out.value)) {
+    return out.value.map((b: any) =>
+      isObject(b) && b.type === 'media' ? mediaBlock({ type: 'file', data: b.data, mediaType: b.mediaType }) : b,
+    )
+  }
+  if (out.type === 'execution-denied') return String(out.reason ?? '')
+  return JSON.stringify(out.value ?? null)
+}
+
+/** Decodes message `m` (at index `i`, for errors). */
+export function aisdkSegment(m: Record<string, any>, i: number, placeholders: ReadonlySet<string>): Segment {
+  const role = m.role
+  if (role === 'tool') return tool(m, i, placeholders)
+  if (role !== 'system' && role !== 'user' && role !== 'assistant') {
+    throw invalid(i, 'role', `expected "system", "user", "assistant" or "tool" in the AI SDK format, got ${JSON.stringify(role)}`)
+  }
+  if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw invalid(i, 'content', 'expected a string or an array of parts')
+  if (role !== 'assistant') {
+    const unit = { type: role === 'system' ? 'system' : 'human', content: partsOf(m.content) }
+    return whole(m, unit)
+  }
+  const content: unknown[] = []
+  const calls: AnyMessage[] = []
+  const callOf = new Map<object, AnyMessage>()
+  if (typeof m.content === 'string') return whole(m, { type: 'ai', content: m.content })
+  m.content.forEach((p: unknown, k: number) => {
+    if (isObject(p) && p.type === 'tool-call') {
+      if (typeof p.toolCallId !== 'string' || p.toolCallId === '') throw invalid(i, `content[${k}].toolCallId`, 'a `tool-call` part needs a non-empty string `toolCallId`')
+      if (typeof p.toolName !== 'string') throw invalid(i, `content[${k}].toolName`, 'a `tool-call` part needs a string `toolName`')
+      const call = { id: p.toolCallId, name: p.toolName, args: argsObject(p.input !== undefined ? p.input : p.args), type: 'tool_call' }
+      calls.push(call)
+      callOf.set(p, call)
+      return
+    }
+    content.push(isObject(p) && p.type === 'file' ? mediaBlock(p) : p)
+  })
+  const unit: AnyMessage = { type: 'ai', content }
+  if (calls.length) unit.tool_calls = calls
+  return {
+    members: [m],
+    prints: [],
+    units: [unit],
+    from: [{ message: 0 }],
+    encode([e]) {
+      if (e === undefined) return []
+      const kept = new Set(Array.isArray(e.content) ? e.content : [])
+      const edited = new Map<unknown, AnyMessage>()
+      for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
+      const parts: unknown[] = []
+      for (const p of m.content as unknown[]) {
+        if (isObject(p) && p.type === 'tool-call') {
+          const after = edited.get(p.toolCallId)
+          if (after === undefined) continue
+          if (!argsCleared(callOf.get(p), after)) parts.push(p)
+          else parts.push(p.input !== undefined || p.args === undefined ? { ...p, input: {} } : { ...p, args: {} })
+        } else if (isObject(p) && (p.type === 'reasoning' || p.type === 'redacted-reasoning')) {
+          if (kept.has(p)) parts.push(p)
+        } else {
+          parts.push(p)
+        }
+      }
+      return [{ ...m, content: parts }]
+    },
+  }
+}
+
+/** A message that is one unit the edit can only remove (or leave). */
+function whole(m: Record<string, any>, unit: AnyMessage): Segment {
+  return { members: [m], prints: [], units: [unit], from: [{ message: 0 }], encode: ([e]) => (e === undefined ? [] : [m]) }
+}
+
+function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<string>): Segment {
+  if (!Array.isArray(m.content)) throw invalid(i, 'content', 'a tool message holds an array of `tool-result` parts')
+  const units: AnyMessage[] = []
+  const from: UnitSource[] = []
+  const parts: number[] = []
+  m.content.forEach((p: unknown, k: number) => {
+    if (!isObject(p) || p.type !== 'tool-result') return
+    if (typeof p.toolCallId !== 'string' || p.toolCallId === '') throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
+    const content = outputText(p)
+    const unit: AnyMessage = { type: 'tool', tool_call_id: p.toolCallId, content }
+    if (typeof content === 'string' && placeholders.has(content)) unit.response_metadata = clearedMarker()
+    units.push(unit)
+    from.push({ message: 0, part: k })
+    parts.push(k)
+  })
+  return {
+    members: [m],
+    prints: [],
+    units,
+    from,
+    encode(edited) {
+      const out: unknown[] = []
+      let u = 0
+      ;(m.content as unknown[]).forEach((p, k) => {
+        if (parts[u] !== k) {
+          out.push(p)
+          return
+        }
+        const e = edited[u]
+        const unit = units[u++]
+        if (e === undefined) return
+        out.push(e === unit ? p : withOutput(p as Record<string, any>, e.content))
+      })
+      return out.some((p) => isObject(p) && p.type === 'tool-result') ? [{ ...m, content: out }] : []
+    },
+  }
+}
+
+/** Result part `p` holding `content` instead of its output. */
+function withOutput(p: Record<string, any>, content: unknown): unknown {
+  if (p.output === undefined && p.result !== undefined) return { ...p, result: content }
+  if (typeof content === 'string') return { ...p, output: { type: 'text', value: content } }
+  const value = (Array.isArray(content) ? content : []).map((b: any) => (isObject(b) && b.type === 'text' ? { type: 'text', text: b.text } : b))
+  return { ...p, output: { type: 'content', value } }
+}
+
+/** A summary message in the AI SDK's shape. */
+export function aisdkSummary(role: 'user' | 'assistant', text: string): unknown {
+  return { role, content: text }
+}

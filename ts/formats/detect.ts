@@ -1,0 +1,182 @@
+// Which format a conversation is in, told from its messages' own fields.
+//
+// Every message is tested against each format; a format fits the conversation when it fits every
+// message. LangChain messages and OpenAI chat messages go to the editor as they are (the native
+// path): whenever every message fits one of those two, it is used, so what the editor read before
+// keeps its meaning (a plain `{ role: 'user', content: 'hi' }` is the same message in all five).
+// Otherwise exactly one of Anthropic, Responses and AI SDK must fit: a message that fits no format
+// left is an error naming its index and, for each format, the field that ruled it out. The
+// OpenAI test is lenient (unknown block types pass, as the editor counts them by their JSON); it
+// rules out only what belongs to another format.
+
+import { ContextEditorError } from '../errors.js'
+import { AISDK_PARTS } from './aisdk.js'
+import { RESPONSES_BLOCKS, RESPONSES_ITEMS } from './responses.js'
+import { type ForeignFormat, isObject, type MessageFormat } from './types.js'
+
+const LANGCHAIN_TYPES = new Set(['human', 'ai', 'system', 'tool', 'generic', 'developer', 'function', 'remove', 'chat', 'user', 'assistant'])
+const OPENAI_ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function'])
+const ANTHROPIC_BLOCKS = new Set([
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+])
+/** Block types that belong to another format than OpenAI chat. */
+const NOT_OPENAI = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'server_tool_use',
+  'search_result',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+  'tool-approval-response',
+  'input_text',
+  'output_text',
+  'input_image',
+  'input_file',
+])
+
+export const FORMAT_NAMES: Record<MessageFormat, string> = {
+  langchain: 'LangChain',
+  openai: 'OpenAI chat',
+  anthropic: 'Anthropic',
+  responses: 'OpenAI Responses',
+  aisdk: 'AI SDK',
+}
+const FOREIGN: readonly ForeignFormat[] = ['anthropic', 'responses', 'aisdk']
+
+type Test = (m: Record<string, any>) => string | undefined
+
+const blocksOf = (m: Record<string, any>): unknown[] => (Array.isArray(m.content) ? m.content : [])
+
+/** The first block whose type `bad` rejects, as a reason. */
+function badBlock(m: Record<string, any>, bad: (type: unknown, b: Record<string, any>) => boolean): string | undefined {
+  const blocks = blocksOf(m)
+  for (let k = 0; k < blocks.length; k++) {
+    const b = blocks[k]
+    if (typeof b === 'string') continue
+    if (!isObject(b)) return `content[${k}] is no block`
+    if (bad(b.type, b)) return `content[${k}].type ${JSON.stringify(b.type)}`
+  }
+  return undefined
+}
+
+const roleOnly = (m: Record<string, any>): string | undefined => (typeof m.role === 'string' ? undefined : 'no `role`')
+
+const TESTS: Record<MessageFormat, Test> = {
+  langchain(m) {
+    if (typeof m._getType === 'function' || isObject(m.lc_kwargs)) return undefined
+    if (m.lc === 1 && m.type === 'constructor') return undefined
+    return typeof m.type === 'string' && LANGCHAIN_TYPES.has(m.type) ? undefined : m.type === undefined ? 'no `type`' : `type ${JSON.stringify(m.type)}`
+  },
+  openai(m) {
+    if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
+    if (!OPENAI_ROLES.has(m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
+    if (m.role === 'tool' && m.tool_call_id === undefined) return 'role "tool" without `tool_call_id`'
+    return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'image' && (b.source !== undefined || b.image !== undefined)) || (t === 'file' && b.mediaType !== undefined) || (t === 'reasoning' && typeof b.text === 'string'))
+  },
+  anthropic(m) {
+    if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
+    if (m.role !== 'user' && m.role !== 'assistant') return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
+    if (m.providerOptions !== undefined || m.tool_calls !== undefined) return m.tool_calls !== undefined ? 'has `tool_calls`' : 'has `providerOptions`'
+    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor blocks'
+    return badBlock(
+      m,
+      (t, b) =>
+        !ANTHROPIC_BLOCKS.has(t as string) ||
+        ((t === 'image' || t === 'document') && !isObject(b.source)) ||
+        (t === 'tool_use' && m.role !== 'assistant') ||
+        (t === 'tool_result' && m.role !== 'user'),
+    )
+  },
+  responses(m) {
+    if (m.type !== undefined) return RESPONSES_ITEMS.has(m.type) ? undefined : `type ${JSON.stringify(m.type)}`
+    const r = roleOnly(m)
+    if (r) return r
+    if (!['user', 'assistant', 'system', 'developer'].includes(m.role)) return `role ${JSON.stringify(m.role)}`
+    if (m.tool_calls !== undefined) return 'has `tool_calls`'
+    return badBlock(m, (t) => !RESPONSES_BLOCKS.has(t as string))
+  },
+  aisdk(m) {
+    if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
+    if (m.tool_calls !== undefined || m.tool_call_id !== undefined) return m.tool_calls !== undefined ? 'has `tool_calls`' : 'has `tool_call_id`'
+    if (m.role === 'system') return typeof m.content === 'string' ? undefined : 'a system message whose content is no string'
+    const parts = AISDK_PARTS[m.role as string]
+    if (m.role === undefined || !Object.hasOwn(AISDK_PARTS, m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
+    if (m.role === 'tool' && !Array.isArray(m.content)) return 'a tool message whose content is no list of parts'
+    return badBlock(m, (t, b) => !parts.has(t as string) || (t === 'image' && b.image === undefined) || (t === 'file' && b.data === undefined))
+  },
+}
+
+/** Why `m` is not in `format` (`undefined`: it may be). */
+export function ruledOut(m: unknown, format: MessageFormat): string | undefined {
+  if (!isObject(m)) return 'not an object'
+  return TESTS[format](m)
+}
+
+/**
+ * The format of `messages`: `'native'` when the editor reads them as they are (LangChain or
+ * OpenAI chat), else the one foreign format they all fit. `from` skips messages already known to
+ * fit `known` (an agent's history grows: only the new messages are tested).
+ * @throws {ContextEditorError} `INVALID_MESSAGE` naming the first message no format fits (after
+ * the earlier ones ruled some out), with each format's reason.
+ */
+export function detectFormat(messages: readonly unknown[], from = 0, known?: ForeignFormat | 'native'): ForeignFormat | 'native' {
+  if (known === 'native' || known === undefined) {
+    let i = from
+    while (i < messages.length && (ruledOut(messages[i], 'langchain') === undefined || ruledOut(messages[i], 'openai') === undefined)) i++
+    if (i === messages.length) return 'native'
+    if (known === 'native' && from > 0) return detectFormat(messages, 0)
+  }
+  const left = new Map<ForeignFormat, string | undefined>(FOREIGN.map((f) => [f, undefined]))
+  if (known !== undefined && known !== 'native') for (const f of FOREIGN) if (f !== known) left.set(f, 'not the conversation\'s format')
+  for (let i = known !== undefined && known !== 'native' ? from : 0; i < messages.length; i++) {
+    const m = messages[i]
+    let fits = 0
+    for (const f of FOREIGN) {
+      if (left.get(f) !== undefined) continue
+      const why = ruledOut(m, f)
+      if (why === undefined) fits++
+      else left.set(f, `messages[${i}] ${why}`)
+    }
+    if (fits === 0) throw noFormat(i, m, left)
+  }
+  const fit = FOREIGN.filter((f) => left.get(f) === undefined)
+  if (fit.length > 1) {
+    throw new ContextEditorError(
+      'INVALID_MESSAGE',
+      `messages: fit both the ${fit.map((f) => FORMAT_NAMES[f]).join(' and the ')} formats; pass \`format\` to say which`,
+      { path: 'messages' },
+    )
+  }
+  return fit[0]
+}
+
+function noFormat(i: number, m: unknown, left: ReadonlyMap<ForeignFormat, string | undefined>): ContextEditorError {
+  const reasons = [
+    `LangChain: ${ruledOut(m, 'langchain')}`,
+    `OpenAI chat: ${ruledOut(m, 'openai')}`,
+    ...FOREIGN.map((f) => `${FORMAT_NAMES[f]}: ${left.get(f)}`),
+  ]
+  return new ContextEditorError('INVALID_MESSAGE', `messages[${i}]: fits no message format (${reasons.join('; ')}); pass \`format\` to say which`, {
+    messageIndex: i,
+  })
+}

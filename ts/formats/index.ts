@@ -1,0 +1,352 @@
+// The codec layer between the caller's messages and the editor (see types.ts for the design).
+//
+// `FormatCodec.decode` reads what the caller passed (a message array, or a whole request: Anthropic
+// `{ system, messages }`, Responses `{ instructions, input }`, chat `{ messages }`), tells its format
+// (`detect.ts`, or the `format` option) and, for a foreign format, returns the units the editor runs
+// on and the way back: `encode` aligns the edited units with the plan and lets each segment rebuild
+// its messages; `remap*` turn unit indices in reports, plans, counts and errors into the caller's
+// message indices. Native messages (LangChain, OpenAI chat) pass through untouched.
+//
+// Segments are kept per message object (a WeakMap keyed by a segment's first message, checked by
+// identity and by what decoding read), so the units of an unchanged message are the same objects
+// on every call: the editor's sessions and cleared-copy memo work as they do for LangChain.
+
+import { ContextEditorError, unreadable } from '../errors.js'
+import type { EditPlan, EditReport, PlanOp, TokenCountResult } from '../native.js'
+import type { AnyMessage } from '../wire.js'
+import { aisdkSegment, aisdkSummary } from './aisdk.js'
+import { anthropicSegment, anthropicSummary } from './anthropic.js'
+import { detectFormat, FORMAT_NAMES } from './detect.js'
+import { responsesJoins, responsesSegment, responsesSummary } from './responses.js'
+import {
+  type ForeignFormat,
+  isObject,
+  MESSAGE_FORMATS,
+  type MessageFormat,
+  type RequestParts,
+  samePrint,
+  type Segment,
+  systemText,
+} from './types.js'
+
+export { detectFormat, ruledOut } from './detect.js'
+export { MESSAGE_FORMATS } from './types.js'
+export type { MessageFormat } from './types.js'
+
+/** The `format` option: a format, or `auto` (the default) to tell it from the messages. */
+export type FormatOption = MessageFormat | 'auto'
+
+const PRINT_FIELDS = ['type', 'role', 'content', 'output', 'arguments', 'input', 'call_id', 'name', 'summary', 'encrypted_content', 'result']
+
+/** What decoding read of `m` (entries of its content/output lists too): a change makes a new segment. */
+function printOf(m: unknown): unknown[] {
+  if (!isObject(m)) return [m]
+  const out: unknown[] = PRINT_FIELDS.map((f) => m[f])
+  for (const list of [m.content, m.output]) {
+    if (!Array.isArray(list)) continue
+    out.push(list.length)
+    for (const b of list) out.push(b)
+  }
+  return out
+}
+
+/** Reads the `format` option (constructor or call). */
+export function readFormat(value: unknown, where: 'options' | 'context'): FormatOption | undefined {
+  if (value === undefined || value === null) return undefined
+  if (value === 'auto' || (typeof value === 'string' && (MESSAGE_FORMATS as readonly string[]).includes(value))) return value as FormatOption
+  const code = where === 'options' ? 'INVALID_OPTIONS' : 'INVALID_CONTEXT'
+  throw new ContextEditorError(code, `${where === 'options' ? '' : 'context.'}format: expected one of auto, ${MESSAGE_FORMATS.join(', ')}, got ${JSON.stringify(value)}`, {
+    path: 'format',
+  })
+}
+
+/** A decoded call: the units for the editor and the way back. */
+export interface Decoded {
+  format: MessageFormat
+  /** How many messages the caller passed. */
+  count: number
+  /** The messages for the editor. */
+  units: unknown[]
+  /** The request's system prompt, tools and model (for fields the call's context leaves out). */
+  parts: RequestParts
+  /** The caller's messages in their format, rebuilt from the edited units; with the request rebuilt around them. */
+  encode(edited: readonly AnyMessage[], plan: Pick<EditPlan, 'ops' | 'summary'>): { messages: unknown[]; request?: unknown }
+  remapReport(report: EditReport): EditReport
+  remapPlan(plan: EditPlan): EditPlan
+  remapCounts(counts: TokenCountResult): TokenCountResult
+  remapError(e: unknown): unknown
+}
+
+interface Placed {
+  seg: Segment
+  /** Index of its first member in the caller's list, and of its first unit. */
+  start: number
+  unit: number
+}
+
+/** Reads foreign formats for one editor (the cleared marker depends on its placeholders). */
+export class FormatCodec {
+  readonly #placeholders: ReadonlySet<string>
+  #segments = new WeakMap<object, Segment>()
+  /** Formats told per conversation (first message): only new messages are tested on the next call. */
+  #told = new WeakMap<object, { length: number; last: unknown; format: ForeignFormat | 'native' }>()
+
+  constructor(placeholders: ReadonlySet<string>) {
+    this.#placeholders = placeholders
+  }
+
+  clear(): void {
+    this.#segments = new WeakMap()
+    this.#told = new WeakMap()
+  }
+
+  /** Forgets the segment of `m` (its units are made again on the next call). */
+  invalidate(m: unknown): AnyMessage[] {
+    if (!isObject(m)) return []
+    const seg = this.#segments.get(m)
+    this.#segments.delete(m)
+    return seg?.units ?? []
+  }
+
+  /** The units of messages seen before (for `forget` / `invalidate`). */
+  unitsOf(messages: readonly unknown[]): AnyMessage[] {
+    const out: AnyMessage[] = []
+    for (const m of messages) if (isObject(m)) out.push(...(this.#segments.get(m)?.units ?? []))
+    return out
+  }
+
+  /**
+   * The call's messages decoded, or `undefined` when they go to the editor as they are (a native
+   * array). Throws `INVALID_MESSAGE` for messages of no format, or malformed in theirs.
+   */
+  decode(input: unknown, option: FormatOption | undefined): Decoded | undefined {
+    const { list, parts, rebuild } = this.#request(input)
+    const format = this.#formatOf(list, option ?? 'auto')
+    if (format === 'langchain' || format === 'openai' || format === 'native') {
+      if (rebuild === undefined) return undefined
+      return nativeRequest(format === 'native' ? 'openai' : format, list, parts, rebuild)
+    }
+    const placed = this.#segmentsOf(list, format)
+    const units: AnyMessage[] = []
+    for (const p of placed) for (const u of p.seg.units) units.push(u)
+    return decoded(format, list, units, placed, parts, rebuild)
+  }
+
+  #request(input: unknown): { list: unknown[]; parts: RequestParts; rebuild?: (messages: unknown[]) => unknown } {
+    if (Array.isArray(input) || !isObject(input)) return { list: input as unknown[], parts: {} }
+    let key: 'messages' | 'input'
+    let req: Record<string, any>
+    try {
+      key = Array.isArray(input.messages) ? 'messages' : input.input !== undefined ? 'input' : 'messages'
+      req = { ...input }
+    } catch (e) {
+      throw unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+    }
+    let list = req[key]
+    if (key === 'input' && typeof list === 'string') list = [{ role: 'user', content: list }]
+    if (!Array.isArray(list)) {
+      throw new ContextEditorError('INVALID_MESSAGE', 'messages: expected an array of messages, or a request with a `messages` array (Anthropic, chat, AI SDK) or an `input` (Responses)', {
+        path: 'messages',
+      })
+    }
+    const parts: RequestParts = {}
+    const system = systemText(key === 'input' ? req.instructions : req.system)
+    if (system !== undefined) parts.systemPrompt = system
+    if (Array.isArray(req.tools)) parts.tools = req.tools
+    if (typeof req.model === 'string') parts.model = req.model
+    const given = req[key]
+    return {
+      list: list.slice(),
+      parts,
+      // An `input` string with nothing edited stays the string.
+      rebuild: (messages) => ({ ...req, [key]: typeof given === 'string' && messages.length === 1 && messages[0] === list[0] ? given : messages }),
+    }
+  }
+
+  #formatOf(list: unknown[], option: FormatOption): ForeignFormat | 'native' | 'langchain' | 'openai' {
+    if (option !== 'auto') return option
+    const head = list[0]
+    if (!isObject(head)) return 'native'
+    const told = this.#told.get(head)
+    const grown = told !== undefined && told.length <= list.length && told.length > 0 && list[told.length - 1] === told.last
+    const format = grown ? detectFormat(list, told.length, told.format) : detectFormat(list)
+    this.#told.set(head, { length: list.length, last: list[list.length - 1], format })
+    return format
+  }
+
+  #segmentsOf(list: readonly unknown[], format: ForeignFormat): Placed[] {
+    const out: Placed[] = []
+    let unit = 0
+    for (let i = 0; i < list.length; ) {
+      const m = list[i]
+      if (!isObject(m)) throw new ContextEditorError('INVALID_MESSAGE', `messages[${i}]: expected a message object`, { messageIndex: i })
+      let seg = this.#segments.get(m)
+      if (seg === undefined || !this.#fits(seg, list, i, format)) {
+        seg = this.#decodeAt(list, i, format)
+        this.#segments.set(m, seg)
+      }
+      out.push({ seg, start: i, unit })
+      unit += seg.units.length
+      i += seg.members.length
+    }
+    return out
+  }
+
+  /** Whether kept segment `seg` still stands for `list[i..]` in `format`. */
+  #fits(seg: Segment & { format?: ForeignFormat }, list: readonly unknown[], i: number, format: ForeignFormat): boolean {
+    if (seg.format !== format || i + seg.members.length > list.length) return false
+    for (let k = 0; k < seg.members.length; k++) {
+      if (list[i + k] !== seg.members[k] || !samePrint(seg.prints[k], printOf(list[i + k]))) return false
+    }
+    return format !== 'responses' || !responsesJoins(seg, list[i + seg.members.length])
+  }
+
+  #decodeAt(list: readonly unknown[], i: number, format: ForeignFormat): Segment {
+    const m = list[i] as Record<string, any>
+    let seg: Segment
+    try {
+      if (format === 'anthropic') seg = anthropicSegment(m, i, this.#placeholders)
+      else if (format === 'aisdk') seg = aisdkSegment(m, i, this.#placeholders)
+      else seg = responsesSegment(list, i, this.#placeholders)
+    } catch (e) {
+      if (e instanceof ContextEditorError) throw e
+      throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+    }
+    return Object.assign(seg, { format, prints: seg.members.map(printOf) })
+  }
+}
+
+/** A native conversation given as a whole request: only the request is rebuilt. */
+function nativeRequest(format: MessageFormat, list: unknown[], parts: RequestParts, rebuild: (m: unknown[]) => unknown): Decoded {
+  const same = <T>(x: T): T => x
+  return {
+    format,
+    count: list.length,
+    units: list,
+    parts,
+    encode: (edited) => ({ messages: edited as unknown[], request: rebuild(edited as unknown[]) }),
+    remapReport: same,
+    remapPlan: same,
+    remapCounts: same,
+    remapError: same,
+  }
+}
+
+const SUMMARY: Record<ForeignFormat, (role: 'user' | 'assistant', text: string) => unknown> = {
+  anthropic: anthropicSummary,
+  responses: responsesSummary,
+  aisdk: aisdkSummary,
+}
+
+function decoded(
+  format: ForeignFormat,
+  list: unknown[],
+  units: AnyMessage[],
+  placed: Placed[],
+  parts: RequestParts,
+  rebuild: ((m: unknown[]) => unknown) | undefined,
+): Decoded {
+  /** For each unit: the caller's message index, and the part of it. */
+  const origin: number[] = []
+  const partOf: Array<number | undefined> = []
+  for (const p of placed) {
+    for (const f of p.seg.from) {
+      origin.push(p.start + f.message)
+      partOf.push(f.part)
+    }
+  }
+  const at = (u: number): number => origin[u] ?? list.length
+  const remapReport = (report: EditReport): EditReport => {
+    for (const c of report.cleared ?? []) c.index = at(c.index)
+    for (const o of report.removedOrphans ?? []) o.index = at(o.index)
+    return report
+  }
+  return {
+    format,
+    count: list.length,
+    units,
+    parts,
+    encode(edited, plan) {
+      const aligned = align(units, edited, plan)
+      const messages: unknown[] = []
+      let summaryDone = aligned.summaryAt === undefined
+      for (const p of placed) {
+        if (!summaryDone && aligned.summaryAt! < p.unit + p.seg.units.length) {
+          messages.push(summaryOf(format, aligned.summary!))
+          summaryDone = true
+        }
+        const n = p.seg.units.length
+        const mine = aligned.after.slice(p.unit, p.unit + n)
+        if (mine.every((e, k) => e === p.seg.units[k])) messages.push(...p.seg.members)
+        else messages.push(...p.seg.encode(mine))
+      }
+      if (!summaryDone) messages.push(summaryOf(format, aligned.summary!))
+      return rebuild === undefined ? { messages } : { messages, request: rebuild(messages) }
+    },
+    remapReport,
+    remapPlan(plan) {
+      const ops = plan.ops.map((op): PlanOp => {
+        const part = partOf[op.index]
+        return (part === undefined ? { ...op, index: at(op.index) } : { ...op, index: at(op.index), part }) as PlanOp
+      })
+      const out: EditPlan = { ...plan, ops }
+      Object.defineProperty(out, 'report', { get: () => remapReport(plan.report), enumerable: true, configurable: true })
+      if (plan.summary) {
+        const s = plan.summary
+        out.summary = { ...s, replaced: [...new Set(s.replaced.map(at))], summarized: [...new Set(s.summarized.map(at))], insertAt: at(s.insertAt) }
+      }
+      return out
+    },
+    remapCounts(counts) {
+      const perMessage = new Array<number>(list.length).fill(0)
+      counts.messages.forEach((n, u) => {
+        perMessage[at(u)] += n
+      })
+      return { ...counts, messages: perMessage }
+    },
+    remapError(e) {
+      if (!(e instanceof ContextEditorError) || e.messageIndex === undefined || e.messageIndex >= origin.length) return e
+      const u = e.messageIndex
+      const part = partOf[u]
+      const where = `messages[${at(u)}]${part === undefined ? '' : `.content[${part}]`}`
+      const message = e.message.replace(/^messages\[\d+\]/, where)
+      return new ContextEditorError(e.code, `${message} (in the ${FORMAT_NAMES[format]} format)`, { messageIndex: at(u), path: e.path, cause: e })
+    },
+  }
+}
+
+function summaryOf(format: ForeignFormat, unit: AnyMessage): unknown {
+  const role = unit.type === 'ai' ? 'assistant' : 'user'
+  return SUMMARY[format](role, typeof unit.content === 'string' ? unit.content : String(unit.content))
+}
+
+/**
+ * The edited units aligned with the units: `undefined` where a unit was removed, and the summary
+ * written (and where it goes). `applyEdits` returns the kept messages in order; which unit each
+ * stands for follows from the plan's `remove` operations (those a summary would have replaced
+ * are kept when no summary was written). A count that does not add up is a bug: never a guess.
+ */
+function align(
+  units: readonly AnyMessage[],
+  edited: readonly AnyMessage[],
+  plan: Pick<EditPlan, 'ops' | 'summary'>,
+): { after: Array<AnyMessage | undefined>; summaryAt?: number; summary?: AnyMessage } {
+  const removed = new Set<number>()
+  for (const op of plan.ops) if (op.type === 'remove') removed.add(op.index)
+  const summary = plan.summary ?? undefined
+  const replaced = new Set(summary?.replaced ?? [])
+  const written = summary !== undefined && edited.length === units.length - removed.size + 1
+  if (!written) for (const i of replaced) removed.delete(i)
+  if (edited.length !== units.length - removed.size + (written ? 1 : 0)) {
+    throw new ContextEditorError('INTERNAL', `internal error: ${edited.length} edited messages for ${units.length} - ${removed.size} removed (please report this with the input)`)
+  }
+  const after: Array<AnyMessage | undefined> = []
+  let k = 0
+  let summaryMessage: AnyMessage | undefined
+  for (let i = 0; i < units.length; i++) {
+    if (written && summary!.insertAt === i) summaryMessage = edited[k++]
+    after.push(removed.has(i) ? undefined : edited[k++])
+  }
+  if (written && summaryMessage === undefined) summaryMessage = edited[k++]
+  return written ? { after, summaryAt: summary!.insertAt, summary: summaryMessage } : { after }
+}

@@ -1,0 +1,224 @@
+// OpenAI Responses API input items. The system prompt is the request's `instructions`.
+//
+// An assistant turn is spread over several items: `reasoning`, an assistant `message`, then its
+// `function_call` / `custom_tool_call` items (and built-in tool calls such as `web_search_call`).
+// Such a run is one segment and one AI unit: reasoning items are its thinking blocks (the items
+// themselves, so `clear_thinking` drops them), the message's `output_text` its text, the calls its
+// `tool_calls` (arguments parsed from JSON), other items opaque blocks counted by their JSON. A
+// new run starts at a reasoning item or an assistant message that follows a call or a message.
+// `function_call_output` / `custom_tool_call_output` are tool units; user, system and developer
+// messages human and system units (`input_text` is text, `input_image` an image).
+//
+// Encoding keeps every item the edit left alone as the same object; a cleared output is the item
+// with `output` replaced, a cleared call's input is `arguments: "{}"` (`input: ""` for a custom
+// call), a removed call or reasoning item is left out.
+
+import type { AnyMessage } from '../wire.js'
+import { invalid } from './errors.js'
+import { argsCleared, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
+
+const CALLS = new Set(['function_call', 'custom_tool_call'])
+const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output'])
+/** Item types of the Responses API (detection). */
+export const RESPONSES_ITEMS = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+  'item_reference',
+  'web_search_call',
+  'file_search_call',
+  'computer_call',
+  'computer_call_output',
+  'image_generation_call',
+  'code_interpreter_call',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'mcp_call',
+  'compaction',
+])
+/** Content block types of Responses messages (detection). */
+export const RESPONSES_BLOCKS = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal'])
+
+type Kind = 'reasoning' | 'assistant' | 'call' | 'opaque' | 'output' | 'user' | 'system'
+
+function kindOf(m: Record<string, any>): Kind {
+  const type = m.type
+  if (type === 'reasoning') return 'reasoning'
+  if (CALLS.has(type)) return 'call'
+  if (OUTPUTS.has(type)) return 'output'
+  if (type === 'message' || (type === undefined && typeof m.role === 'string')) {
+    if (m.role === 'assistant') return 'assistant'
+    return m.role === 'system' || m.role === 'developer' ? 'system' : 'user'
+  }
+  return 'opaque'
+}
+
+const IN_TURN = new Set<Kind>(['reasoning', 'assistant', 'call', 'opaque'])
+
+/** Whether an item of kind `next` continues an assistant run holding `kinds`. */
+function continues(kinds: ReadonlySet<Kind>, next: Kind): boolean {
+  if (!IN_TURN.has(next)) return false
+  if (next === 'reasoning' || next === 'assistant') return !kinds.has('call') && !kinds.has('assistant')
+  return true
+}
+
+/** Whether item `next` would join the assistant run `seg` (a kept segment must not, see `FormatCodec`). */
+export function responsesJoins(seg: Segment, next: unknown): boolean {
+  if (!isObject(next) || seg.units.length !== 1 || seg.units[0].type !== 'ai') return false
+  return continues(new Set(seg.members.map((m) => kindOf(m as Record<string, any>))), kindOf(next))
+}
+
+/** Text blocks the editor reads for Responses content (`input_text` / `output_text`), with a way back. */
+function contentOf(content: unknown, derived: Map<object, object>): unknown {
+  if (!Array.isArray(content)) return content ?? ''
+  return content.map((b) => {
+    if (isObject(b) && (b.type === 'input_text' || b.type === 'output_text') && typeof b.text === 'string') {
+      const t = { type: 'text', text: b.text }
+      derived.set(t, b)
+      return t
+    }
+    return b
+  })
+}
+
+/** Edited content back in Responses blocks (a tool output). */
+function contentBack(content: unknown, derived: Map<object, object>): unknown {
+  if (!Array.isArray(content)) return content
+  return content.map((b) => {
+    const original = isObject(b) ? derived.get(b) : undefined
+    if (original !== undefined) return original
+    if (isObject(b) && b.type === 'text') return { type: 'input_text', text: b.text }
+    return b
+  })
+}
+
+/** Decodes the segment starting at `list[i]`. */
+export function responsesSegment(list: readonly unknown[], i: number, placeholders: ReadonlySet<string>): Segment {
+  const m = list[i] as Record<string, any>
+  const kind = kindOf(m)
+  check(m, i, kind)
+  if (!IN_TURN.has(kind)) return single(m, i, kind, placeholders)
+  const members: Record<string, any>[] = [m]
+  const kinds = new Set<Kind>([kind])
+  for (let j = i + 1; j < list.length; j++) {
+    const next = list[j]
+    if (!isObject(next)) break
+    const k = kindOf(next)
+    if (!continues(kinds, k)) break
+    check(next, j, k)
+    members.push(next)
+    kinds.add(k)
+  }
+  return turn(members)
+}
+
+function check(m: Record<string, any>, i: number, kind: Kind): void {
+  if (kind === 'call') {
+    if (typeof m.call_id !== 'string' || m.call_id === '') throw invalid(i, 'call_id', `a \`${m.type}\` item needs a non-empty string \`call_id\``)
+    if (typeof m.name !== 'string') throw invalid(i, 'name', `a \`${m.type}\` item needs a string \`name\``)
+    if (m.type === 'function_call' && typeof m.arguments !== 'string') throw invalid(i, 'arguments', 'expected a JSON string')
+    if (m.type === 'function_call') {
+      try {
+        JSON.parse(m.arguments)
+      } catch {
+        throw invalid(i, 'arguments', 'not valid JSON')
+      }
+    }
+  }
+  if (kind === 'output' && (typeof m.call_id !== 'string' || m.call_id === '')) {
+    throw invalid(i, 'call_id', `a \`${m.type}\` item needs a non-empty string \`call_id\``)
+  }
+  if ((kind === 'user' || kind === 'system' || kind === 'assistant') && typeof m.content !== 'string' && !Array.isArray(m.content)) {
+    throw invalid(i, 'content', 'expected a string or an array of content blocks')
+  }
+}
+
+function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: ReadonlySet<string>): Segment {
+  const derived = new Map<object, object>()
+  let unit: AnyMessage
+  if (kind === 'output') {
+    unit = { type: 'tool', tool_call_id: m.call_id, content: contentOf(m.output, derived) }
+    if (typeof m.output === 'string' && placeholders.has(m.output)) unit.response_metadata = clearedMarker()
+  } else {
+    unit = { type: kind === 'system' ? 'system' : 'human', content: contentOf(m.content, derived) }
+  }
+  return {
+    members: [m],
+    prints: [],
+    units: [unit],
+    from: [{ message: 0 }],
+    encode([e]) {
+      if (e === undefined) return []
+      if (kind !== 'output' || e.content === unit.content) return [m]
+      return [{ ...m, output: contentBack(e.content, derived) }]
+    },
+  }
+}
+
+function turn(members: Record<string, any>[]): Segment {
+  const content: unknown[] = []
+  const calls: AnyMessage[] = []
+  const callOf = new Map<Record<string, any>, AnyMessage>()
+  for (const item of members) {
+    const kind = kindOf(item)
+    if (kind === 'call') {
+      const args = item.type === 'function_call' ? JSON.parse(item.arguments) : { input: item.input ?? '' }
+      const call = { id: item.call_id, name: item.name, args: isObject(args) ? args : { input: args }, type: 'tool_call' }
+      calls.push(call)
+      callOf.set(item, call)
+    } else if (kind === 'assistant') {
+      const text = contentOf(item.content, new Map())
+      if (typeof text === 'string') content.push({ type: 'text', text })
+      else content.push(...(text as unknown[]))
+    } else {
+      content.push(item)
+    }
+  }
+  const unit: AnyMessage = { type: 'ai', content }
+  if (calls.length) unit.tool_calls = calls
+  const from: UnitSource[] = [{ message: 0 }]
+  return {
+    members,
+    prints: [],
+    units: [unit],
+    from,
+    encode([e]) {
+      if (e === undefined) return []
+      const kept = new Set(Array.isArray(e.content) ? e.content : [])
+      const keptIds = new Set<unknown>()
+      for (const b of kept) if (isObject(b) && b.type === 'reasoning' && b.id !== undefined) keptIds.add(b.id)
+      const edited = new Map<unknown, AnyMessage>()
+      for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
+      const out: unknown[] = []
+      for (const item of members) {
+        const kind = kindOf(item)
+        if (kind === 'reasoning') {
+          if (kept.has(item) || (item.id !== undefined && keptIds.has(item.id))) out.push(item)
+        } else if (kind === 'call') {
+          const after = edited.get(item.call_id)
+          if (after === undefined) continue
+          if (!argsCleared(callOf.get(item), after)) out.push(item)
+          else out.push(item.type === 'function_call' ? { ...item, arguments: '{}' } : { ...item, input: '' })
+        } else {
+          out.push(item)
+        }
+      }
+      return out
+    },
+  }
+}
+
+/** A summary message as a Responses item. */
+export function responsesSummary(role: 'user' | 'assistant', text: string): unknown {
+  return { type: 'message', role, content: text }
+}

@@ -1,0 +1,95 @@
+// The codec layer's shared vocabulary.
+//
+// A conversation in a provider's own format (Anthropic Messages, OpenAI Responses items, AI SDK
+// `ModelMessage`s) is decoded into *segments*: a run of the caller's messages (one message, or for
+// Responses an assistant turn spread over several items) and the chat-shape messages (*units*,
+// LangChain dicts) that stand for it. The editor runs on the units; each segment then encodes the
+// edited units back into its own format. A segment's units are made once per message object and
+// kept (see `FormatCodec`), so an agent's successive calls hand the editor the very same units and
+// its sessions work as they do for LangChain messages.
+
+import type { AnyMessage } from '../wire.js'
+
+/** The message formats the library reads. `langchain` and `openai` (chat completions) are native. */
+export type MessageFormat = 'langchain' | 'openai' | 'anthropic' | 'responses' | 'aisdk'
+export const MESSAGE_FORMATS: readonly MessageFormat[] = ['langchain', 'openai', 'anthropic', 'responses', 'aisdk']
+/** The formats decoded by the codec layer (the others go to the editor as they are). */
+export type ForeignFormat = 'anthropic' | 'responses' | 'aisdk'
+
+/** Where a unit comes from, relative to its segment. */
+export interface UnitSource {
+  /** Offset of the caller's message in the segment. */
+  message: number
+  /** The content block / part it stands for (a tool result inside a user or tool message). */
+  part?: number
+}
+
+/**
+ * A run of the caller's messages and the units standing for them. Position-independent: kept
+ * between calls and reused wherever the same messages appear.
+ */
+export interface Segment {
+  /** The caller's messages, as they were read. */
+  members: readonly unknown[]
+  /** What each member's decoding read (see `printOf`): a change makes a new segment. */
+  prints: ReadonlyArray<readonly unknown[]>
+  units: AnyMessage[]
+  from: UnitSource[]
+  /**
+   * The members rebuilt from the edited units (`undefined` = removed), when at least one differs
+   * from its unit: unchanged members are returned as they are, changed ones are new objects
+   * keeping every field the edit did not touch.
+   */
+  encode(edited: ReadonlyArray<AnyMessage | undefined>): unknown[]
+}
+
+/** The context a whole request brings: system prompt (`system`, `instructions`), tools and model. */
+export interface RequestParts {
+  systemPrompt?: string
+  tools?: unknown[]
+  model?: string
+}
+
+export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** The LangChain marker of a result cleared earlier (its placeholder is all that is left of it). */
+export function clearedMarker(): Record<string, any> {
+  return { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }
+}
+
+/** What a decoding read of `m`: its listed fields, and each entry of its content list. */
+export function printOf(m: Record<string, any>, fields: readonly string[], list?: unknown): unknown[] {
+  const out: unknown[] = fields.map((f) => m[f])
+  if (Array.isArray(list)) {
+    out.push(list.length)
+    for (const b of list) out.push(b)
+  }
+  return out
+}
+
+export function samePrint(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) return false
+  return true
+}
+
+/** Text of a system prompt given as a string or as text blocks/parts. */
+export function systemText(system: unknown): string | undefined {
+  if (typeof system === 'string') return system
+  if (Array.isArray(system)) {
+    return system
+      .map((b: any) => (typeof b === 'string' ? b : isObject(b) && typeof b.text === 'string' ? b.text : ''))
+      .join('\n')
+  }
+  return undefined
+}
+
+/** Tool call `args` the editor accepts (an object) from a format's arguments (any JSON value). */
+export function argsObject(input: unknown): Record<string, any> {
+  return isObject(input) ? input : input === undefined ? {} : { input }
+}
+
+/** Whether a call's arguments were cleared by the edit (`clear_tool_inputs`). */
+export function argsCleared(before: AnyMessage | undefined, after: AnyMessage | undefined): boolean {
+  return before !== undefined && after !== undefined && before !== after && isObject(after.args) && Object.keys(after.args).length === 0
+}
