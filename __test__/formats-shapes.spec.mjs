@@ -169,21 +169,17 @@ test('the format is told from the messages, or given; a message of no format is 
   assert.equal(err(() => forced.edit(tool, { format: 'anthropic' })).code, 'INVALID_MESSAGE')
 })
 
-test('sessions: a growing Anthropic history is decoded once per message; an in-place change is seen after invalidate', async () => {
+test('sessions: a growing Anthropic history, edited call by call (sync and async) on one editor, answers as a fresh editor does; an in-place change is seen after invalidate', async () => {
   const conv = conversation(new Rng(7), { turns: 14, big: 0.8 })
   const req = toAnthropic(conv)
   const editor = new ContextEditor({ trigger: { tokens: 500 }, keep: { messages: 2 } })
-  let previous
   for (let n = 2; n <= req.messages.length; n++) {
     const messages = req.messages.slice(0, n)
     const r = n % 2 ? editor.edit(messages) : await editor.editAsync(messages)
+    // The session's answer is a fresh editor's, and untouched messages are the caller's.
     const fresh = new ContextEditor({ trigger: { tokens: 500 }, keep: { messages: 2 } }).edit(messages)
     assert.deepEqual(r.messages, fresh.messages, `call ${n}`)
-    if (previous) {
-      // Cleared earlier, still cleared: the same blocks object-for-object where unchanged.
-      for (let k = 0; k < previous.length - 1; k++) if (previous[k] === req.messages[k]) assert.equal(r.messages[k], req.messages[k])
-    }
-    previous = r.messages
+    r.messages.forEach((m, k) => assert.ok(m === messages[k] || fresh.messages[k] !== messages[k], `call ${n}: message ${k}`))
   }
   assert.equal(editor.sessionCount, 1)
   const last = req.messages.length - 1
