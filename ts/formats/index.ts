@@ -36,7 +36,7 @@ export type { MessageFormat } from './types.js'
 /** The `format` option: a format, or `auto` (the default) to tell it from the messages. */
 export type FormatOption = MessageFormat | 'auto'
 
-const PRINT_FIELDS = ['type', 'role', 'content', 'output', 'arguments', 'input', 'call_id', 'name', 'summary', 'encrypted_content', 'result']
+const PRINT_FIELDS = ['type', 'role', 'content', 'output', 'arguments', 'input', 'call_id', 'callId', 'name', 'summary', 'encrypted_content', 'result']
 
 /** What decoding read of `m` (entries of its content/output lists too): a change makes a new segment. */
 function printOf(m: unknown): unknown[] {

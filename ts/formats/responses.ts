@@ -18,7 +18,8 @@ import { invalid } from './errors.js'
 import { argsCleared, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
 
 const CALLS = new Set(['function_call', 'custom_tool_call'])
-const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output'])
+// `function_call_result` (with `callId`) is the OpenAI Agents SDK's spelling of the same items.
+const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output', 'function_call_result'])
 /** Item types of the Responses API (detection). */
 export const RESPONSES_ITEMS = new Set([
   'message',
@@ -45,9 +46,16 @@ export const RESPONSES_ITEMS = new Set([
   'mcp_approval_response',
   'mcp_call',
   'compaction',
+  'function_call_result',
+  'hosted_tool_call',
+  'computer_call_result',
 ])
 /** Content block types of Responses messages (detection). */
 export const RESPONSES_BLOCKS = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal'])
+
+/** A call's id: `call_id` (Responses API) or `callId` (OpenAI Agents SDK items). */
+const callIdOf = (m: Record<string, any>): unknown => (m.call_id !== undefined ? m.call_id : m.callId)
+const callIdKey = (m: Record<string, any>): string => (m.call_id === undefined && m.callId !== undefined ? 'callId' : 'call_id')
 
 type Kind = 'reasoning' | 'assistant' | 'call' | 'opaque' | 'output' | 'user' | 'system'
 
@@ -102,6 +110,16 @@ function contentBack(content: unknown, derived: Map<object, object>): unknown {
   })
 }
 
+/** An output as content: a string or blocks; the Agents SDK's `{ type: 'text', text }` is its text. */
+function outputOf(output: unknown): unknown {
+  return isObject(output) && output.type === 'text' && typeof output.text === 'string' ? output.text : output
+}
+
+/** The edited content in the shape of the original output (a text object stays one). */
+function outputBack(original: unknown, content: unknown): unknown {
+  return isObject(original) && original.type === 'text' && typeof content === 'string' ? { ...original, text: content } : content
+}
+
 /** Decodes the segment starting at `list[i]`. */
 export function responsesSegment(list: readonly unknown[], i: number, placeholders: ReadonlySet<string>): Segment {
   const m = list[i] as Record<string, any>
@@ -124,7 +142,8 @@ export function responsesSegment(list: readonly unknown[], i: number, placeholde
 
 function check(m: Record<string, any>, i: number, kind: Kind): void {
   if (kind === 'call') {
-    if (typeof m.call_id !== 'string' || m.call_id === '') throw invalid(i, 'call_id', `a \`${m.type}\` item needs a non-empty string \`call_id\``)
+    const id = callIdOf(m)
+    if (typeof id !== 'string' || id === '') throw invalid(i, callIdKey(m), `a \`${m.type}\` item needs a non-empty string \`call_id\``)
     if (typeof m.name !== 'string') throw invalid(i, 'name', `a \`${m.type}\` item needs a string \`name\``)
     if (m.type === 'function_call' && typeof m.arguments !== 'string') throw invalid(i, 'arguments', 'expected a JSON string')
     if (m.type === 'function_call') {
@@ -135,8 +154,8 @@ function check(m: Record<string, any>, i: number, kind: Kind): void {
       }
     }
   }
-  if (kind === 'output' && (typeof m.call_id !== 'string' || m.call_id === '')) {
-    throw invalid(i, 'call_id', `a \`${m.type}\` item needs a non-empty string \`call_id\``)
+  if (kind === 'output' && (typeof callIdOf(m) !== 'string' || callIdOf(m) === '')) {
+    throw invalid(i, callIdKey(m), `a \`${m.type}\` item needs a non-empty string \`call_id\``)
   }
   if ((kind === 'user' || kind === 'system' || kind === 'assistant') && typeof m.content !== 'string' && !Array.isArray(m.content)) {
     throw invalid(i, 'content', 'expected a string or an array of content blocks')
@@ -147,8 +166,8 @@ function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: Re
   const derived = new Map<object, object>()
   let unit: AnyMessage
   if (kind === 'output') {
-    unit = { type: 'tool', tool_call_id: m.call_id, content: contentOf(m.output, derived) }
-    if (typeof m.output === 'string' && placeholders.has(m.output)) unit.response_metadata = clearedMarker()
+    unit = { type: 'tool', tool_call_id: callIdOf(m), content: contentOf(outputOf(m.output), derived) }
+    if (typeof unit.content === 'string' && placeholders.has(unit.content)) unit.response_metadata = clearedMarker()
   } else {
     unit = { type: kind === 'system' ? 'system' : 'human', content: contentOf(m.content, derived) }
   }
@@ -160,7 +179,7 @@ function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: Re
     encode([e]) {
       if (e === undefined) return []
       if (kind !== 'output' || e.content === unit.content) return [m]
-      return [{ ...m, output: contentBack(e.content, derived) }]
+      return [{ ...m, output: outputBack(m.output, contentBack(e.content, derived)) }]
     },
   }
 }
@@ -173,7 +192,7 @@ function turn(members: Record<string, any>[]): Segment {
     const kind = kindOf(item)
     if (kind === 'call') {
       const args = item.type === 'function_call' ? JSON.parse(item.arguments) : { input: item.input ?? '' }
-      const call = { id: item.call_id, name: item.name, args: isObject(args) ? args : { input: args }, type: 'tool_call' }
+      const call = { id: callIdOf(item), name: item.name, args: isObject(args) ? args : { input: args }, type: 'tool_call' }
       calls.push(call)
       callOf.set(item, call)
     } else if (kind === 'assistant') {
@@ -205,7 +224,7 @@ function turn(members: Record<string, any>[]): Segment {
         if (kind === 'reasoning') {
           if (kept.has(item) || (item.id !== undefined && keptIds.has(item.id))) out.push(item)
         } else if (kind === 'call') {
-          const after = edited.get(item.call_id)
+          const after = edited.get(callIdOf(item))
           if (after === undefined) continue
           if (!argsCleared(callOf.get(item), after)) out.push(item)
           else out.push(item.type === 'function_call' ? { ...item, arguments: '{}' } : { ...item, input: '' })
