@@ -14,7 +14,9 @@ import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, t
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
 import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
-import { noteRecovery, readRecoveryOption, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryOptions, type RecoveryRecord } from './recovery.js'
+import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
+import { Conversations, learnFromRecovery, prepareCall, recordCall, takeMiddlewareOnly, type PreparedCall } from './budget.js'
+import type { AnchorReport } from './usage.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
 export interface ModelRequestLike {
@@ -237,16 +239,10 @@ export type MiddlewareReport = EditReport & {
   maxInputTokensSource?: LimitSource
   /** Set on the report of a recovery pass (after a context-length error). */
   recovery?: RecoveryRecord
-  /** The correction (true / counted) applied to this call's totals, learned from an earlier recovery of the conversation. */
+  /** The correction (true / counted) applied to this call's totals, learned from provider usage or a recovery. */
   tokenCorrection?: number
-}
-
-/** What the middleware remembers of a conversation (by its first message object). */
-interface ConversationState {
-  /** Ratio true / counted learned from a recovery; exact, or a lower bound. */
-  ratio?: number
-  ratioExact?: boolean
-  recoveries: number
+  /** With `tokenCountMethod: "usage"`: the anchor of this call (`used`, or why not: `none`, `stale`, `unverified`). */
+  usageAnchor?: AnchorReport
 }
 
 /**
@@ -256,14 +252,14 @@ interface ConversationState {
 export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | null): WrapModelCall {
   notePollution()
   const options = readMiddlewareOptions(config)
-  const { recovery, rest } = takeRecovery(options)
+  const { only, rest } = takeMiddlewareOnly(options, MIDDLEWARE_NAME)
   const resolved = resolveSnapshot(rest as ContextEditingMiddlewareConfig | null | undefined)
   // A model named by the options themselves (their own keys; `null` is unset) wins over the request's.
   const set = (key: string): boolean => rest !== null && typeof rest === 'object' && (own(rest, key) ?? undefined) !== undefined
   resolved.fixedModel = set('model') || set('encoding')
   const modelOption = set('model') && typeof own(rest, 'model') === 'string' ? (own(rest, 'model') as string) : undefined
   const { editor, onReport } = resolved
-  const conversations = new WeakMap<object, ConversationState>()
+  const conversations = new Conversations()
   const recoveryEditors: RecoveryEditors = new Map()
   return async function wrapModelCall<R extends ModelRequestLike, T>(request: R, handler: (request: R) => T | Promise<T>): Promise<T> {
     notePollution()
@@ -271,20 +267,22 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     const messages = requestMessages(request)
     if (messages === undefined || messages.length === 0) return handler(request)
     const context = editContextFor(request, resolved, modelOption)
-    const state = conversationOf(conversations, messages)
-    const result = await editor.editAsync(messages, context)
-    const counted = result.report.tokensAfter
-    if (onReport) onReport(annotate(result.report, context))
+    const state = conversations.of(messages)
+    const prepared = prepareCall(state, messages, context, only.usage)
+    const result = await editor.editAsync(messages, prepared.context)
+    recordCall(state, messages, prepared, result.report, only.usage)
+    if (onReport) onReport(annotate(result.report, context, prepared))
     const edited = result.messages
     const sent = edited.length === messages.length && edited.every((m, i) => m === messages[i]) ? request : { ...request, messages: edited }
-    if (!recovery.enabled) return handler(sent)
+    if (!only.recovery.enabled) return handler(sent)
     try {
       return await handler(sent)
     } catch (error) {
       const overflow = classifyOverflow(error)
       if (overflow === undefined) throw error
       // Once: the retry's own error, whatever it is, goes to the caller.
-      const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, learned: state?.ratio, options: recovery })
+      const counted = result.report.tokensAfter / (prepared.correction ?? 1)
+      const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, learned: state?.ratio, options: only.recovery })
       const { result: again, dropped } = await recoveryEdit(recoveryEditors, editor.options, messages, context, aim.targetCounted)
       const record: RecoveryRecord = {
         ...aim,
@@ -294,7 +292,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
         messagesAfter: again.messages.length,
         droppedMessages: dropped,
       }
-      if (state !== undefined) learn(state, aim.ratio, aim.ratioExact)
+      learnFromRecovery(state, aim.ratio, aim.ratioExact)
       const report = annotate(again.report, context)
       report.recovery = record
       if (onReport) onReport(report)
@@ -305,43 +303,13 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
   }
 }
 
-/** `recovery` taken out of the options (the core does not know it), read. */
-function takeRecovery(options: unknown): { recovery: RecoveryOptions; rest: unknown } {
-  if (options === null || typeof options !== 'object' || Array.isArray(options) || !Object.hasOwn(options, 'recovery')) {
-    return { recovery: readRecoveryOption(undefined, MIDDLEWARE_NAME), rest: options }
-  }
-  const { recovery, ...rest } = options as Record<string, unknown>
-  return { recovery: readRecoveryOption(recovery, MIDDLEWARE_NAME), rest }
-}
-
-function annotate(report: EditReport, context: EditContext): MiddlewareReport {
+function annotate(report: EditReport, context: EditContext, prepared?: PreparedCall): MiddlewareReport {
   const out = report as MiddlewareReport
   const source = limitSource(context, report)
   if (source !== undefined) out.maxInputTokensSource = source
+  if (prepared?.anchor !== undefined) out.usageAnchor = prepared.anchor
+  if (prepared?.correction !== undefined) out.tokenCorrection = prepared.correction
   return out
-}
-
-/** The state of the conversation `messages` belong to: keyed by their first message object. */
-function conversationOf(map: WeakMap<object, ConversationState>, messages: readonly unknown[]): ConversationState | undefined {
-  const head = messages[0]
-  if (head === null || typeof head !== 'object') return undefined
-  let state = map.get(head)
-  if (state === undefined) {
-    state = { recoveries: 0 }
-    map.set(head, state)
-  }
-  return state
-}
-
-/** Keeps the larger of what was known and what this recovery found (an exact ratio replaces a bound). */
-function learn(state: ConversationState, ratio: number, exact: boolean): void {
-  state.recoveries++
-  if (exact || state.ratio === undefined || !state.ratioExact) {
-    state.ratio = exact || state.ratio === undefined ? ratio : Math.max(state.ratio, ratio)
-    state.ratioExact = exact
-  } else {
-    state.ratio = Math.max(state.ratio, ratio)
-  }
 }
 
 /**

@@ -1,0 +1,192 @@
+// What the context-editing middleware learns about a conversation's true size, call after call:
+// the usage anchor (see `usage.ts`), the correction (true / counted) taught by provider reports and
+// by context-length errors (see `recovery.ts`), and the middleware-only options that drive them
+// (`recovery`, `tokenCountMethod: "usage"` with `usageFallback`).
+//
+// A conversation is known by its first message object (an agent sends the same objects on every
+// model call); a history that starts with a new object is a new conversation.
+
+import { ContextEditorError } from './errors.js'
+import { ContextEditor, type EditContext } from './editor.js'
+import type { EditReport } from './native.js'
+import { readRecoveryOption, type RecoveryOptions } from './recovery.js'
+import { CallLog, findAnchor, printsOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
+import { field } from './wire.js'
+
+let adjusts: boolean | undefined
+
+/** Whether the native editor applies `tokenCorrection` and anchors (a build that does not counts as before). */
+export function coreAdjusts(): boolean {
+  if (adjusts === undefined) {
+    try {
+      const editor = new ContextEditor({ trigger: [] })
+      const messages = [{ role: 'user', content: 'x'.repeat(400) }]
+      const plain = editor.countTokens(messages).total
+      adjusts = editor.countTokens(messages, { tokenCorrection: 2 } as EditContext).total > plain
+    } catch {
+      adjusts = false
+    }
+  }
+  return adjusts
+}
+
+/** The counting methods a `"usage"` anchor falls back to. */
+const FALLBACKS = ['approx', 'model', 'estimate'] as const
+
+/** Options the middleware reads itself, never the core. */
+export interface MiddlewareOnly {
+  recovery: RecoveryOptions
+  /** `tokenCountMethod: "usage"`: anchor counts to provider-reported usage. */
+  usage: boolean
+}
+
+/**
+ * Takes `recovery`, `usageFallback` and a `"usage"` counting method out of the options (the core
+ * counts with the fallback, `"approx"` unless set), reads them, and returns the rest.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` naming the option.
+ */
+export function takeMiddlewareOnly(options: unknown, name: string): { only: MiddlewareOnly; rest: unknown } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    return { only: { recovery: readRecoveryOption(undefined, name), usage: false }, rest: options }
+  }
+  const { recovery, usageFallback, ...rest } = options as Record<string, unknown>
+  const usage = rest.tokenCountMethod === 'usage'
+  if (usageFallback !== undefined && usageFallback !== null) {
+    if (!FALLBACKS.includes(usageFallback as never)) {
+      throw new ContextEditorError('INVALID_OPTIONS', `${name}: usageFallback: expected one of ${FALLBACKS.join(', ')}, got ${JSON.stringify(usageFallback)?.slice(0, 40) ?? typeof usageFallback}`, { path: 'usageFallback' })
+    }
+    if (!usage) {
+      throw new ContextEditorError('INVALID_OPTIONS', `${name}: usageFallback: only with tokenCountMethod "usage"`, { path: 'usageFallback' })
+    }
+  }
+  if (usage) rest.tokenCountMethod = usageFallback ?? 'approx'
+  return { only: { recovery: readRecoveryOption(recovery, name), usage }, rest }
+}
+
+/** What the middleware remembers of one conversation. */
+export interface ConversationState {
+  /** Ratio true / counted to correct totals by (from usage or a recovery); `undefined` = counts agree. */
+  ratio?: number
+  /** Whether `ratio` is exact (a lower bound when a recovery knew only the limit). */
+  ratioExact?: boolean
+  /** Where `ratio` came from. */
+  ratioSource?: 'usage' | 'recovery'
+  recoveries: number
+  /** The newest calls (for the usage anchor); kept once usage has been seen, or in usage mode. */
+  log: CallLog
+  sawUsage: boolean
+}
+
+/** The states of the conversations one middleware serves, by first message object. */
+export class Conversations {
+  readonly #map = new WeakMap<object, ConversationState>()
+
+  of(messages: readonly unknown[]): ConversationState | undefined {
+    const head = messages[0]
+    if (head === null || typeof head !== 'object') return undefined
+    let state = this.#map.get(head)
+    if (state === undefined) {
+      state = { recoveries: 0, log: new CallLog(), sawUsage: false }
+      this.#map.set(head, state)
+    }
+    return state
+  }
+}
+
+/** A call being prepared: the context to plan with, and what the report will say. */
+export interface PreparedCall {
+  context: EditContext
+  /** The correction applied to this call's totals. */
+  correction?: number
+  anchor?: AnchorReport
+  /** The text of the system prompt and tools, to tell whether they changed between calls. */
+  fixed: string
+}
+
+function fixedText(context: EditContext): string {
+  const system = context.systemPrompt
+  let text: unknown = system
+  if (system !== null && typeof system === 'object') {
+    try {
+      text = field(system, 'content')
+    } catch {
+      text = undefined
+    }
+  }
+  try {
+    return JSON.stringify([text ?? null, context.tools ?? []]) ?? ''
+  } catch {
+    return String(Math.random())
+  }
+}
+
+/**
+ * The call's context with the conversation's anchor (usage mode, when fresh) and correction. An
+ * anchor also teaches the correction: its reported input over what the middleware counted it sent.
+ */
+export function prepareCall(state: ConversationState | undefined, messages: readonly unknown[], context: EditContext, usageMode: boolean): PreparedCall {
+  const fixed = usageMode || state?.sawUsage ? fixedText(context) : ''
+  if (state === undefined) return { context, fixed }
+  let anchor: AnchorReport | undefined
+  let anchorTokens: number | undefined
+  if (usageMode || state.sawUsage || messages.length > 0) {
+    const found = findAnchor(messages, state.log, fixed)
+    if (found.usage !== undefined) state.sawUsage = true
+    if (found.report.status === 'used' && found.record?.countedSent !== undefined && found.record.countedSent > 0) {
+      const ratio = found.usage!.input / found.record.countedSent
+      if (Math.abs(ratio - 1) > USAGE_CORRECTION_THRESHOLD) {
+        state.ratio = ratio
+        state.ratioExact = true
+        state.ratioSource = 'usage'
+      } else if (state.ratioSource === 'usage' || state.ratioExact) {
+        state.ratio = undefined
+        state.ratioSource = undefined
+      }
+    }
+    if (usageMode) {
+      anchor = found.report
+      if (found.report.status === 'used') anchorTokens = found.report.tokens
+    }
+  }
+  const out: EditContext & Record<string, unknown> = { ...context }
+  // Keep the non-enumerable fields the caller put on the context (where its limit came from).
+  for (const key of Object.getOwnPropertySymbols(context)) Object.defineProperty(out, key, { value: (context as never)[key], enumerable: false })
+  const applies = coreAdjusts()
+  if (anchorTokens !== undefined && applies) {
+    out.anchorIndex = anchor!.index
+    out.anchorTokens = anchorTokens
+  } else if (anchor?.status === 'used') {
+    anchor = { ...anchor, status: 'unverified' }
+  }
+  if (state.ratio !== undefined && applies) out.tokenCorrection = state.ratio
+  const prepared: PreparedCall = { context: out, fixed }
+  if (state.ratio !== undefined && applies) prepared.correction = state.ratio
+  if (anchor !== undefined) prepared.anchor = anchor
+  return prepared
+}
+
+/** Remembers the call (its messages, fingerprints and counts) for the anchors of later calls. */
+export function recordCall(state: ConversationState | undefined, messages: readonly unknown[], prepared: PreparedCall, report: EditReport, usageMode: boolean): void {
+  if (state === undefined || !(usageMode || state.sawUsage)) return
+  const scale = prepared.correction ?? 1
+  const anchored = prepared.anchor?.status === 'used'
+  state.log.add({
+    refs: messages,
+    prints: printsOf(messages),
+    fixed: prepared.fixed,
+    // An anchored total is offset by an amount only the core knows: no count to learn from.
+    countedSent: anchored ? undefined : report.tokensAfter / scale,
+    freed: Math.max(0, report.tokensBefore - report.tokensAfter) / scale,
+  })
+}
+
+/** Keeps what a recovery learned: an exact ratio replaces anything; a lower bound only raises. */
+export function learnFromRecovery(state: ConversationState | undefined, ratio: number, exact: boolean): void {
+  if (state === undefined) return
+  state.recoveries++
+  if (exact || state.ratio === undefined || ratio > state.ratio) {
+    state.ratio = ratio
+    state.ratioExact = exact
+    state.ratioSource = 'recovery'
+  }
+}

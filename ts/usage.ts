@@ -1,0 +1,201 @@
+// Counting anchored to what the provider reported (`tokenCountMethod: "usage"`), and the correction
+// it teaches the other methods.
+//
+// A provider reports the input size of every call it answers. When the newest AI message of a
+// request carries that usage, the request's size is: that call's reported input, plus that AI
+// message's output, plus the counted size of everything after it. The reported input measured the
+// request *as sent* then, after this middleware's edits; what those edits freed (counted) is added
+// back, since the edits are planned again on the full history. The core takes the result as an
+// anchor (`anchorIndex`, `anchorTokens`): totals are the anchor plus the counted size of what
+// follows, and what edits free is counted as before.
+//
+// An anchor is used only when it is known to be fresh: the middleware saw the call that produced the
+// AI message (a request of exactly the messages before it), and every one of those messages is the
+// same object, unchanged since (the shim's fingerprints), with the same system prompt and tools.
+// Otherwise (`stale`: something at or before the anchor changed; `unverified`: that call was not
+// seen by this middleware) the fallback method counts and the report says why.
+//
+// Usage is read from (first found): LangChain's `usage_metadata` (`input_tokens`, which includes
+// `input_token_details.cache_read` / `cache_creation`; when the details exceed it, the provider left
+// cached tokens out and they are added), `response_metadata.usage` in OpenAI's shape
+// (`prompt_tokens`, `completion_tokens`) or Anthropic's (`input_tokens` + `cache_creation_input_tokens`
+// + `cache_read_input_tokens`, `output_tokens`), `response_metadata.tokenUsage` (LangChain's older
+// OpenAI field) and a plain message's own `usage`.
+//
+// The correction: true / counted of the anchored call's request (its reported input over the count
+// the middleware made of what it sent). When it is off by more than `USAGE_CORRECTION_THRESHOLD`,
+// later totals of the conversation are multiplied by it (any counting method), until a newer report
+// says otherwise.
+
+import { fingerprint, unchanged, field } from './wire.js'
+
+/** Relative disagreement between reported and counted size above which counts are corrected. */
+export const USAGE_CORRECTION_THRESHOLD = 0.1
+
+/** Usage an AI message carries. */
+export interface Usage {
+  input: number
+  output: number
+  /** Where it was read: `usage_metadata`, `response_metadata.usage`, `response_metadata.tokenUsage`, `usage`. */
+  source: string
+}
+
+/** What the report says about the anchor of a call. */
+export interface AnchorReport {
+  /** `used`; `none` (no AI message with usage); `stale` (something at or before it changed since its call); `unverified` (its call was not seen). */
+  status: 'used' | 'none' | 'stale' | 'unverified'
+  /** The anchored AI message's index. */
+  index?: number
+  /** The reported input and output, and where they were read. */
+  input?: number
+  output?: number
+  source?: string
+  /** The anchor given to the counter: input + output + what that call's edits freed. */
+  tokens?: number
+  /** Why it is stale: the first index found changed (`-1`: the system prompt or tools). */
+  changedAt?: number
+}
+
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined
+}
+
+function get(o: unknown, key: string): unknown {
+  if (o === null || typeof o !== 'object') return undefined
+  try {
+    return field(o, key)
+  } catch {
+    return undefined
+  }
+}
+
+/** LangChain `usage_metadata`: `input_tokens` includes the cache details unless they exceed it. */
+function langchainUsage(u: unknown): Omit<Usage, 'source'> | undefined {
+  const input = count(get(u, 'input_tokens'))
+  const output = count(get(u, 'output_tokens'))
+  if (input === undefined || output === undefined) return undefined
+  const details = get(u, 'input_token_details')
+  const cached = (count(get(details, 'cache_read')) ?? 0) + (count(get(details, 'cache_creation')) ?? 0)
+  return { input: cached > input ? input + cached : input, output }
+}
+
+/** OpenAI's `usage` (`prompt_tokens`) or Anthropic's (`input_tokens` and the cache fields beside it). */
+function providerUsage(u: unknown): Omit<Usage, 'source'> | undefined {
+  const prompt = count(get(u, 'prompt_tokens'))
+  if (prompt !== undefined) {
+    const completion = count(get(u, 'completion_tokens'))
+    return completion === undefined ? undefined : { input: prompt, output: completion }
+  }
+  const input = count(get(u, 'input_tokens'))
+  const output = count(get(u, 'output_tokens'))
+  if (input === undefined || output === undefined) return undefined
+  const cached = (count(get(u, 'cache_creation_input_tokens')) ?? 0) + (count(get(u, 'cache_read_input_tokens')) ?? 0)
+  return { input: input + cached, output }
+}
+
+/** The usage an AI message carries, or `undefined`. Never throws. */
+export function usageOf(message: unknown): Usage | undefined {
+  const meta = get(message, 'usage_metadata')
+  const a = langchainUsage(meta)
+  if (a) return { ...a, source: 'usage_metadata' }
+  const response = get(message, 'response_metadata')
+  const b = providerUsage(get(response, 'usage'))
+  if (b) return { ...b, source: 'response_metadata.usage' }
+  const legacy = get(response, 'tokenUsage')
+  const prompt = count(get(legacy, 'promptTokens'))
+  const completion = count(get(legacy, 'completionTokens'))
+  if (prompt !== undefined && completion !== undefined) return { input: prompt, output: completion, source: 'response_metadata.tokenUsage' }
+  const c = providerUsage(get(message, 'usage'))
+  if (c) return { ...c, source: 'usage' }
+  return undefined
+}
+
+/** Whether `m` is an AI / assistant message (LangChain instance or dict, stored, OpenAI). */
+export function isAssistant(m: unknown): boolean {
+  if (m === null || typeof m !== 'object') return false
+  try {
+    const getType = get(m, '_getType')
+    if (typeof getType === 'function') {
+      const t = getType.call(m)
+      return t === 'ai' || t === 'AIMessageChunk'
+    }
+    const type = get(m, 'type')
+    const role = get(m, 'role')
+    if (type === 'ai' || role === 'assistant' || role === 'ai') return true
+    // A stored message: { type: 'ai', data }
+    return get(get(m, 'data'), 'type') === 'ai'
+  } catch {
+    return false
+  }
+}
+
+/** One model call as the middleware made it. */
+export interface CallRecord {
+  /** The request's messages (before edits) and their fingerprints then. */
+  refs: readonly unknown[]
+  prints: ReadonlyArray<unknown[] | undefined>
+  /** The system prompt and tools, as text. */
+  fixed: string
+  /** The sent request as counted, uncorrected; `undefined` when the call was anchored (not known). */
+  countedSent?: number
+  /** What the call's edits freed, counted, uncorrected. */
+  freed: number
+}
+
+const MAX_RECORDS = 4
+
+/** The calls of one conversation the middleware remembers (the newest few). */
+export class CallLog {
+  readonly #records: CallRecord[] = []
+
+  add(record: CallRecord): void {
+    const same = this.#records.findIndex((r) => r.refs.length === record.refs.length)
+    if (same >= 0) this.#records.splice(same, 1)
+    this.#records.push(record)
+    if (this.#records.length > MAX_RECORDS) this.#records.shift()
+  }
+
+  /** The call whose request was `messages[0..index)`. */
+  find(index: number): CallRecord | undefined {
+    for (let k = this.#records.length - 1; k >= 0; k--) if (this.#records[k]!.refs.length === index) return this.#records[k]
+    return undefined
+  }
+}
+
+/** The fingerprints of `messages` (the shim's, as the editor's change check takes them). */
+export function printsOf(messages: readonly unknown[]): Array<unknown[] | undefined> {
+  return messages.map((m) => fingerprint(m))
+}
+
+/** The first index below `upTo` where `messages` differ from what `record` saw; -1 when none. */
+function firstChange(messages: readonly unknown[], record: CallRecord, upTo: number): number {
+  for (let i = 0; i < upTo; i++) {
+    const m = messages[i]
+    if (m !== record.refs[i] || !unchanged(m, record.prints[i])) return i
+  }
+  return -1
+}
+
+/**
+ * The anchor of a call: the newest AI message, its usage, and whether the call that produced it is
+ * known and unchanged. `fixed` is the call's system prompt and tools as text.
+ */
+export function findAnchor(messages: readonly unknown[], log: CallLog, fixed: string): { report: AnchorReport; record?: CallRecord; usage?: Usage } {
+  let index = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (isAssistant(messages[i])) {
+      index = i
+      break
+    }
+  }
+  if (index < 0) return { report: { status: 'none' } }
+  const usage = usageOf(messages[index])
+  if (usage === undefined) return { report: { status: 'none', index } }
+  const base: AnchorReport = { status: 'unverified', index, input: usage.input, output: usage.output, source: usage.source }
+  const record = log.find(index)
+  if (record === undefined) return { report: base, usage }
+  if (record.fixed !== fixed) return { report: { ...base, status: 'stale', changedAt: -1 }, usage }
+  const changed = firstChange(messages, record, index)
+  if (changed >= 0) return { report: { ...base, status: 'stale', changedAt: changed }, usage }
+  return { report: { ...base, status: 'used', tokens: usage.input + usage.output + record.freed }, record, usage }
+}
