@@ -1,5 +1,5 @@
 //! The invariants every `plan` / `count_tokens` / `EditPlan::apply` result holds, whatever the
-//! messages and the options: one checker for the property tests (`tests/properties.rs`) and the
+//! messages and the options: one checker for the property tests (`tests/properties/`) and the
 //! fuzz targets (`fuzz/src/lib.rs` includes this file by path).
 //!
 //! Written against the crate's public API only, and with `std` only, so both can build it. Every

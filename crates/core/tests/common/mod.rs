@@ -1,4 +1,5 @@
-//! Support code shared by the integration tests (each test file that needs it declares
-//! `mod common;`).
+//! Support code shared by the integration tests. A test crate made of one file declares `mod common;`;
+//! one made of a folder (`tests/<behaviour>/main.rs` with a module per group of rules) declares
+//! `#[path = "../common/mod.rs"] mod common;`. The fuzz targets include `invariants.rs` by path.
 
 pub mod invariants;

@@ -1,0 +1,66 @@
+//! Sessions: a conversation fed in pieces plans exactly what the whole conversation plans, and
+//! session errors name the index in the whole conversation.
+
+use super::*;
+
+proptest! {
+  #![proptest_config(config())]
+
+  /// A session fed the conversation in pieces (each call reusing what the previous one held, as an
+  /// agent's successive model calls do) plans exactly what a plan of the whole conversation does,
+  /// whatever the options; a miss (unknown session, too short) plans nothing and changes nothing.
+  #[test]
+  fn sessions_plan_like_whole_conversations(
+    msgs in conversation(),
+    s in setup(),
+    cuts in prop::collection::vec(0usize..40, 0..4),
+    stable in prop::option::weighted(0.3, select(vec![json!(true), json!({ "stepResults": 2 })])),
+    shrink in prop::bool::weighted(0.2),
+  ) {
+    let mut options = s.options.clone();
+    if let Some(st) = stable {
+      if options.get("edits").is_none() {
+        options["stable"] = st;
+        options["cacheBreakpoints"] = json!(true);
+      }
+    }
+    let e = editor(&options);
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (msgs.len() + 1)).collect();
+    points.sort_unstable();
+    points.push(msgs.len());
+    let mut held = 0usize;
+    for &end in &points {
+      // Sometimes the history shrinks (a host dropped messages): reuse only what is still equal.
+      let reuse = if shrink { held.min(end) / 2 } else { held.min(end) };
+      let got = e
+        .plan_session(7, reuse, msgs[reuse..end].to_vec(), &s.context)
+        .expect("valid messages never fail")
+        .expect("the session holds what the previous call left");
+      let want = e.plan(&msgs[..end], &s.context).unwrap();
+      prop_assert_eq!(&got, &want);
+      held = end;
+    }
+    prop_assert_eq!(e.session_count(), 1);
+    prop_assert!(e.plan_session(7, held + 1, Vec::new(), &s.context).unwrap().is_none(), "too short: a miss");
+    prop_assert!(e.plan_session(7, 1, Vec::new(), &s.context).unwrap().is_none(), "a miss drops the session");
+    prop_assert!(e.plan_session(8, 1, Vec::new(), &s.context).unwrap().is_none(), "unknown session");
+  }
+}
+
+/// An invalid message in a session's new tail is named by its index in the whole conversation,
+/// and the session is gone afterwards (the next call misses and resends everything).
+#[test]
+fn session_errors_name_the_whole_conversation_index() {
+  let e = editor(&json!({}));
+  let ctx = Context::default();
+  let head = vec![Message::user("hi"), Message::user("there")];
+  assert!(e.plan_session(1, 0, head, &ctx).unwrap().is_some());
+  let mut bad = Message::new(Role::Tool, "result");
+  bad.tool_call_id = None;
+  let err = e
+    .plan_session(1, 2, vec![Message::user("ok"), bad], &ctx)
+    .unwrap_err();
+  assert_eq!(err.message_index(), Some(3));
+  assert!(err.to_string().starts_with("messages[3]."), "{err}");
+  assert!(e.plan_session(1, 2, Vec::new(), &ctx).unwrap().is_none());
+}
