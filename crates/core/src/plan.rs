@@ -116,7 +116,15 @@ pub struct ClearedResult {
   pub tool_name: String,
   /// Tokens of the request freed by this clear (including its call's arguments, when cleared too).
   pub tokens_freed: u64,
+  /// Why it was cleared: `"superseded"` or `"duplicate"` (`prefer`: stale, cleared first),
+  /// `"old"` (outside the kept window, or the stable boundary), `"clear_at_least"`.
+  pub reason: &'static str,
 }
+
+/// [`ClearedResult::reason`] of a result cleared for its age.
+pub const CLEARED_OLD: &str = "old";
+/// [`ClearedResult::reason`] of a kept result cleared to free `clearAtLeast` tokens.
+pub const CLEARED_AT_LEAST: &str = "clear_at_least";
 
 /// Tool-call arguments that were cleared.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,16 +3,19 @@
 //! Mirrors langchainjs `libs/langchain/src/agents/middleware/contextEditing.ts` (langchain 1.5.14,
 //! `ClearToolUsesEdit.apply`), rule by rule; the differences are deliberate and listed in the README.
 //! With `stable`, the boundary of what is cleared moves in steps instead (see `stable`).
+//! With `prefer`, stale results (`prefer`: superseded, duplicate) are cleared first, and the keep
+//! rule counts only the others.
 
 use std::sync::Arc;
 
 use crate::draft::Draft;
 use crate::message::Role;
 use crate::options::{ClearToolUses, Keep};
-use crate::plan::{AppliedEdit, Report, Warning};
+use crate::plan::{AppliedEdit, Report, Warning, CLEARED_AT_LEAST, CLEARED_OLD};
 use crate::trigger::is_triggered;
 
 use super::clearing::{keep_count, Clearing};
+use super::prefer::{stale_results, Stale};
 use super::stable::{ceiling, stable_clear, StableRun};
 
 /// Runs one `clear_tool_uses` edit on the draft; returns its entry of `applied_edits` and adds
@@ -59,20 +62,44 @@ pub(crate) fn clear_tool_uses(
     cleared_inputs: &mut report.cleared_tool_inputs,
     count: 0,
   };
+  let stale = stale_results(&edit.prefer, draft, &pairs, &candidates);
   if let Some(stable) = &edit.stable {
     let job = StableRun {
       stable,
       ceiling: ceiling(edit, stable, max_input_tokens),
       max_input_tokens,
       candidates: &candidates,
+      stale: stale.as_deref(),
     };
     stable_clear(&job, &mut run, draft, boundaries);
   } else {
-    clear_oldest(&mut run, draft, &candidates, max_input_tokens, boundaries);
+    let rest = match &stale {
+      Some(stale) => clear_stale(&mut run, draft, &candidates, stale),
+      None => candidates,
+    };
+    clear_oldest(&mut run, draft, &rest, max_input_tokens, boundaries);
   }
   applied.cleared_tool_uses = run.count;
   applied.cleared_input_tokens = run.freed;
   applied
+}
+
+/// Clears the stale results (those of tools not excluded); returns the other candidates, which
+/// the keep rule counts.
+fn clear_stale(
+  run: &mut Clearing<'_>,
+  draft: &mut Draft<'_, '_>,
+  candidates: &[usize],
+  stale: &[Option<Stale>],
+) -> Vec<usize> {
+  let mut rest = Vec::with_capacity(candidates.len());
+  for (&i, s) in candidates.iter().zip(stale) {
+    match s {
+      Some(s) if !run.excluded(draft, i) => run.clear(draft, i, s.reason),
+      _ => rest.push(i),
+    }
+  }
+  rest
 }
 
 /// LangChain's rule: clears every result outside the kept window, then, for `clearAtLeast`, kept
@@ -88,7 +115,7 @@ fn clear_oldest(
   let len = candidates.len();
   let split = len.saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
   for &i in &candidates[..split] {
-    run.clear(draft, i);
+    run.clear(draft, i, CLEARED_OLD);
   }
   if let Some(&last) = candidates[..split]
     .iter()
@@ -105,7 +132,7 @@ fn clear_oldest(
       if run.freed >= at_least {
         break;
       }
-      run.clear(draft, i);
+      run.clear(draft, i, CLEARED_AT_LEAST);
     }
   }
 }

@@ -40,8 +40,8 @@ impl Clearing<'_> {
   }
 
   /// Clears result `i` (and its call's arguments when the edit says so), unless it is cleared
-  /// already, unpaired or excluded.
-  pub fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize) {
+  /// already, unpaired or excluded; `reason` goes to the report.
+  pub fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize, reason: &'static str) {
     let msgs = draft.msgs;
     let m: &Message = &msgs[i];
     if m.cleared || draft.slots[i].cleared.is_some() {
@@ -80,6 +80,7 @@ impl Clearing<'_> {
       tool_call_id,
       tool_name,
       tokens_freed: before.saturating_sub(after),
+      reason,
     });
   }
 }

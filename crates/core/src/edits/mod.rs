@@ -4,7 +4,8 @@
 //! None of them touches a message: the draft becomes the plan's operations at the end.
 //!
 //! - `clear`: `clear_tool_uses`, LangChain's rule or, with `stable`, the cache-aware one
-//!   (`stable`), both on the shared `clearing` bookkeeping.
+//!   (`stable`), both on the shared `clearing` bookkeeping; `prefer` finds the stale results
+//!   (superseded, duplicate) that go first.
 //! - `structural`: the edits that remove messages, calls or reasoning, or truncate results, and
 //!   the pair repair that keeps every call with its results.
 //! - `summarize`: where to cut and what to ask the summarizing model; the model call is the
@@ -12,6 +13,7 @@
 
 mod clear;
 mod clearing;
+mod prefer;
 mod stable;
 mod structural;
 mod summarize;

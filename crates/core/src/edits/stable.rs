@@ -7,14 +7,20 @@
 //! only on the messages before it, so for an append-only history consecutive calls agree and `k`
 //! only grows: the prefix up to the boundary stays byte-identical between steps. The current call
 //! then checks the ceiling on the exact count and clears further if it must.
+//!
+//! Stale results (`prefer`) are cleared at the boundary's steps: those already stale at the model
+//! call where the boundary last moved, so calls between two steps clear the same ones and keep the
+//! prefix identical; the keep rule counts them as it counts every result.
 
 use crate::draft::Draft;
 use crate::measure::Meter;
 use crate::message::Role;
 use crate::options::{ClearToolUses, Stable};
+use crate::plan::CLEARED_OLD;
 use crate::trigger::{fraction_of, is_triggered, Facts};
 
 use super::clearing::{keep_count, Clearing};
+use super::prefer::Stale;
 
 /// What stable clearing is asked to do.
 pub(super) struct StableRun<'a> {
@@ -24,6 +30,8 @@ pub(super) struct StableRun<'a> {
   pub max_input_tokens: Option<u64>,
   /// The live tool results, oldest first.
   pub candidates: &'a [usize],
+  /// Which of them are stale (`prefer`), if it is on.
+  pub stale: Option<&'a [Option<Stale>]>,
 }
 
 /// The hard ceiling of stable mode: `maxTokens`, else the lowest `tokens`/`fraction` trigger
@@ -67,10 +75,31 @@ pub(super) fn stable_clear(
   let replay = Replay::new(job, run, draft);
   let mut b = replay.replay(run, draft);
   for &i in &replay.eligible[..b.k] {
-    run.clear(draft, i);
+    run.clear(draft, i, CLEARED_OLD);
   }
+  clear_stale(job, run, draft, b.stepped_at);
   replay.clear_to_ceiling(run, draft, &mut b);
+  clear_stale(job, run, draft, b.stepped_at);
   replay.mark(draft, &b, boundaries);
+}
+
+/// Clears the results that were stale at the model call ending at `stepped_at` (the last step).
+fn clear_stale(
+  job: &StableRun<'_>,
+  run: &mut Clearing<'_>,
+  draft: &mut Draft<'_, '_>,
+  stepped_at: Option<usize>,
+) {
+  let (Some(stale), Some(at)) = (job.stale, stepped_at) else {
+    return;
+  };
+  for (&i, s) in job.candidates.iter().zip(stale) {
+    if let Some(s) = s.filter(|s| s.since < at) {
+      if !run.excluded(draft, i) {
+        run.clear(draft, i, s.reason);
+      }
+    }
+  }
 }
 
 /// Where the cleared boundary is: how many of the eligible results are cleared.
@@ -83,6 +112,8 @@ struct Boundary {
   before_this_call: usize,
   /// How many results the current call may clear (outside its kept window).
   outside: usize,
+  /// Where the model call that last moved the boundary ends (the messages it saw), if any did.
+  stepped_at: Option<usize>,
 }
 
 /// The history as the replay reads it: prefix sums over the messages, and over the results that
@@ -196,6 +227,7 @@ impl<'a> Replay<'a> {
       prev: 0,
       before_this_call: 0,
       outside: 0,
+      stepped_at: None,
     };
     let mut last_call = 0usize;
     let calls = (0..self.len)
@@ -232,6 +264,7 @@ impl<'a> Replay<'a> {
       if next > b.k {
         b.prev = b.k;
         b.k = next;
+        b.stepped_at = Some(end);
       }
     }
     b
@@ -280,10 +313,11 @@ impl<'a> Replay<'a> {
         b.outside
       };
       for &i in &self.eligible[b.k..next] {
-        run.clear(draft, i);
+        run.clear(draft, i, CLEARED_OLD);
       }
       b.prev = b.k;
       b.k = next;
+      b.stepped_at = Some(self.len);
     }
   }
 

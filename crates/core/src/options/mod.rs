@@ -10,6 +10,7 @@
 //! (langchain 1.5.14) and the `contextSizeSchema`/`keepSchema` of `summarization.ts`.
 
 mod parse;
+mod prefer;
 mod schema;
 pub mod spec;
 #[cfg(test)]
@@ -30,3 +31,4 @@ pub use types::{
   DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
   DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
 };
+pub(crate) use types::{Prefer, ResourceTool, DEFAULT_RESOURCE_ARGS};

@@ -396,6 +396,9 @@ fn parse_clear_tool_uses(obj: &Map<String, Value>, prefix: &str) -> Result<Clear
   if let Some(v) = field(obj, "cacheBreakpoints") {
     c.cache_breakpoints = parse_cache_breakpoints(v, &p("cacheBreakpoints"))?;
   }
+  if let Some(v) = field(obj, "prefer") {
+    c.prefer = super::prefer::parse_prefer(v, &p("prefer"))?;
+  }
   Ok(c)
 }
 

@@ -229,6 +229,38 @@ pub static STABLE: Group = Group {
   ],
 };
 
+/// `prefer.superseded` of `clear_tool_uses`, as an object.
+pub static SUPERSEDE: Group = Group {
+  name: "SupersedeOptions",
+  doc: "Which calls make earlier results stale: each entry is a tool name, or `tool:arg.path` naming the argument that holds the file (default: the first of path, file_path, filePath, target_file, notebook_path, file, filename).",
+  keys: &[
+    Key::new(
+      "writers",
+      Type::Names,
+      "Tools whose later call makes earlier results about the same file stale (default: common coding-agent writers: write_file, edit_file, Write, Edit, MultiEdit, str_replace_based_edit_tool, ...).",
+    ),
+    Key::new(
+      "readers",
+      Type::Names,
+      "Tools whose results a later write of the same file makes stale, besides the writers' own (default: read_file, Read, read, view_file, open_file, cat, ...).",
+    ),
+  ],
+};
+
+/// `prefer` of `clear_tool_uses`, as an object.
+pub static PREFER: Group = Group {
+  name: "PreferOptions",
+  doc: "Results cleared first, whatever their age, before the keep rule counts. Also accepted as a list: `[\"superseded\", \"duplicate\"]`.",
+  keys: &[
+    Key::new(
+      "superseded",
+      Type::AnyOf(&[Type::Bool, Type::Object(&SUPERSEDE)]),
+      "A later call of a writer tool names the same file (`read_file(path)`, then `edit_file(path)`). `true` = the default tool lists.",
+    ),
+    Key::new("duplicate", Type::Bool, "A later call of the same tool has equal arguments."),
+  ],
+};
+
 /// The `clear_tool_uses` edit; its keys are also the top-level shorthand.
 pub static CLEAR_TOOL_USES: Group = Group {
   name: "ClearToolUsesOptions",
@@ -268,6 +300,11 @@ pub static CLEAR_TOOL_USES: Group = Group {
       "Plan Anthropic prompt-cache breakpoints (`cache_breakpoint` ops) at the end of the request and at the cleared boundary, at most 4 per request counting the ones already there. `\"anthropic\"` = `true`.",
     )
     .default(|| json!(false)),
+    Key::new(
+      "prefer",
+      Type::Object(&PREFER),
+      "Stale results go first, whatever their age and before `keep` counts: `superseded` (a later write of the same file) and `duplicate` (a later call with equal arguments); a list `[\"superseded\", \"duplicate\"]` turns both on with the default tool lists. The report's `cleared[].reason` says why each result was cleared. In stable mode they are cleared when the boundary steps.",
+    ),
   ],
 };
 
@@ -452,6 +489,46 @@ pub static SUMMARIZE: Group = Group {
     Key::new("maxTokens", Type::Int { min: 1 }, "Output bound for the summarizing model (CE Node `max_tokens`)."),
   ],
 };
+
+/// `retryAfter` of the summarization middleware.
+pub static RETRY_AFTER: Group = Group {
+  name: "SummaryRetryAfter",
+  doc:
+    "When a failed summary is attempted again (see `SummarizationMiddlewareOptions.retryAfter`).",
+  keys: &[
+    Key::new(
+      "calls",
+      Type::Int { min: 0 },
+      "Model calls to go by before the summarizer is asked again (0 = the next call).",
+    )
+    .default(|| json!(5))
+    .scope(Scope::Middleware),
+    Key::new(
+      "seconds",
+      Type::Int { min: 0 },
+      "Seconds after the failure before it is asked again.",
+    )
+    .default(|| json!(300))
+    .scope(Scope::Middleware),
+  ],
+};
+
+/// What the summarization middleware reads besides its `summarize` edit's keys, `tokenCountMethod`
+/// and `maxInputTokens`.
+pub static SUMMARIZATION_MIDDLEWARE: Group = Group {
+  name: "SummarizationMiddlewareOptions",
+  doc: "Options of the summarization middleware (LangChain, Xpert) that the editor does not read.",
+  keys: &[Key::new(
+    "retryAfter",
+    Type::Object(&RETRY_AFTER),
+    "Back-off of a failing summarizer: after a failed summary (the model threw, or answered with no usable text) it is asked again only once `calls` model calls have gone by, or `seconds` have passed, whichever comes first; the history goes through unsummarized meanwhile. `{ calls: 0 }` asks again on the next call.",
+  )
+  .default(|| json!({ "calls": 5, "seconds": 300 }))
+  .scope(Scope::Middleware)],
+};
+
+/// Option objects only the middlewares read (the core's parser never sees them).
+pub static MIDDLEWARE_GROUPS: [&Group; 1] = [&SUMMARIZATION_MIDDLEWARE];
 
 /// Every edit of a pipeline, in the order errors list them.
 pub static EDITS: [EditSpec; 8] = [

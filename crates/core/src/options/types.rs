@@ -116,6 +116,116 @@ pub struct ClearToolUses {
   pub stable: Option<Stable>,
   /// Mark the stable boundary and the end of the request with prompt-cache breakpoints.
   pub cache_breakpoints: bool,
+  /// Results cleared first, whatever their age, before the keep rule counts (`prefer`).
+  pub prefer: Prefer,
+}
+
+/// Tool names whose later call makes earlier results about the same file stale (coding agents:
+/// OpenAI's and Anthropic's examples, Claude Code, Cline, Cursor, opencode, MCP filesystem).
+pub const DEFAULT_WRITERS: &[&str] = &[
+  "write_file",
+  "edit_file",
+  "create_file",
+  "Write",
+  "Edit",
+  "MultiEdit",
+  "NotebookEdit",
+  "write",
+  "edit",
+  "write_to_file",
+  "replace_in_file",
+  "search_replace",
+  "apply_diff",
+  "str_replace_editor",
+  "str_replace_based_edit_tool",
+];
+
+/// Tool names whose results a later write of the same file makes stale (besides the writers).
+pub const DEFAULT_READERS: &[&str] = &[
+  "read_file",
+  "Read",
+  "read",
+  "view_file",
+  "view",
+  "open_file",
+  "cat",
+  "read_text_file",
+  "read_multiple_files",
+  "get_file_contents",
+];
+
+/// Argument names a tool given without `:path` names its file by, the first present wins.
+pub const DEFAULT_RESOURCE_ARGS: &[&str] = &[
+  "path",
+  "file_path",
+  "filePath",
+  "target_file",
+  "notebook_path",
+  "file",
+  "filename",
+];
+
+/// Where a tool's call names the resource it reads or writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceTool {
+  /// The tool's name.
+  pub tool: String,
+  /// The argument path (`a.b` = `args.a.b`); `None` = the first of [`DEFAULT_RESOURCE_ARGS`] present.
+  pub path: Option<Vec<String>>,
+}
+
+impl ResourceTool {
+  /// `"tool"` or `"tool:arg.path"`.
+  #[must_use]
+  pub fn parse(spec: &str) -> Self {
+    match spec.split_once(':') {
+      Some((tool, path)) if !path.is_empty() => Self {
+        tool: tool.to_owned(),
+        path: Some(path.split('.').map(str::to_owned).collect()),
+      },
+      _ => Self {
+        tool: spec.trim_end_matches(':').to_owned(),
+        path: None,
+      },
+    }
+  }
+}
+
+/// Superseded results: a later call of a writer names the same resource as an earlier call of a
+/// reader or writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Supersede {
+  /// Tools whose later call makes earlier results about the same resource stale.
+  pub writers: Vec<ResourceTool>,
+  /// Tools whose results a later write makes stale (the writers' own results are too).
+  pub readers: Vec<ResourceTool>,
+}
+
+impl Default for Supersede {
+  fn default() -> Self {
+    let of = |names: &[&str]| names.iter().map(|n| ResourceTool::parse(n)).collect();
+    Self {
+      writers: of(DEFAULT_WRITERS),
+      readers: of(DEFAULT_READERS),
+    }
+  }
+}
+
+/// Which results `clear_tool_uses` clears first, whatever their age (`prefer`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Prefer {
+  /// A later call of a writer names the same resource (`None` = off).
+  pub superseded: Option<Supersede>,
+  /// A later call of the same tool has equal arguments.
+  pub duplicate: bool,
+}
+
+impl Prefer {
+  /// Whether any rule is on.
+  #[must_use]
+  pub fn any(&self) -> bool {
+    self.superseded.is_some() || self.duplicate
+  }
 }
 
 /// Step of stable clearing by result count, when `stepResults` is given without a value.
@@ -175,6 +285,7 @@ impl Default for ClearToolUses {
       clear_at_least: 0,
       stable: None,
       cache_breakpoints: false,
+      prefer: Prefer::default(),
     }
   }
 }
