@@ -62,7 +62,10 @@ fn the_second_prompt_holds_the_previous_summary_once_and_each_message_once() {
       // The summary is not rendered as a message to summarize.
       assert!(!prompt.contains(DEFAULT_SUMMARY_PREFIX), "{prompt}");
       // Only the messages after it are.
-      let rendered: Vec<&str> = prompt.lines().filter(|l| l.starts_with("Human: ")).collect();
+      let rendered: Vec<&str> = prompt
+        .lines()
+        .filter(|l| l.starts_with("Human: "))
+        .collect();
       assert!(!rendered.is_empty());
     } else {
       assert!(!prompt.contains("<previous_summary>"));
