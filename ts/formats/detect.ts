@@ -60,8 +60,9 @@ export const FORMAT_NAMES: Record<MessageFormat, string> = {
   anthropic: 'Anthropic',
   responses: 'OpenAI Responses',
   aisdk: 'AI SDK',
+  mastra: 'Mastra',
 }
-const FOREIGN: readonly ForeignFormat[] = ['anthropic', 'responses', 'aisdk']
+const FOREIGN: readonly ForeignFormat[] = ['anthropic', 'responses', 'aisdk', 'mastra']
 
 type Test = (m: Record<string, any>) => string | undefined
 
@@ -91,6 +92,7 @@ const TESTS: Record<MessageFormat, Test> = {
     if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
     if (!OPENAI_ROLES.has(m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
     if (m.role === 'tool' && m.tool_call_id === undefined) return 'role "tool" without `tool_call_id`'
+    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor a list'
     return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'image' && (b.source !== undefined || b.image !== undefined)) || (t === 'file' && b.mediaType !== undefined) || (t === 'reasoning' && typeof b.text === 'string'))
   },
   anthropic(m) {
@@ -113,7 +115,12 @@ const TESTS: Record<MessageFormat, Test> = {
     if (r) return r
     if (!['user', 'assistant', 'system', 'developer'].includes(m.role)) return `role ${JSON.stringify(m.role)}`
     if (m.tool_calls !== undefined) return 'has `tool_calls`'
+    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor a list'
     return badBlock(m, (t) => !RESPONSES_BLOCKS.has(t as string))
+  },
+  mastra(m) {
+    if (!isObject(m.content) || !Array.isArray(m.content.parts)) return 'content is no `{ format: 2, parts }` object'
+    return ['user', 'assistant', 'system'].includes(m.role) ? undefined : `role ${JSON.stringify(m.role)}`
   },
   aisdk(m) {
     if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
@@ -121,6 +128,7 @@ const TESTS: Record<MessageFormat, Test> = {
     if (m.role === 'system') return typeof m.content === 'string' ? undefined : 'a system message whose content is no string'
     const parts = AISDK_PARTS[m.role as string]
     if (m.role === undefined || !Object.hasOwn(AISDK_PARTS, m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
+    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor a list of parts'
     if (m.role === 'tool' && !Array.isArray(m.content)) return 'a tool message whose content is no list of parts'
     return badBlock(m, (t, b) => !parts.has(t as string) || (t === 'image' && b.image === undefined) || (t === 'file' && b.data === undefined))
   },

@@ -18,6 +18,7 @@ import { aisdkSegment, aisdkSummary } from './aisdk.js'
 import { anthropicSegment, anthropicSummary } from './anthropic.js'
 import { detectFormat, FORMAT_NAMES } from './detect.js'
 import { responsesJoins, responsesSegment, responsesSummary } from './responses.js'
+import { mastraSegment, mastraSummary } from '../mastra/codec.js'
 import {
   type ForeignFormat,
   isObject,
@@ -46,6 +47,16 @@ function printOf(m: unknown): unknown[] {
     if (!Array.isArray(list)) continue
     out.push(list.length)
     for (const b of list) out.push(b)
+  }
+  // Mastra: the parts of `content`, and what an invocation holds (the loop fills results in).
+  const parts = isObject(m.content) ? m.content.parts : undefined
+  if (Array.isArray(parts)) {
+    out.push(parts.length)
+    for (const p of parts) {
+      out.push(p)
+      const inv = isObject(p) ? p.toolInvocation : undefined
+      if (isObject(inv)) out.push(inv, inv.state, inv.result, inv.args)
+    }
   }
   return out
 }
@@ -207,6 +218,7 @@ export class FormatCodec {
     try {
       if (format === 'anthropic') seg = anthropicSegment(m, i, this.#placeholders)
       else if (format === 'aisdk') seg = aisdkSegment(m, i, this.#placeholders)
+      else if (format === 'mastra') seg = mastraSegment(m, i, this.#placeholders)
       else seg = responsesSegment(list, i, this.#placeholders)
     } catch (e) {
       if (e instanceof ContextEditorError) throw e
@@ -236,6 +248,7 @@ const SUMMARY: Record<ForeignFormat, (role: 'user' | 'assistant', text: string) 
   anthropic: anthropicSummary,
   responses: responsesSummary,
   aisdk: aisdkSummary,
+  mastra: mastraSummary,
 }
 
 function decoded(

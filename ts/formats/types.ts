@@ -11,10 +11,10 @@
 import type { AnyMessage } from '../wire.js'
 
 /** The message formats the library reads. `langchain` and `openai` (chat completions) are native. */
-export type MessageFormat = 'langchain' | 'openai' | 'anthropic' | 'responses' | 'aisdk'
-export const MESSAGE_FORMATS: readonly MessageFormat[] = ['langchain', 'openai', 'anthropic', 'responses', 'aisdk']
+export type MessageFormat = 'langchain' | 'openai' | 'anthropic' | 'responses' | 'aisdk' | 'mastra'
+export const MESSAGE_FORMATS: readonly MessageFormat[] = ['langchain', 'openai', 'anthropic', 'responses', 'aisdk', 'mastra']
 /** The formats decoded by the codec layer (the others go to the editor as they are). */
-export type ForeignFormat = 'anthropic' | 'responses' | 'aisdk'
+export type ForeignFormat = 'anthropic' | 'responses' | 'aisdk' | 'mastra'
 
 /** Where a unit comes from, relative to its segment. */
 export interface UnitSource {

@@ -1,0 +1,131 @@
+// Mastra's stored messages (`MastraMessageV2`: `{ id, role, createdAt, content: { format: 2, parts,
+// toolInvocations?, content? } }`), as the codec layer reads them (see ts/formats/types.ts).
+//
+// An assistant message holds a whole agent step loop: text, reasoning, and `tool-invocation` parts
+// that carry the call and, once run, its result (`state: 'result'`). It is cut into the chat shape
+// the editor knows: each step is an AI unit (its text and reasoning, its calls) followed by one tool
+// unit per result. A `step-start` part, or text after a call, starts the next step. Encoding
+// rebuilds only the parts the edit changed: a cleared result is its invocation with `result`
+// replaced (in `parts` and in the legacy `toolInvocations` list alike), a cleared call's `args` are
+// `{}`, a call the edit removed goes with its invocation, a removed reasoning part is left out.
+
+import { invalid } from '../formats/errors.js'
+import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from '../formats/types.js'
+import type { AnyMessage } from '../wire.js'
+
+const textOf = (parts: unknown[]): string =>
+  parts.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
+
+/** A result as the content of a tool message (text as it is, anything else as JSON). */
+const resultText = (r: unknown): string => (typeof r === 'string' ? r : (JSON.stringify(r ?? null) ?? ''))
+
+/** Decodes Mastra message `m` (at index `i`, for errors). */
+export function mastraSegment(m: Record<string, any>, i: number, placeholders: ReadonlySet<string>): Segment {
+  const content = m.content
+  if (!isObject(content) || !Array.isArray(content.parts)) throw invalid(i, 'content.parts', 'expected a Mastra message (`content.parts`)')
+  const parts: unknown[] = content.parts
+  if (m.role !== 'assistant') {
+    const unit = { type: m.role === 'system' ? 'system' : 'human', content: textOf(parts) || (typeof content.content === 'string' ? content.content : '') }
+    return { members: [m], prints: [], units: [unit], from: [{ message: 0 }], encode: ([e]) => (e === undefined ? [] : [m]) }
+  }
+  const units: AnyMessage[] = []
+  const from: UnitSource[] = []
+  /** Per unit: the call (AI units: calls by id) and the part it stands for (tool units). */
+  const callOf = new Map<string, AnyMessage>()
+  const resultUnit = new Map<string, number>()
+  let ai: AnyMessage | undefined
+  let pending: Array<{ id: string; k: number; result: unknown }> = []
+  const close = (): void => {
+    for (const r of pending) {
+      const unit: AnyMessage = { type: 'tool', tool_call_id: r.id, content: resultText(r.result) }
+      if (typeof unit.content === 'string' && placeholders.has(unit.content)) unit.response_metadata = clearedMarker()
+      resultUnit.set(r.id, units.length)
+      units.push(unit)
+      from.push({ message: 0, part: r.k })
+    }
+    pending = []
+    ai = undefined
+  }
+  const open = (k: number): AnyMessage => {
+    if (ai === undefined) {
+      ai = { type: 'ai', content: [] }
+      units.push(ai)
+      from.push({ message: 0, part: k })
+    }
+    return ai
+  }
+  parts.forEach((p, k) => {
+    if (!isObject(p)) return
+    if (p.type === 'step-start' || ((p.type === 'text' || p.type === 'reasoning') && pending.length > 0)) close()
+    if (p.type === 'text' && typeof p.text === 'string') open(k).content.push({ type: 'text', text: p.text })
+    else if (p.type === 'reasoning') open(k).content.push(p)
+    else if (p.type === 'tool-invocation') {
+      const inv = p.toolInvocation
+      if (!isObject(inv) || typeof inv.toolCallId !== 'string' || inv.toolCallId === '') {
+        throw invalid(i, `content.parts[${k}].toolInvocation.toolCallId`, 'a tool invocation needs a non-empty string `toolCallId`')
+      }
+      const unit = open(k)
+      const call = { id: inv.toolCallId, name: String(inv.toolName ?? ''), args: argsObject(inv.args), type: 'tool_call' }
+      unit.tool_calls = [...(unit.tool_calls ?? []), call]
+      callOf.set(inv.toolCallId, call)
+      if (inv.state === 'result') pending.push({ id: inv.toolCallId, k, result: inv.result })
+    }
+  })
+  close()
+  if (units.length === 0) units.push({ type: 'ai', content: textOf(parts) }), from.push({ message: 0 })
+  return {
+    members: [m],
+    prints: [],
+    units,
+    from,
+    encode(edited) {
+      if (edited.every((e) => e === undefined)) return []
+      const keptBlocks = new Set<unknown>()
+      const calls = new Map<string, AnyMessage>()
+      edited.forEach((e, u) => {
+        if (e === undefined || units[u].type !== 'ai') return
+        for (const b of Array.isArray(e.content) ? e.content : []) keptBlocks.add(b)
+        for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) calls.set(c.id, c)
+      })
+      const invocation = (inv: Record<string, any>): Record<string, any> | undefined => {
+        const after = calls.get(inv.toolCallId)
+        if (after === undefined) return undefined
+        let out = inv
+        if (argsCleared(callOf.get(inv.toolCallId), after)) out = { ...out, args: {} }
+        const u = resultUnit.get(inv.toolCallId)
+        const e = u === undefined ? undefined : edited[u]
+        if (u !== undefined && e === undefined) return undefined
+        if (u !== undefined && e !== units[u]) out = { ...out, result: e!.content }
+        return out
+      }
+      const next: unknown[] = []
+      for (const p of parts) {
+        if (isObject(p) && p.type === 'tool-invocation') {
+          const inv = invocation(p.toolInvocation)
+          if (inv !== undefined) next.push(inv === p.toolInvocation ? p : { ...p, toolInvocation: inv })
+        } else if (isObject(p) && p.type === 'reasoning') {
+          if (keptBlocks.has(p)) next.push(p)
+        } else next.push(p)
+      }
+      const rebuilt: Record<string, any> = { ...content, parts: next }
+      if (Array.isArray(content.toolInvocations)) {
+        rebuilt.toolInvocations = content.toolInvocations.flatMap((inv: unknown) => {
+          if (!isObject(inv)) return [inv]
+          const out = invocation(inv)
+          return out === undefined ? [] : [out]
+        })
+      }
+      return [{ ...m, content: rebuilt }]
+    },
+  }
+}
+
+/** A summary message in Mastra's shape. */
+export function mastraSummary(role: 'user' | 'assistant', text: string): unknown {
+  return {
+    id: `context-editor-summary-${Date.now().toString(36)}`,
+    role,
+    createdAt: new Date(),
+    content: { format: 2, parts: [{ type: 'text', text }], content: text },
+  }
+}
