@@ -840,3 +840,6 @@ module.exports.PackedReport = nativeBinding.PackedReport
 module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.__referenceCountTokens = nativeBinding.__referenceCountTokens
 module.exports.__takePanicMessage = nativeBinding.__takePanicMessage
+module.exports.optionDefaults = nativeBinding.optionDefaults
+module.exports.optionsSchema = nativeBinding.optionsSchema
+module.exports.PackedOpKind = nativeBinding.PackedOpKind

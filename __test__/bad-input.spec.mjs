@@ -369,9 +369,9 @@ describe('bad messages', () => {
       const culprit = (path) => row.culprit ?? new RegExp(row.index === undefined ? escape(path) : `messages\\[${row.index}\\]\\.${escape(path)}`)
       if (row.wire) {
         const expected = { code: 'INVALID_MESSAGE', culprit: culprit(row.wirePath), path: row.wirePath, messageIndex: row.index }
-        throws(() => native.planSync(row.wire()), expected, 'native planSync')
-        throws(() => native.countTokensSync(row.wire()), expected, 'native countTokensSync')
-        await rejects(() => native.plan(row.wire()), expected, 'native plan')
+        throws(() => native.plan(row.wire()), expected, 'native plan')
+        throws(() => native.countTokens(row.wire()), expected, 'native countTokens')
+        await rejects(() => native.planAsync(row.wire()), expected, 'native planAsync')
       }
       if (row.shim) {
         const expected = { code: 'INVALID_MESSAGE', culprit: culprit(row.shimPath), path: row.shimPath, messageIndex: row.index }
@@ -434,9 +434,9 @@ describe('bad call contexts', () => {
     test(row.name, async () => {
       const expected = { code: 'INVALID_CONTEXT', culprit: row.culprit ?? new RegExp(`context\\.${escape(row.path)}`), path: row.path }
       if (!row.shimOnly) {
-        throws(() => native.planSync(wireHistory(), row.ctx), expected, 'native planSync')
-        throws(() => native.countTokensSync(wireHistory(), row.ctx), expected, 'native countTokensSync')
-        await rejects(() => native.plan(wireHistory(), row.ctx), expected, 'native plan')
+        throws(() => native.plan(wireHistory(), row.ctx), expected, 'native plan')
+        throws(() => native.countTokens(wireHistory(), row.ctx), expected, 'native countTokens')
+        await rejects(() => native.planAsync(wireHistory(), row.ctx), expected, 'native planAsync')
       }
       if (!row.nativeOnly) {
         throws(() => shim.edit(lcHistory(), row.ctx), expected, 'shim edit')
@@ -472,7 +472,7 @@ describe('odd input that is not an error', () => {
     assert.deepEqual(report.cleared.map((c) => c.index), [1, 2])
     assert.deepEqual(report.clearedToolInputs.map((c) => c.callIndex), [0, 1])
     assert.equal(report.warnings.filter((w) => w.code === 'dangling_tool_call').length, 0)
-    const plan = new NativeContextEditor(TRIGGER_NOW).planSync([
+    const plan = new NativeContextEditor(TRIGGER_NOW).plan([
       { role: 'assistant', toolCalls: [{ id: 'dup', args: '{}' }, { id: 'dup', args: '{}' }] },
       { role: 'tool', toolCallId: 'dup', content: 'one' },
       { role: 'tool', toolCallId: 'dup', content: 'two' },
@@ -517,13 +517,13 @@ describe('odd input that is not an error', () => {
     assert.equal(approx.messages[0], 25_000_000)
     const estimate = new ContextEditor({ tokenCountMethod: 'estimate' }).countTokens(history)
     assert.ok(estimate.messages[0] > 1_000_000, `estimate ${estimate.messages[0]}`)
-    const plan = new NativeContextEditor().planSync([{ role: 'user', content: big }])
+    const plan = new NativeContextEditor().plan([{ role: 'user', content: big }])
     assert.equal(plan.report.tokensBefore, 25_000_000)
     assert.equal(plan.report.triggered, true)
   })
 
   test('the addon replaces a lone surrogate by U+FFFD (the shim rejects it, see above)', () => {
-    const plan = new NativeContextEditor().planSync([{ role: 'user', content: 'abc\ud800' }])
+    const plan = new NativeContextEditor().plan([{ role: 'user', content: 'abc\ud800' }])
     assert.equal(plan.report.tokensBefore, 1)
   })
 

@@ -226,13 +226,13 @@ describe('messages', () => {
     ]
     for (const [make, messageIndex, path] of cases) {
       for (const [where, call] of [
-        ['planSync', (m) => native.planSync(m)],
         ['plan', (m) => native.plan(m)],
-        ['countTokensSync', (m) => native.countTokensSync(m)],
+        ['planAsync', (m) => native.planAsync(m)],
         ['countTokens', (m) => native.countTokens(m)],
-        ['planSessionSync', (m) => native.planSessionSync(7, 0, m)],
+        ['countTokensAsync', (m) => native.countTokensAsync(m)],
         ['planSession', (m) => native.planSession(7, 0, m)],
-        ['appendSessionSync', (m) => native.appendSessionSync(7, 0, m)],
+        ['planSessionAsync', (m) => native.planSessionAsync(7, 0, m)],
+        ['appendSession', (m) => native.appendSession(7, 0, m)],
       ]) {
         const thrown = new Boom('wire getter')
         const err = await rejected(async () => call(make(thrown)))
@@ -240,7 +240,7 @@ describe('messages', () => {
       }
     }
     const thrown = new Boom('index')
-    const err = caught(() => native.planSync(withGetter(wire(), 1, thrown)))
+    const err = caught(() => native.plan(withGetter(wire(), 1, thrown)))
     check(err, { code: 'INVALID_MESSAGE', path: undefined, messageIndex: 1, thrown }, 'native entry getter')
   })
 })
@@ -260,9 +260,9 @@ describe('whatever is thrown', () => {
         ['new NativeContextEditor', () => new NativeContextEditor(withGetter({}, 'keep', thrown)), { code: 'INVALID_OPTIONS', path: 'keep' }],
         ['edit', () => new ContextEditor({}).edit([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
         ['editAsync', () => new ContextEditor({}).editAsync([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
-        ['native planSync', () => new NativeContextEditor({}).planSync([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
+        ['native plan', () => new NativeContextEditor({}).plan([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
         ['countTokens', () => new ContextEditor({}).countTokens([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
-        ['native countTokensSync', () => new NativeContextEditor({}).countTokensSync([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
+        ['native countTokens', () => new NativeContextEditor({}).countTokens([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
       ]
       for (const [where, call, expected] of calls) {
         const err = await rejected(async () => call())
@@ -291,10 +291,10 @@ describe('call context', () => {
         ['countTokens', (c) => new ContextEditor({}).countTokens(history(), c)],
         ['countTokensAsync', (c) => new ContextEditor({}).countTokensAsync(history(), c)],
         ['toWireContext', (c) => toWireContext(c)],
-        ['native planSync', (c) => new NativeContextEditor({}).planSync([], c)],
         ['native plan', (c) => new NativeContextEditor({}).plan([], c)],
-        ['native countTokens', (c) => new NativeContextEditor({}).countTokens([], c)],
-        ['native planJsonSync', (c) => new NativeContextEditor({}).planJsonSync('[]', c)],
+        ['native planAsync', (c) => new NativeContextEditor({}).planAsync([], c)],
+        ['native countTokensAsync', (c) => new NativeContextEditor({}).countTokensAsync([], c)],
+        ['native planJson', (c) => new NativeContextEditor({}).planJson('[]', c)],
       ]
       for (const [where, call] of calls) {
         const [context, thrown] = make(new Boom('context getter'))
@@ -327,11 +327,11 @@ describe('call context', () => {
   test('native call arguments of the wrong kind are INVALID_CONTEXT / INVALID_MESSAGE naming them', () => {
     const native = new NativeContextEditor({})
     for (const [call, code, path] of [
-      [() => native.planSessionSync('1', 0, []), 'INVALID_CONTEXT', 'session'],
-      [() => native.planSessionSync(1, -1, []), 'INVALID_CONTEXT', 'reuse'],
-      [() => native.appendSessionSync(1, 0.5, []), 'INVALID_CONTEXT', 'reuse'],
+      [() => native.planSession('1', 0, []), 'INVALID_CONTEXT', 'session'],
+      [() => native.planSession(1, -1, []), 'INVALID_CONTEXT', 'reuse'],
+      [() => native.appendSession(1, 0.5, []), 'INVALID_CONTEXT', 'reuse'],
       [() => native.dropSession({}), 'INVALID_CONTEXT', 'session'],
-      [() => native.planJsonSync(42), 'INVALID_MESSAGE', 'messages'],
+      [() => native.planJson(42), 'INVALID_MESSAGE', 'messages'],
     ]) {
       const err = caught(call)
       assert.equal(err?.code, code, String(err))

@@ -191,11 +191,11 @@ describe('the native binding', () => {
   ]) {
     test(`2^32 - 1 ${name}: INVALID_MESSAGE, from every entry point`, async () => {
       for (const [where, call] of [
-        ['planSync', (m) => native.planSync(m)],
         ['plan', (m) => native.plan(m)],
-        ['countTokensSync', (m) => native.countTokensSync(m)],
-        ['planSessionSync', (m) => native.planSessionSync(1, 0, m)],
-        ['appendSessionSync', (m) => native.appendSessionSync(1, 0, m)],
+        ['planAsync', (m) => native.planAsync(m)],
+        ['countTokens', (m) => native.countTokens(m)],
+        ['planSession', (m) => native.planSession(1, 0, m)],
+        ['appendSession', (m) => native.appendSession(1, 0, m)],
       ]) {
         const err = await rejected(async () => call(messages()))
         assert.equal(err?.code, 'INVALID_MESSAGE', `${where}: ${err}`)
@@ -208,7 +208,7 @@ describe('the native binding', () => {
   }
 
   test('2^32 - 1 tool definitions: INVALID_CONTEXT at tools', () => {
-    const err = caught(() => native.countTokensSync([], { tools: sparse('{}') }))
+    const err = caught(() => native.countTokens([], { tools: sparse('{}') }))
     assert.equal(err?.code, 'INVALID_CONTEXT')
     assert.equal(err.path, 'tools')
   })

@@ -12,26 +12,26 @@ const wire = [
   { role: 'assistant', content: 'done' },
 ]
 
-test('planJsonSync and planJson give the same plan as planSync', async () => {
+test('planJson and planJsonAsync give the same plan as plan', async () => {
   const editor = new NativeContextEditor({ trigger: { messages: 2 }, keep: { messages: 0 }, clearToolInputs: true })
-  const expected = editor.planSync(wire)
-  assert.deepEqual(JSON.parse(editor.planJsonSync(JSON.stringify(wire))), JSON.parse(JSON.stringify(expected)))
-  assert.deepEqual(JSON.parse(await editor.planJson(JSON.stringify(wire))), JSON.parse(JSON.stringify(expected)))
+  const expected = editor.plan(wire)
+  assert.deepEqual(JSON.parse(editor.planJson(JSON.stringify(wire))), JSON.parse(JSON.stringify(expected)))
+  assert.deepEqual(JSON.parse(await editor.planJsonAsync(JSON.stringify(wire))), JSON.parse(JSON.stringify(expected)))
   assert.deepEqual(
     expected.ops.map((o) => o.type),
     ['clear_tool_inputs', 'clear_tool_result', 'remove'],
   )
 })
 
-test('planJsonSync rejects malformed JSON and unknown fields with INVALID_MESSAGE naming messages', async () => {
+test('planJson rejects malformed JSON and unknown fields with INVALID_MESSAGE naming messages', async () => {
   const editor = new NativeContextEditor()
   for (const bad of ['{', '{"role":"user"}', '[{"role":"robot"}]', '[{"role":"user","colour":"red"}]']) {
-    assert.throws(() => editor.planJsonSync(bad), (e) => e.code === 'INVALID_MESSAGE' && /^messages: not a JSON array of wire messages/.test(e.message))
-    await assert.rejects(editor.planJson(bad), (e) => e.code === 'INVALID_MESSAGE')
+    assert.throws(() => editor.planJson(bad), (e) => e.code === 'INVALID_MESSAGE' && /^messages: not a JSON array of wire messages/.test(e.message))
+    await assert.rejects(editor.planJsonAsync(bad), (e) => e.code === 'INVALID_MESSAGE')
   }
   // A parsed but invalid message still names its index.
   assert.throws(
-    () => editor.planJsonSync('[{"role":"user"},{"role":"tool"}]'),
+    () => editor.planJson('[{"role":"user"},{"role":"tool"}]'),
     (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && /toolCallId/.test(e.message),
   )
 })
@@ -40,11 +40,11 @@ test('numeric wire fields reject -1, NaN and 2^40 instead of wrapping, naming in
   const editor = new NativeContextEditor()
   for (const bad of [-1, NaN, 2 ** 40, 1.5]) {
     assert.throws(
-      () => editor.planSync([{ role: 'user', content: 'a' }, { role: 'user', contentLength: bad }]),
+      () => editor.plan([{ role: 'user', content: 'a' }, { role: 'user', contentLength: bad }]),
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && /contentLength/.test(e.message),
     )
     assert.throws(
-      () => editor.planSync([{ role: 'assistant', toolCalls: [{ id: 'a', argsLength: bad }] }]),
+      () => editor.plan([{ role: 'assistant', toolCalls: [{ id: 'a', argsLength: bad }] }]),
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 0 && /toolCalls\[0\]\.argsLength/.test(e.message),
     )
   }

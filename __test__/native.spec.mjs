@@ -91,7 +91,7 @@ describe('exports', () => {
     assert.equal(typeof editor.cacheSize, 'number')
     assert.ok(Object.isFrozen(editor.options))
     const native = new NativeContextEditor()
-    for (const m of ['planSync', 'plan', 'countTokensSync', 'countTokens', 'clearCache']) {
+    for (const m of ['plan', 'planAsync', 'countTokens', 'countTokensAsync', 'clearCache']) {
       assert.equal(typeof native[m], 'function', m)
     }
     const err = new ContextEditorError('INVALID_OPTIONS', 'x', { path: 'keep' })
@@ -127,7 +127,7 @@ describe('sync and async variants', () => {
     }
   })
 
-  test('the native planSync and plan (thread pool) agree on wire messages', async () => {
+  test('the native plan and planAsync (thread pool) agree on wire messages', async () => {
     const native = new NativeContextEditor({ trigger: { tokens: 5 }, keep: { messages: 1 } })
     const wire = [
       { role: 'user', content: 'hi' },
@@ -135,10 +135,10 @@ describe('sync and async variants', () => {
       { role: 'tool', toolCallId: 'a', content: 'x'.repeat(100) },
       { role: 'tool', toolCallId: 'b', contentLength: 100 },
     ]
-    const sync = native.planSync(wire)
-    assert.deepStrictEqual(await native.plan(wire), sync)
+    const sync = native.plan(wire)
+    assert.deepStrictEqual(await native.planAsync(wire), sync)
     assert.deepStrictEqual(sync.ops, [{ type: 'clear_tool_result', index: 2, placeholder: '[cleared]', strategy: 'clear_tool_uses' }])
-    assert.deepStrictEqual(await native.countTokens(wire), native.countTokensSync(wire))
+    assert.deepStrictEqual(await native.countTokensAsync(wire), native.countTokens(wire))
   })
 
   test('async errors reject with the same code as the sync call throws', async () => {
@@ -238,7 +238,7 @@ describe('errors', () => {
 
   test('the native binding reports wire-message errors with code and index too', () => {
     const native = new NativeContextEditor({})
-    assert.throws(() => native.planSync([{ role: 'user', content: 'x' }, { role: 'tool', content: 'x' }]), (e) => {
+    assert.throws(() => native.plan([{ role: 'user', content: 'x' }, { role: 'tool', content: 'x' }]), (e) => {
       assert.equal(e.code, 'INVALID_MESSAGE')
       assert.equal(e.messageIndex, 1)
       assert.match(e.message, /messages\[1\]/)

@@ -164,14 +164,14 @@ describe('the native binding reads what its arguments hold', () => {
   const calls = async ({ options, wire, json }) => {
     const native = new NativeContextEditor(options)
     return {
-      plan: native.planSync(wire[0], {}),
-      count: native.countTokensSync(wire[1], { systemPrompt: 'sys' }),
-      json: native.planJsonSync(json, {}),
-      session: native.planSessionSync(1, 0, wire[2], { maxInputTokens: 100000 }).report.json(),
-      async: await native.plan(wire[3], {}),
+      plan: native.plan(wire[0], {}),
+      count: native.countTokens(wire[1], { systemPrompt: 'sys' }),
+      json: native.planJson(json, {}),
+      session: native.planSession(1, 0, wire[2], { maxInputTokens: 100000 }).report.json(),
+      async: await native.planAsync(wire[3], {}),
     }
   }
-  test('planSync, countTokensSync, planJsonSync, planSessionSync, plan, and the options', async () => {
+  test('plan, countTokens, planJson, planSession, planAsync, and the options', async () => {
     const want = JSON.stringify(await calls(inputs()))
     for (const key of Object.keys(POLLUTION)) {
       for (const enumerable of [false, true]) {
@@ -187,7 +187,7 @@ describe('the native binding reads what its arguments hold', () => {
     delete holey[3]
     POLLUTION[3] = { role: 'user', content: 'from the prototype' }
     await polluted(3, true, () => {
-      assert.throws(() => new NativeContextEditor(options()).planSync(holey, {}), (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3)
+      assert.throws(() => new NativeContextEditor(options()).plan(holey, {}), (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3)
     })
   })
 })

@@ -154,10 +154,10 @@ test('sessions are bounded, and clearCache forgets them', () => {
   const threads = Array.from({ length: 70 }, (_, k) => [new HumanMessage(`thread ${k}`), new AIMessage('ok')])
   for (const t of threads) editor.edit(t)
   const native = new NativeContextEditor({})
-  for (let k = 0; k < 70; k++) native.planSessionSync(k + 1, 0, [{ role: 'user', content: `t${k}` }])
+  for (let k = 0; k < 70; k++) native.planSession(k + 1, 0, [{ role: 'user', content: `t${k}` }])
   assert.equal(native.sessionCount, 64, 'at most 64 sessions')
-  assert.equal(native.planSessionSync(1, 1, []), null, 'the least recently used went first: a miss')
-  assert.notEqual(native.planSessionSync(70, 1, []), null, 'a recent one is still there')
+  assert.equal(native.planSession(1, 1, []), null, 'the least recently used went first: a miss')
+  assert.notEqual(native.planSession(70, 1, []), null, 'a recent one is still there')
   native.clearCache()
   assert.equal(native.sessionCount, 0)
   // The editor's calls after clearCache() still work (each resends once).

@@ -552,7 +552,7 @@ describe('NativeContextEditor ops', () => {
         { type: 'strip_tool_calls' },
       ],
     })
-    const plan = editor.planSync([
+    const plan = editor.plan([
       { role: 'user', content: 'q' },
       { role: 'assistant', content: 'a', thinking: 'long reasoning', toolCalls: [{ id: 'c1', name: 'f', args: '{}' }] },
       { role: 'tool', toolCallId: 'c1', content: 'r'.repeat(100) },
@@ -566,7 +566,7 @@ describe('NativeContextEditor ops', () => {
     ])
     assert.equal(plan.summary ?? undefined, undefined)
     // Truncation alone, to see its op.
-    const t = new NativeContextEditor({ edits: [{ type: 'truncate_tool_results', maxChars: 40 }] }).planSync([
+    const t = new NativeContextEditor({ edits: [{ type: 'truncate_tool_results', maxChars: 40 }] }).plan([
       { role: 'assistant', toolCalls: [{ id: 'c1', name: 'f', args: '{}' }] },
       { role: 'tool', toolCallId: 'c1', content: 'r'.repeat(100) },
     ])
@@ -575,7 +575,7 @@ describe('NativeContextEditor ops', () => {
     ])
     const s = new NativeContextEditor({
       edits: [{ type: 'summarize', trigger: { messages: 3 }, keep: { messages: 1 }, model: 'gpt-4o-mini', maxTokens: 400 }],
-    }).planSync([
+    }).plan([
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'q1' },
       { role: 'assistant', content: 'a1' },

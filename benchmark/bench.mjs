@@ -274,7 +274,7 @@ async function benchSize(n, js) {
     const sendText = opts.tokenCountMethod === 'model'
     const wctx = toWireContext(ctx)
     const wire = toWireMessages(messages, { sendText, placeholders: new Set(['[cleared]']) })
-    native.planSessionSync(1, 0, sendText ? wire : JSON.stringify(wire), wctx)
+    native.planSession(1, 0, sendText ? wire : JSON.stringify(wire), wctx)
     const prints = messages.map(fingerprint)
     const memo = new WeakMap()
     const validateT = [], planT = [], applyT = []
@@ -284,7 +284,7 @@ async function benchSize(n, js) {
       let same = 0
       while (same < messages.length && unchanged(messages[same], prints[same])) same++
       const t1 = performance.now()
-      const packed = native.planSessionSync(1, same, [], wctx)
+      const packed = native.planSession(1, same, [], wctx)
       const t2 = performance.now()
       const ops = []
       for (let w = 0; w < packed.ops.length; w += 4) ops.push({ type: packed.ops[w] === 1 ? 'clear_tool_result' : 'remove', index: packed.ops[w + 1] })

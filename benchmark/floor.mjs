@@ -70,13 +70,13 @@ const approxNative = new NativeContextEditor({ trigger: { tokens: 1e12 } })
 const wireA = toWireMessages(messages, { sendText: false, placeholders })
 const modelNative = new NativeContextEditor({ trigger: { tokens: 1e12 }, tokenCountMethod: 'model', model: 'gpt-4o' })
 const wireM = toWireMessages(messages, { sendText: true, placeholders })
-modelNative.countTokensSync(wireM, ctx)
+modelNative.countTokens(wireM, ctx)
 
 console.log(
   `${n} messages (best of 15): columnar JS pass ${ms(best(columnar))} (without JSON.stringify(tool_calls): ${ms(best(noStringify))}); ` +
     `isWellFormed on every content ${ms(best(scan))}; JS Map lookup of every content (warm) ${ms(best(lookups))} | today: ` +
     `toWireMessages approx ${ms(best(() => toWireMessages(messages, { sendText: false, placeholders })))}, ` +
-    `native countTokensSync approx ${ms(best(() => approxNative.countTokensSync(wireA, ctx)))}, ` +
+    `native countTokens approx ${ms(best(() => approxNative.countTokens(wireA, ctx)))}, ` +
     `toWireMessages model ${ms(best(() => toWireMessages(messages, { sendText: true, placeholders })))}, ` +
-    `native countTokensSync model warm ${ms(best(() => modelNative.countTokensSync(wireM, ctx)))}`,
+    `native countTokens model warm ${ms(best(() => modelNative.countTokens(wireM, ctx)))}`,
 )

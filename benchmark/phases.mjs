@@ -29,21 +29,21 @@ for (const mode of ['approx', 'model']) {
   const on = new NativeContextEditor({ trigger: { tokens: 100000 }, keep: { messages: 3 }, ...extra })
   const off = new NativeContextEditor({ trigger: { tokens: 1e12 }, keep: { messages: 3 }, ...extra })
   const wire = toWireMessages(messages, { sendText, placeholders })
-  on.planSync(wire, ctx) // warm the caches (model mode)
-  off.planSync(wire, ctx)
+  on.plan(wire, ctx) // warm the caches (model mode)
+  off.plan(wire, ctx)
   const tWire = median(() => toWireMessages(messages, { sendText, placeholders }))
   const orig = String.prototype.isWellFormed
   String.prototype.isWellFormed = () => true
   const tWireNoScan = median(() => toWireMessages(messages, { sendText, placeholders }))
   String.prototype.isWellFormed = orig
-  const tOff = median(() => off.planSync(wire, ctx))
-  const tOn = median(() => on.planSync(wire, ctx))
-  const tCount = median(() => on.countTokensSync(wire, ctx))
-  const plan = on.planSync(wire, ctx)
+  const tOff = median(() => off.plan(wire, ctx))
+  const tOn = median(() => on.plan(wire, ctx))
+  const tCount = median(() => on.countTokens(wire, ctx))
+  const plan = on.plan(wire, ctx)
   const tApply = median(() => applyPlan(messages, plan))
   console.log(
     `${n} messages, ${mode}${sendText ? ' (warm cache)' : ''}: JS→wire ${ms(tWire)} (of which lone-surrogate scan ${ms(tWire - tWireNoScan)}); ` +
       `native untriggered plan (napi input + core) ${ms(tOff)}; triggered plan ${ms(tOn)} (output conversion ≈ ${ms(tOn - tOff)}, ${plan.ops.length} ops); ` +
-      `countTokensSync ${ms(tCount)}; applyPlan ${ms(tApply)}`,
+      `countTokens ${ms(tCount)}; applyPlan ${ms(tApply)}`,
   )
 }

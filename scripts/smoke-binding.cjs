@@ -10,13 +10,13 @@ const expect = (what, actual, expected) => {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) failures.push(`${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
 }
 const editor = new binding.NativeContextEditor({ trigger: { messages: 2 }, keep: { messages: 0 } })
-const plan = editor.planSync([
+const plan = editor.plan([
   { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'search', args: '{}' }] },
   { role: 'tool', toolCallId: 'a', content: 'a long tool result' },
 ])
 expect('plan ops', plan.ops.map((op) => [op.type, op.index]), [['clear_tool_result', 1]])
 const exact = new binding.NativeContextEditor({ tokenCountMethod: 'model', encoding: 'o200k_base' })
-const counted = exact.countTokensSync([{ role: 'user', content: 'Hello, world! Tokenizers are fun.' }])
+const counted = exact.countTokens([{ role: 'user', content: 'Hello, world! Tokenizers are fun.' }])
 expect('o200k_base count', counted.method, 'model')
 expect('reference count', binding.__referenceCountTokens(['Hello, world! Tokenizers are fun.'], 'o200k_base'), [9])
 let code

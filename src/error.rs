@@ -64,13 +64,13 @@ pub fn coded_error(
 pub fn take_exception(env: &Env) -> Option<sys::napi_value> {
   let mut pending = false;
   // SAFETY: `env` is the environment of the call in progress.
-  let asked = unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending) };
+  let asked = unsafe { sys::napi_is_exception_pending(env.raw(), &raw mut pending) };
   if asked != sys::Status::napi_ok || !pending {
     return None;
   }
   let mut exception = std::ptr::null_mut();
   // SAFETY: as above; an exception is pending.
-  let taken = unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
+  let taken = unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &raw mut exception) };
   (taken == sys::Status::napi_ok && !exception.is_null()).then_some(exception)
 }
 

@@ -5,46 +5,60 @@ use napi_derive::napi;
 
 use crate::report::{idx, num, EditReport};
 
-/// One operation of a plan, addressed by input index.
-#[napi(object)]
+/// One operation of a plan, addressed by input index; `type` tells them apart. Several ops for
+/// one index apply in the order given.
+#[napi(
+  discriminant = "type",
+  discriminant_case = "snake_case",
+  object_from_js = false
+)]
 #[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanOp {
-  /// What to do with the message at `index`.
-  #[napi(
-    js_name = "type",
-    ts_type = "'remove' | 'clear_tool_result' | 'truncate_tool_result' | 'remove_thinking' | 'clear_tool_inputs' | 'remove_tool_calls' | 'cache_breakpoint'"
-  )]
-  #[serde(rename = "type")]
-  pub op_type: String,
-  pub index: u32,
-  /// `clear_tool_result`: the new content.
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub placeholder: Option<String>,
-  /// `clear_tool_result` / `truncate_tool_result`: `response_metadata.context_editing.strategy`.
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub strategy: Option<String>,
-  /// `truncate_tool_result`: UTF-16 code units of the text to keep (never splits a surrogate pair).
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub keep: Option<u32>,
-  /// `truncate_tool_result`: text appended after the kept head.
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub marker: Option<String>,
-  /// `clear_tool_inputs`: positions in `tool_calls` whose `args` become `{}`;
-  /// `remove_tool_calls`: positions in `tool_calls` to remove.
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub call_indices: Option<Vec<u32>>,
-  /// `clear_tool_inputs` / `remove_tool_calls`: the ids of those calls.
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub tool_call_ids: Option<Vec<String>>,
-  /// `clear_tool_inputs`: the complete new `cleared_tool_inputs` list (sorted, de-duplicated).
-  #[serde(skip_serializing_if = "Option::is_none")]
-  pub cleared_tool_inputs: Option<Vec<String>>,
+#[serde(
+  tag = "type",
+  rename_all = "snake_case",
+  rename_all_fields = "camelCase"
+)]
+pub enum PlanOp {
+  /// Drop the message.
+  Remove { index: u32 },
+  /// Replace a tool result's content with `placeholder`; `strategy` goes in
+  /// `response_metadata.context_editing.strategy`.
+  ClearToolResult {
+    index: u32,
+    placeholder: String,
+    strategy: String,
+  },
+  /// Keep the first `keep` UTF-16 code units of a tool result's text (never splitting a surrogate
+  /// pair), then `marker`.
+  TruncateToolResult {
+    index: u32,
+    strategy: String,
+    keep: u32,
+    marker: String,
+  },
+  /// Remove the message's reasoning (thinking blocks, reasoning in `additional_kwargs`).
+  RemoveThinking { index: u32 },
+  /// Set the `args` of the calls at `callIndices` (ids `toolCallIds`) to `{}`;
+  /// `clearedToolInputs` is the complete new list (sorted, de-duplicated).
+  ClearToolInputs {
+    index: u32,
+    call_indices: Vec<u32>,
+    tool_call_ids: Vec<String>,
+    cleared_tool_inputs: Vec<String>,
+  },
+  /// Remove the calls at `callIndices` (ids `toolCallIds`), keeping the message's text.
+  RemoveToolCalls {
+    index: u32,
+    call_indices: Vec<u32>,
+    tool_call_ids: Vec<String>,
+  },
+  /// Put an Anthropic prompt-cache breakpoint on the message's last content block.
+  CacheBreakpoint { index: u32 },
 }
 
 /// A summary the caller must write (a `summarize` edit fired): send `prompt` to a model, then put
-/// `prefix + "\n\n" + summary` in a message of `role` at `insertAt`, in place of `replaced`.
-#[napi(object)]
+/// `prefix`, a blank line and the summary in a message of `role` at `insertAt`, in place of `replaced`.
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
@@ -67,7 +81,7 @@ pub struct SummaryRequest {
 }
 
 /// The decision for one request.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditPlan {
@@ -107,62 +121,52 @@ impl From<core::SummaryRequest> for SummaryRequest {
 
 impl From<core::Op> for PlanOp {
   fn from(op: core::Op) -> Self {
-    let mut out = PlanOp {
-      op_type: String::new(),
-      index: idx(op.index()),
-      placeholder: None,
-      strategy: None,
-      keep: None,
-      marker: None,
-      call_indices: None,
-      tool_call_ids: None,
-      cleared_tool_inputs: None,
-    };
+    let index = idx(op.index());
+    let positions = |list: Vec<usize>| list.into_iter().map(idx).collect();
     match op {
       core::Op::ClearToolResult {
         placeholder,
         strategy,
         ..
-      } => {
-        out.op_type = "clear_tool_result".into();
-        out.placeholder = Some(placeholder.to_string());
-        out.strategy = Some(strategy.to_owned());
-      }
-      core::Op::ClearToolInputs {
-        call_indices,
-        tool_call_ids,
-        cleared_tool_inputs,
-        ..
-      } => {
-        out.op_type = "clear_tool_inputs".into();
-        out.call_indices = Some(call_indices.into_iter().map(idx).collect());
-        out.tool_call_ids = Some(tool_call_ids);
-        out.cleared_tool_inputs = Some(cleared_tool_inputs);
-      }
+      } => Self::ClearToolResult {
+        index,
+        placeholder: placeholder.to_string(),
+        strategy: strategy.to_owned(),
+      },
       core::Op::TruncateToolResult {
         keep,
         marker,
         strategy,
         ..
-      } => {
-        out.op_type = "truncate_tool_result".into();
-        out.keep = Some(u32::try_from(keep).unwrap_or(u32::MAX));
-        out.marker = Some(marker);
-        out.strategy = Some(strategy.to_owned());
-      }
-      core::Op::RemoveThinking { .. } => out.op_type = "remove_thinking".into(),
-      core::Op::CacheBreakpoint { .. } => out.op_type = "cache_breakpoint".into(),
+      } => Self::TruncateToolResult {
+        index,
+        strategy: strategy.to_owned(),
+        keep: idx(keep),
+        marker,
+      },
+      core::Op::RemoveThinking { .. } => Self::RemoveThinking { index },
+      core::Op::ClearToolInputs {
+        call_indices,
+        tool_call_ids,
+        cleared_tool_inputs,
+        ..
+      } => Self::ClearToolInputs {
+        index,
+        call_indices: positions(call_indices),
+        tool_call_ids,
+        cleared_tool_inputs,
+      },
       core::Op::RemoveToolCalls {
         call_indices,
         tool_call_ids,
         ..
-      } => {
-        out.op_type = "remove_tool_calls".into();
-        out.call_indices = Some(call_indices.into_iter().map(idx).collect());
-        out.tool_call_ids = Some(tool_call_ids);
-      }
-      _ => out.op_type = "remove".into(),
+      } => Self::RemoveToolCalls {
+        index,
+        call_indices: positions(call_indices),
+        tool_call_ids,
+      },
+      core::Op::CacheBreakpoint { .. } => Self::CacheBreakpoint { index },
+      _ => Self::Remove { index },
     }
-    out
   }
 }

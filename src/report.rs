@@ -3,7 +3,7 @@
 use context_editor_core as core;
 use napi_derive::napi;
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RemovedOrphan {
@@ -11,7 +11,7 @@ pub struct RemovedOrphan {
   pub tool_call_id: String,
 }
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClearedResult {
@@ -21,7 +21,7 @@ pub struct ClearedResult {
   pub tokens_freed: f64,
 }
 
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClearedInput {
@@ -31,7 +31,7 @@ pub struct ClearedInput {
 }
 
 /// What one edit of the pipeline did (Anthropic's `applied_edits`, camelCased).
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppliedEdit {
@@ -53,7 +53,7 @@ pub struct AppliedEdit {
 }
 
 /// A recoverable oddity, reported instead of thrown.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditWarning {
@@ -66,7 +66,7 @@ pub struct EditWarning {
 }
 
 /// What a call did and measured.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditReport {
@@ -97,7 +97,7 @@ pub struct EditReport {
 }
 
 /// Token counts of a request.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenCountResult {

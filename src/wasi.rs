@@ -20,6 +20,7 @@ use napi_derive::napi;
 /// The message of the last panic not yet taken (WebAssembly only; native panics are caught where
 /// they happen and never recorded). Not part of the public API.
 #[napi(js_name = "__takePanicMessage")]
+#[must_use]
 pub fn take_panic_message() -> Option<String> {
   #[cfg(target_family = "wasm")]
   {

@@ -37,6 +37,7 @@ import {
 } from './wire.js'
 import type { PackedPlan, PlanOp, WireMessage } from './native.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { samePrefix, settled, unpack } from './wire/packed.js'
 import { FormatCodec, type FormatOption, type MessageFormat, readFormat } from './formats/index.js'
 import { type CallKind, formatted, RESULT_PLANS } from './formats/facade.js'
 
@@ -315,11 +316,11 @@ export class ContextEditor {
     let reuse = checked ? pick.reuse : this.#unchangedUpTo(messages, conv, 0, pick.reuse)
     try {
       let prints: Array<unknown[] | undefined> = []
-      let packed = this.#native.planSessionSync(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
+      let packed = this.#native.planSession(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
       if (packed === null) {
         reuse = 0
         prints = []
-        packed = this.#native.planSessionSync(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
+        packed = this.#native.planSession(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
       }
       return this.#planned(conv, messages, reuse, prints, packed!)
     } catch (e) {
@@ -368,17 +369,17 @@ export class ContextEditor {
       for (;;) {
         const [piece, end] = this.#piece(messages, sent, n, prints, PIECE_CHARS)
         if (end === n) {
-          let packed = await this.#native.planSession(conv.id, sent, piece, ctx)
+          let packed = await this.#native.planSessionAsync(conv.id, sent, piece, ctx)
           if (packed === null) {
             reuse = 0
             prints = []
-            packed = await this.#native.planSession(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
+            packed = await this.#native.planSessionAsync(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
           }
           // Plans that come back together are unpacked in turns too.
           await nextTurn()
           return this.#planned(conv, messages, reuse, prints, packed!)
         }
-        if (!this.#native.appendSessionSync(conv.id, sent, piece)) {
+        if (!this.#native.appendSession(conv.id, sent, piece)) {
           // Evicted, or `clearCache()` ran, meanwhile. Starting over could be undone again by the
           // next eviction or clear, and again (a livelock): finish on this call's own messages,
           // without the session, and start a new one next time.
@@ -400,8 +401,8 @@ export class ContextEditor {
   #planWhole(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Planned {
     const wire = this.#convert(list, messageTokens)
     try {
-      if (!this.#sendText) return { plan: settled(JSON.parse(this.#native.planJsonSync(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
-      return { plan: settled(this.#native.planSync(wire, ctx)), unchangedBelow: 0 }
+      if (!this.#sendText) return { plan: settled(JSON.parse(this.#native.planJson(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
+      return { plan: settled(this.#native.plan(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
       throw fromNative(e)
     }
@@ -411,8 +412,8 @@ export class ContextEditor {
   async #planWholeAsync(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Promise<Planned> {
     const wire = this.#convert(list, messageTokens)
     try {
-      if (!this.#sendText) return { plan: settled(JSON.parse(await this.#native.planJson(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
-      return { plan: settled(await this.#native.plan(wire, ctx)), unchangedBelow: 0 }
+      if (!this.#sendText) return { plan: settled(JSON.parse(await this.#native.planJsonAsync(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
+      return { plan: settled(await this.#native.planAsync(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
       throw fromNative(e)
     }
@@ -531,7 +532,7 @@ export class ContextEditor {
     if (foreign !== undefined) return foreign
     const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
-      return this.#native.countTokensSync(wire, ctx)
+      return this.#native.countTokens(wire, ctx)
     } catch (e) {
       throw fromNative(e)
     }
@@ -543,7 +544,7 @@ export class ContextEditor {
     if (foreign !== undefined) return foreign
     const [wire, ctx] = this.#wire(...this.#read(messages, context))
     try {
-      return await this.#native.countTokens(wire, ctx)
+      return await this.#native.countTokensAsync(wire, ctx)
     } catch (e) {
       throw fromNative(e)
     }
@@ -756,71 +757,6 @@ function release(): void {
   resolve?.()
 }
 
-const PACKED_KINDS = ['remove', 'clear_tool_result', 'remove_thinking', 'cache_breakpoint'] as const
-
-/**
- * The plan from its packed form (see `PackedPlan`). The report, the bulk of the text when many
- * results are cleared, is parsed when first read.
- */
-function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFrom: (first: number) => PlanOp[] } {
-  const extra = JSON.parse(packed.extra) as { strings: string[]; ops: PlanOp[]; summary?: EditPlan['summary'] }
-  const words = packed.ops
-  /** The operations from the `first`-th on, as objects (an edit that reuses its previous output needs only the last few). */
-  const opsFrom = (first: number): PlanOp[] => {
-    const ops = new Array<PlanOp>(Math.max(0, (words.length >>> 2) - first))
-    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) {
-      const kind = words[w]
-      const index = words[w + 1]
-      if (kind === 1) {
-        ops[k] = { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
-      } else if (kind === 9) {
-        ops[k] = extra.ops[words[w + 2]]
-      } else {
-        ops[k] = { type: PACKED_KINDS[kind], index }
-      }
-    }
-    return ops
-  }
-  const plan = {} as EditPlan
-  let ops: PlanOp[] | undefined
-  Object.defineProperty(plan, 'ops', {
-    enumerable: true,
-    configurable: true,
-    get(): PlanOp[] {
-      ops ??= opsFrom(0)
-      return ops
-    },
-    set(value: PlanOp[]) {
-      ops = value
-    },
-  })
-  const summary = own(extra, 'summary')
-  if (summary) plan.summary = summary
-  const handle = packed.report
-  let report: EditReport | undefined
-  Object.defineProperty(plan, 'report', {
-    enumerable: true,
-    configurable: true,
-    get(): EditReport {
-      report ??= JSON.parse(handle.json()) as EditReport
-      return report
-    },
-    set(value: EditReport) {
-      report = value
-    },
-  })
-  return { plan: settled(plan), strings: extra.strings, opsFrom }
-}
-
-/**
- * `plan`, whose `summary` is read as a field of its own: a plan without a summary gets an own
- * (hidden) `undefined` one while Object.prototype is polluted (see `field` in wire.ts).
- */
-function settled<P extends EditPlan>(plan: P): P {
-  if (isPolluted() && !Object.hasOwn(plan, 'summary')) Object.defineProperty(plan, 'summary', { value: undefined, writable: true, configurable: true })
-  return plan
-}
-
 /**
  * How much of the previous edit's output this edit can take as it is. The messages below
  * `unchangedBelow` are the previous call's own objects, unchanged; up to the first message where
@@ -833,21 +769,8 @@ function reusedPrefix(session: SessionPlan, unchangedBelow: number): ApplyOption
   if (last === undefined || last.refs !== session.previous || unchangedBelow === 0) return undefined
   const { words, strings } = session
   if (strings.length !== last.strings.length || strings.some((s, k) => s !== last.strings[k])) return undefined
-  const before = last.words
-  let upTo = unchangedBelow
-  let w = 0
-  for (; w < words.length && w < before.length; w += 4) {
-    const index = words[w + 1]
-    if (index >= upTo) break
-    // Kind 9 refers to operations kept apart (compared only by position): not reused.
-    if (words[w] === 9 || words[w] !== before[w] || index !== before[w + 1] || words[w + 2] !== before[w + 2] || words[w + 3] !== before[w + 3]) break
-  }
-  if (w < words.length) upTo = Math.min(upTo, words[w + 1])
-  if (w < before.length) upTo = Math.min(upTo, before[w + 1])
-  let removed = 0
-  let v = 0
-  for (; v < w && words[v + 1] < upTo; v += 4) if (words[v] === 0) removed++
-  return upTo > 0 ? { kept: last.kept, made: last.made, length: upTo - removed, upTo, rest: session.opsFrom(v >>> 2) } : undefined
+  const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow)
+  return upTo > 0 ? { kept: last.kept, made: last.made, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
 }
 
 /** An edit's result, and its output as the editor keeps it (see `Applied`). */

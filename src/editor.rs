@@ -1,0 +1,347 @@
+//! `NativeContextEditor`: plans edits on wire messages.
+//!
+//! Every method converts its arguments on the calling thread (`input`), then runs one function of
+//! this module, either there (`plan`) or on the thread pool (`planAsync`, a `Background` task).
+//! Synchronous names are the plain ones, as on the package's `ContextEditor`.
+
+use std::sync::Arc;
+
+use context_editor_core as core;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::error::{to_js_error, CoreResult};
+use crate::message::{self, EditContext, Message};
+use crate::packed::{self, Packed, PackedPlan};
+use crate::plan::EditPlan;
+use crate::report::TokenCountResult;
+use crate::{guarded, input, to_json, Background};
+
+/// The native editor: plans edits on wire messages. Most users want the `ContextEditor` class of
+/// the package entry, which accepts LangChain and OpenAI messages and applies the plan for you.
+#[napi]
+pub struct NativeContextEditor {
+  inner: Arc<core::ContextEditor>,
+}
+
+/// Wire messages and the context, converted on the calling thread.
+type Request = (Vec<Message>, Option<EditContext>);
+
+fn request(env: &Env, messages: Unknown<'_>, context: Option<Unknown<'_>>) -> Result<Request> {
+  Ok((
+    input::messages_from_js(env, messages, 0)?,
+    input::context_from_js(env, context)?,
+  ))
+}
+
+/// The arguments of a session call: session, messages reused, the new tail.
+type SessionArgs = (u32, u32, Tail);
+
+fn session_args(
+  env: &Env,
+  session: Unknown<'_>,
+  reuse: Unknown<'_>,
+  tail: Either<String, Unknown<'_>>,
+) -> Result<SessionArgs> {
+  let session = input::index_from_js(env, session, "session")?;
+  let reuse = input::index_from_js(env, reuse, "reuse")?;
+  let tail = match tail {
+    Either::A(json) => Tail::Json(json),
+    Either::B(value) => Tail::Wire(input::messages_from_js(env, value, reuse as usize)?),
+  };
+  Ok((session, reuse, tail))
+}
+
+/// The `finish` of a task whose value needs no environment (a `Background::finish` pointer).
+#[allow(clippy::unnecessary_wraps)]
+fn same<T>(_: &Env, value: T) -> Result<T> {
+  Ok(value)
+}
+
+fn packed_to_js(env: &Env, packed: Option<Packed>) -> Result<Option<PackedPlan>> {
+  packed.map(|p| p.into_js(env)).transpose()
+}
+
+#[napi]
+impl NativeContextEditor {
+  /// Creates an editor. `options` use the LangChain/Xpert names (`trigger`, `keep`, `excludeTools`,
+  /// `placeholder`, `clearToolInputs`, `clearAtLeast`, `tokenCountMethod`, `model`, `encoding`,
+  /// `tokenCacheSize`, `edits`).
+  ///
+  /// @throws {Error} with `code` `INVALID_OPTIONS` or `UNKNOWN_ENCODING` and a message naming the option path.
+  #[napi(constructor)]
+  pub fn new(
+    env: Env,
+    #[napi(ts_arg_type = "EditorOptions | null | undefined")] options: Option<Unknown<'_>>,
+  ) -> Result<Self> {
+    let value = input::options_from_js(&env, options)?;
+    guarded(|| core::ContextEditor::from_json(&value))
+      .map(|inner| Self {
+        inner: Arc::new(inner),
+      })
+      .map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// Plans the edits for `messages` (wire form) on the calling thread.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` (and `messageIndex`) or `INVALID_CONTEXT`.
+  #[napi]
+  pub fn plan(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<EditPlan> {
+    let (messages, context) = request(&env, messages, context)?;
+    plan(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `plan` on the libuv thread pool, keeping the event loop free. Converting the messages still
+  /// happens on the calling thread; for short histories `plan` is faster.
+  #[napi(ts_return_type = "Promise<EditPlan>")]
+  pub fn plan_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<EditPlan, EditPlan>>> {
+    let (messages, context) = request(&env, messages, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || plan(&editor, messages, context),
+      same,
+    ))
+  }
+
+  /// `plan` with the messages as one JSON string (`JSON.stringify` of wire messages) and the plan
+  /// returned as JSON text: two string copies instead of one property read per field, which is
+  /// what the package's `ContextEditor` uses when only lengths cross the boundary.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` when the JSON is not an array of wire messages.
+  #[napi]
+  pub fn plan_json(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<String> {
+    let messages_json = input::json_text_from_js(&env, messages_json)?;
+    let context = input::context_from_js(&env, context)?;
+    plan_json(&self.inner, &messages_json, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `planJson` on the libuv thread pool: parsing, planning and serializing leave the event loop.
+  #[napi(ts_return_type = "Promise<string>")]
+  pub fn plan_json_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<String, String>>> {
+    let messages_json = input::json_text_from_js(&env, messages_json)?;
+    let context = input::context_from_js(&env, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || plan_json(&editor, &messages_json, context),
+      same,
+    ))
+  }
+
+  /// Counts the tokens of `messages` (wire form) with the editor's method and encoding.
+  #[napi]
+  pub fn count_tokens(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<TokenCountResult> {
+    let (messages, context) = request(&env, messages, context)?;
+    count(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `countTokens` on the libuv thread pool.
+  #[napi(ts_return_type = "Promise<TokenCountResult>")]
+  pub fn count_tokens_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<TokenCountResult, TokenCountResult>>> {
+    let (messages, context) = request(&env, messages, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || count(&editor, messages, context),
+      same,
+    ))
+  }
+
+  /// Number of entries in the token cache (model mode caches counts of long strings).
+  #[napi(getter)]
+  pub fn cache_size(&self) -> u32 {
+    u32::try_from(self.inner.cache_len()).unwrap_or(u32::MAX)
+  }
+
+  /// Empties the token cache and forgets every session.
+  #[napi]
+  pub fn clear_cache(&self) {
+    self.inner.clear_cache();
+  }
+
+  /// Plans a conversation seen before, sending only what is new: the first `reuse` messages are
+  /// those session `session` held after its previous call (already converted and measured) and
+  /// `tail` (wire messages, as an array or as one JSON string) follows them. Returns the plan as
+  /// a `PackedPlan`, or `null` on a miss (unknown or evicted session, or fewer than `reuse` messages
+  /// held): send the whole conversation with `reuse` 0, which always succeeds. Never run two calls
+  /// on one session at once. The package's `ContextEditor` does all this for you.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+  /// conversation; the session is dropped) or `INVALID_CONTEXT`.
+  #[napi]
+  pub fn plan_session(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<Option<PackedPlan>> {
+    let args = session_args(&env, session, reuse, tail)?;
+    let context = input::context_from_js(&env, context)?;
+    let packed = plan_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))?;
+    packed_to_js(&env, packed)
+  }
+
+  /// `planSession` with the counting and planning on the libuv thread pool (the tail is copied on
+  /// the calling thread: send a long history in pieces with `appendSession`).
+  #[napi(ts_return_type = "Promise<PackedPlan | null>")]
+  pub fn plan_session_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
+    let args = session_args(&env, session, reuse, tail)?;
+    let context = input::context_from_js(&env, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || plan_session(&editor, args, context),
+      packed_to_js,
+    ))
+  }
+
+  /// Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
+  /// counting: that happens in the next `planSession`). Returns `false` on a miss.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE`, as `planSession`.
+  #[napi]
+  pub fn append_session(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+  ) -> Result<bool> {
+    let (session, reuse, tail) = session_args(&env, session, reuse, tail)?;
+    guarded(|| {
+      let tail = tail.into_core(reuse as usize)?;
+      self
+        .inner
+        .append_session(u64::from(session), reuse as usize, tail)
+    })
+    .map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// Forgets session `session` (a no-op when unknown).
+  #[napi]
+  pub fn drop_session(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+  ) -> Result<()> {
+    let session = input::index_from_js(&env, session, "session")?;
+    self.inner.drop_session(u64::from(session));
+    Ok(())
+  }
+
+  /// Number of sessions held (at most 64; least recently used go first).
+  #[napi(getter)]
+  pub fn session_count(&self) -> u32 {
+    u32::try_from(self.inner.session_count()).unwrap_or(u32::MAX)
+  }
+}
+
+/// New messages for a session: JSON text (parsed off the event loop when async) or wire objects.
+pub enum Tail {
+  Json(String),
+  Wire(Vec<Message>),
+}
+
+impl Tail {
+  fn into_core(self, offset: usize) -> CoreResult<Vec<core::Message>> {
+    match self {
+      Self::Json(text) => parse_wire_json(&text),
+      Self::Wire(messages) => message::messages_from_wire(messages, offset),
+    }
+  }
+}
+
+fn parse_wire_json(text: &str) -> CoreResult<Vec<core::Message>> {
+  serde_json::from_str(text)
+    .map_err(|e| core::Error::invalid_messages(format!("not a JSON array of wire messages ({e})")))
+}
+
+fn plan(
+  editor: &core::ContextEditor,
+  messages: Vec<Message>,
+  context: Option<EditContext>,
+) -> CoreResult<EditPlan> {
+  guarded(|| {
+    let messages = message::messages_from_wire(messages, 0)?;
+    let context = message::context_from_wire(context)?;
+    editor.plan(&messages, &context).map(EditPlan::from)
+  })
+}
+
+fn plan_json(
+  editor: &core::ContextEditor,
+  messages_json: &str,
+  context: Option<EditContext>,
+) -> CoreResult<String> {
+  guarded(|| {
+    let messages = parse_wire_json(messages_json)?;
+    let context = message::context_from_wire(context)?;
+    to_json("plan", &EditPlan::from(editor.plan(&messages, &context)?))
+  })
+}
+
+fn count(
+  editor: &core::ContextEditor,
+  messages: Vec<Message>,
+  context: Option<EditContext>,
+) -> CoreResult<TokenCountResult> {
+  guarded(|| {
+    let messages = message::messages_from_wire(messages, 0)?;
+    let context = message::context_from_wire(context)?;
+    editor
+      .count_tokens(&messages, &context)
+      .map(TokenCountResult::from)
+  })
+}
+
+fn plan_session(
+  editor: &core::ContextEditor,
+  (session, reuse, tail): SessionArgs,
+  context: Option<EditContext>,
+) -> CoreResult<Option<Packed>> {
+  guarded(|| {
+    let tail = tail.into_core(reuse as usize)?;
+    let context = message::context_from_wire(context)?;
+    let Some(plan) = editor.plan_session(u64::from(session), reuse as usize, tail, &context)?
+    else {
+      return Ok(None);
+    };
+    packed::pack(plan).map(Some)
+  })
+}

@@ -1,0 +1,190 @@
+//! The packed plan: what a session call returns, shaped to cross the boundary cheaply.
+//!
+//! A plan of a long history is mostly `clear_tool_result` ops with one of a few placeholders.
+//! Building one JavaScript object per op (or one JSON object per op) costs more than planning, so
+//! ops cross as four numbers each, `[kind, index, a, b]`, in one `Uint32Array`; the strings they
+//! name are interned into `extra.strings`, and the rare ops with lists (`clear_tool_inputs`,
+//! `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`. The report stays
+//! native until read. `PackedOpKind` names the kinds on both sides (the shim's `unpack` in
+//! `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
+
+use context_editor_core as core;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::error::{to_js_error, CoreResult};
+use crate::plan::{PlanOp, SummaryRequest};
+use crate::report::EditReport;
+use crate::{guarded, to_json};
+
+/// The first of an op's four numbers in `PackedPlan.ops`.
+#[napi]
+pub enum PackedOpKind {
+  /// `remove`: `a` and `b` unused.
+  Remove = 0,
+  /// `clear_tool_result`: `a` and `b` are its placeholder and strategy in `extra.strings`.
+  ClearToolResult = 1,
+  /// `remove_thinking`: `a` and `b` unused.
+  RemoveThinking = 2,
+  /// `cache_breakpoint`: `a` and `b` unused.
+  CacheBreakpoint = 3,
+  /// Any other op: `a` is its position in `extra.ops`.
+  Other = 9,
+}
+
+/// A plan in a form that is cheap to cross the boundary (see the module's comment).
+#[napi(object, object_from_js = false)]
+pub struct PackedPlan {
+  /// Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`.
+  pub ops: Uint32Array,
+  /// JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`.
+  pub extra: String,
+  /// The report, kept native until read (it lists every cleared result: building its text on
+  /// every model call would cost more than planning).
+  pub report: PackedReport,
+}
+
+/// The report of a `PackedPlan`, converted only when read. Its native size is reported to V8 as
+/// external memory, so unread reports are collected as promptly as the strings they would have been.
+#[napi(custom_finalize)]
+pub struct PackedReport {
+  report: Option<core::Report>,
+  /// Bytes announced to V8 (given back when read or finalized).
+  bytes: i64,
+}
+
+#[napi]
+impl PackedReport {
+  /// JSON text of the `EditReport` (once: the native copy is released).
+  ///
+  /// @throws {Error} with `code` `INTERNAL` when read twice.
+  #[napi]
+  pub fn json(&mut self, env: Env) -> Result<String> {
+    let out = guarded(|| {
+      let report = self
+        .report
+        .take()
+        .ok_or_else(|| core::Error::internal("the report was already read"))?;
+      to_json("report", &EditReport::from(report))
+    })
+    .map_err(|e| to_js_error(&env, &e));
+    self.release(&env)?;
+    out
+  }
+
+  fn release(&mut self, env: &Env) -> Result<()> {
+    if self.bytes != 0 {
+      env.adjust_external_memory(-self.bytes)?;
+      self.bytes = 0;
+    }
+    Ok(())
+  }
+}
+
+impl ObjectFinalize for PackedReport {
+  fn finalize(mut self, env: Env) -> Result<()> {
+    self.release(&env)
+  }
+}
+
+/// `PackedPlan` before it becomes JavaScript values (built off the event loop when async).
+pub struct Packed {
+  ops: Vec<u32>,
+  extra: String,
+  report: core::Report,
+}
+
+impl Packed {
+  /// The JavaScript-facing plan; the report's native size is announced to V8.
+  pub fn into_js(self, env: &Env) -> Result<PackedPlan> {
+    let bytes = report_bytes(&self.report);
+    env.adjust_external_memory(bytes)?;
+    Ok(PackedPlan {
+      ops: Uint32Array::new(self.ops),
+      extra: self.extra,
+      report: PackedReport {
+        report: Some(self.report),
+        bytes,
+      },
+    })
+  }
+}
+
+/// Roughly what a report holds on the native heap.
+fn report_bytes(r: &core::Report) -> i64 {
+  let cleared: usize = r
+    .cleared
+    .iter()
+    .map(|c| 64 + c.tool_call_id.len() + c.tool_name.len())
+    .sum();
+  let inputs: usize = r
+    .cleared_tool_inputs
+    .iter()
+    .map(|c| 48 + c.tool_call_id.len())
+    .sum();
+  let orphans: usize = r
+    .removed_orphans
+    .iter()
+    .map(|o| 40 + o.tool_call_id.len())
+    .sum();
+  let warnings: usize = r.warnings.iter().map(|w| 64 + w.message.len()).sum();
+  i64::try_from(512 + cleared + inputs + orphans + warnings).unwrap_or(i64::MAX)
+}
+
+#[derive(serde::Serialize)]
+struct PackedExtra<'a> {
+  strings: Vec<&'a str>,
+  ops: Vec<PlanOp>,
+  #[serde(skip_serializing_if = "Option::is_none")]
+  summary: Option<SummaryRequest>,
+}
+
+fn word(n: usize) -> u32 {
+  u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Packs a plan (see the module's comment).
+pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
+  let mut words = Vec::with_capacity(plan.ops.len() * 4);
+  let mut strings: Vec<String> = Vec::new();
+  let mut intern = |s: &str| -> u32 {
+    word(strings.iter().position(|x| x == s).unwrap_or_else(|| {
+      strings.push(s.to_owned());
+      strings.len() - 1
+    }))
+  };
+  let mut others = Vec::new();
+  for op in plan.ops {
+    let index = word(op.index());
+    let packed = match &op {
+      core::Op::Remove { .. } => [PackedOpKind::Remove as u32, index, 0, 0],
+      core::Op::ClearToolResult {
+        placeholder,
+        strategy,
+        ..
+      } => [
+        PackedOpKind::ClearToolResult as u32,
+        index,
+        intern(placeholder),
+        intern(strategy),
+      ],
+      core::Op::RemoveThinking { .. } => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
+      core::Op::CacheBreakpoint { .. } => [PackedOpKind::CacheBreakpoint as u32, index, 0, 0],
+      _ => {
+        others.push(PlanOp::from(op));
+        [PackedOpKind::Other as u32, index, word(others.len() - 1), 0]
+      }
+    };
+    words.extend_from_slice(&packed);
+  }
+  let extra = PackedExtra {
+    strings: strings.iter().map(String::as_str).collect(),
+    ops: others,
+    summary: plan.summary.map(SummaryRequest::from),
+  };
+  Ok(Packed {
+    ops: words,
+    extra: to_json("plan", &extra)?,
+    report: plan.report,
+  })
+}

@@ -1,0 +1,460 @@
+// Caller messages to wire form: one message (`toWire`, in named steps), a whole conversation
+// (`toWireMessages`), and the editor's memo of conversions keyed by message object, valid while the
+// message's fingerprint holds. Every read of the caller's objects goes through fields.ts.
+
+import { ContextEditorError, errorText, invalidMessage, unreadable } from '../errors.js'
+import type { WireMessage, WireToolCall } from '../native.js'
+import { describe, entry, field, hasField, isObject, notePollution, show } from './fields.js'
+import { fingerprint, stale, unchanged } from './fingerprint.js'
+import { messageError } from './locate.js'
+import {
+  MAX_ITEMS,
+  MAX_MESSAGES,
+  REASONING_KWARGS,
+  THINKING_BLOCKS,
+  checkLength,
+  checkString,
+  metadataOf,
+  partsOf,
+  stringify,
+  textOf,
+  type Parts,
+} from './shapes.js'
+
+/** What the converter needs to know about the call. */
+export interface WireOptions {
+  /** Send text (exact counting, summaries) or only lengths (approx counting). */
+  sendText: boolean
+  /** Send the text of tool results even when `sendText` is off (truncation needs surrogate-safe cuts). */
+  sendToolText?: boolean
+  /** Placeholders of the clearing edits: an OpenAI tool message whose content equals one is already cleared. */
+  placeholders?: ReadonlySet<string>
+  /** Memo of conversions for messages seen before (one per editor, whose options fix the rest). */
+  cache?: WireCache
+  /** Token counts supplied by the caller, per message index. */
+  messageTokens?: ReadonlyArray<number | null | undefined>
+}
+
+const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
+
+interface ContentParts {
+  text: string
+  other: string
+  thinking: string
+  images: number
+}
+
+/** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
+function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<string>): ContentParts {
+  if (content === undefined || content === null) return { text: '', other: '', thinking: '', images: 0 }
+  if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', thinking: '', images: 0 }
+  if (!Array.isArray(content)) {
+    throw invalidMessage(i, 'content', `expected a string or an array of content blocks, got ${describe(content)}`)
+  }
+  checkLength(content, MAX_ITEMS, i, 'content', 'content blocks')
+  let text = ''
+  const other: unknown[] = []
+  const thinking: unknown[] = []
+  let images = 0
+  for (let b = 0; b < content.length; b++) {
+    const block = entry(content, b)
+    if (typeof block === 'string') {
+      text += checkString(block, i, `content[${b}]`)
+      continue
+    }
+    if (block === null || typeof block !== 'object') {
+      throw invalidMessage(i, `content[${b}]`, `expected a content block object, got ${describe(block)}`)
+    }
+    const type = field(block, 'type')
+    if (type === 'text' && hasField(block, 'text')) {
+      const value = field(block, 'text')
+      if (typeof value === 'string') text += checkString(value, i, `content[${b}].text`)
+      continue
+    }
+    if (IMAGE_BLOCKS.has(type) || (type === 'file' && isImageType(field(block, 'mime_type')))) {
+      images++
+      continue
+    }
+    if (THINKING_BLOCKS.has(type)) {
+      thinking.push(block)
+      continue
+    }
+    // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
+    const id = field(block, 'id')
+    if (type === 'tool_use' && typeof id === 'string' && mirroredToolUse.has(id)) continue
+    other.push(block)
+  }
+  const otherText = other.length ? stringify(other, i, 'content') : ''
+  if (otherText && !otherText.isWellFormed()) {
+    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  }
+  const thinkingText = thinking.length ? stringify(thinking, i, 'content') : ''
+  if (thinkingText && !thinkingText.isWellFormed()) {
+    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  }
+  return { text, other: otherText, thinking: thinkingText, images }
+}
+
+/** A file block's MIME type names an image (read without converting it: it may be anything). */
+function isImageType(mime: unknown): boolean {
+  return typeof mime === 'string' && mime.startsWith('image/')
+}
+
+interface CallView {
+  id: string
+  name: string
+  args: string
+  /** UTF-16 length the arguments occupy inside `JSON.stringify(tool_calls)` (escaped for OpenAI's JSON-text `arguments`). */
+  argsLength: number
+}
+
+/** The tool calls of an assistant message, in either representation. */
+function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | undefined } {
+  const raw = field(p.fields, 'tool_calls')
+  if (raw === undefined || raw === null) return { calls: [], raw: undefined }
+  if (!Array.isArray(raw)) throw invalidMessage(i, 'tool_calls', `expected an array, got ${describe(raw)}`)
+  if (raw.length && p.role !== 'assistant') {
+    throw invalidMessage(i, 'tool_calls', `only assistant messages carry tool calls, this one is \`${p.role}\``)
+  }
+  checkLength(raw, MAX_ITEMS, i, 'tool_calls', 'tool calls')
+  // A plain loop, not `map`: a hole is an invalid call, not one to skip.
+  const calls: CallView[] = []
+  for (let k = 0; k < raw.length; k++) calls.push(callOf(entry(raw, k), i, k))
+  return { calls, raw }
+}
+
+/** One tool call, in either representation. */
+function callOf(c: any, i: number, k: number): CallView {
+  const at = `tool_calls[${k}]`
+  if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
+  const id = field(c, 'id')
+  if (typeof id !== 'string' || id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(id)}`)
+  const fn = field(c, 'function')
+  if (fn !== undefined) {
+    // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
+    if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
+    const fnName = field(fn, 'name')
+    const fnArgs = field(fn, 'arguments')
+    const name = fnName === undefined ? '' : checkString(fnName, i, `${at}.function.name`)
+    const args = fnArgs === undefined ? '{}' : checkString(fnArgs, i, `${at}.function.arguments`)
+    try {
+      JSON.parse(args)
+    } catch {
+      throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
+    }
+    // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
+    // backslashes are escaped, so clearing it to `{}` frees the escaped length.
+    return { id: checkString(id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
+  }
+  const given = field(c, 'name')
+  const name = given === undefined ? '' : checkString(given, i, `${at}.name`)
+  const value = field(c, 'args')
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(value)}`)
+  }
+  const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
+  if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length }
+}
+
+/**
+ * Converts one message to wire form. This is the one place a message's fields become wire fields,
+ * in named steps: `partsOf` (shapes.ts) tells the shape and role and where the fields are, then
+ * each step reads one concern. A new message format extends `partsOf` (and `kindOf`); a new field
+ * is a new step here, and the fields it reads are added to the fingerprint (fingerprint.ts), or a
+ * change to them will not be seen on a message converted before, and to `MESSAGE_FIELDS`
+ * (locate.ts), so that a getter that throws there is named.
+ */
+export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
+  const p = partsOf(m, i)
+  const { calls, raw } = callsOf(p, i)
+  const content = field(p.fields, 'content')
+  const parts = contentParts(content, i, new Set(calls.map((c) => c.id)))
+  const thinking = parts.thinking + reasoningOf(p, i)
+  const wire: WireMessage = { role: p.role as WireMessage['role'] }
+  putText(wire, p, parts, opts)
+  if (thinking) wire.thinkingLength = thinking.length
+  if (parts.images) wire.images = parts.images
+  if (calls.length) putCalls(wire, calls, raw, i, opts)
+  putIds(wire, p, i)
+  putMarker(wire, p, content, i, opts)
+  putTokens(wire, i, opts)
+  return wire
+}
+
+/** Reasoning kept outside the content: DeepSeek-style `reasoning_content`, `additional_kwargs`. */
+function reasoningOf(p: Parts, i: number): string {
+  let thinking = ''
+  // DeepSeek-style OpenAI messages carry `reasoning_content` at the top level.
+  const rc = p.shape === 'openai' ? field(p.fields, 'reasoning_content') : undefined
+  if (typeof rc === 'string') {
+    if (!rc.isWellFormed()) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    thinking += rc
+  }
+  const ak = field(p.fields, 'additional_kwargs')
+  if (ak !== null && typeof ak === 'object') {
+    for (const key of REASONING_KWARGS) {
+      const v = field(ak, key)
+      if (v === undefined || v === null) continue
+      const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
+      if (!s.isWellFormed()) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+      thinking += s
+    }
+  }
+  return thinking
+}
+
+/** The text and the other content: itself for exact counting, its length for approx. */
+function putText(wire: WireMessage, p: Parts, { text, other }: ContentParts, opts: WireOptions): void {
+  const sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
+  if (sendText) {
+    if (text) wire.content = text
+    if (other) wire.other = other
+  } else {
+    if (text) wire.contentLength = text.length
+    if (other) wire.otherLength = other.length
+  }
+}
+
+function putCalls(wire: WireMessage, calls: readonly CallView[], raw: unknown[] | undefined, i: number, opts: WireOptions): void {
+  wire.toolCalls = calls.map((c): WireToolCall =>
+    opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
+  )
+  // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
+  wire.toolCallsLength = stringify(raw, i, 'tool_calls').length
+}
+
+/** A tool result's `tool_call_id` (required) and the message's `name`. */
+function putIds(wire: WireMessage, p: Parts, i: number): void {
+  if (p.role === 'tool') {
+    const id = field(p.fields, 'tool_call_id')
+    if (id === undefined || id === null || id === '') throw invalidMessage(i, 'tool_call_id', 'tool message without `tool_call_id`')
+    wire.toolCallId = checkString(id, i, 'tool_call_id')
+  }
+  const name = field(p.fields, 'name')
+  if (name !== undefined && name !== null) wire.name = checkString(name, i, 'name')
+}
+
+/**
+ * What earlier edits left on the message: the `response_metadata.context_editing` marker, or for
+ * an OpenAI tool message (which has no metadata), content equal to one of the placeholders.
+ */
+function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opts: WireOptions): void {
+  const md = metadataOf(p)
+  const ce = md === undefined ? undefined : field(md, 'context_editing')
+  if (ce && typeof ce === 'object') {
+    if (field(ce, 'cleared') === true) wire.cleared = true
+    if (field(ce, 'truncated') === true) wire.truncated = true
+    const inputs = field(ce, 'cleared_tool_inputs')
+    if (Array.isArray(inputs)) {
+      checkLength(inputs, MAX_ITEMS, i, 'response_metadata.context_editing.cleared_tool_inputs', 'ids')
+      const ids: string[] = []
+      for (let k = 0; k < inputs.length; k++) {
+        const id = entry(inputs, k)
+        if (typeof id === 'string') ids.push(id)
+      }
+      wire.clearedToolInputs = ids
+    }
+  }
+  if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof content === 'string') {
+    if (opts.placeholders.has(content)) wire.cleared = true
+  }
+}
+
+/** The caller's own token count for the message, when it gave one. */
+function putTokens(wire: WireMessage, i: number, opts: WireOptions): void {
+  const supplied = suppliedTokens(opts, i)
+  if (supplied !== undefined && supplied !== null) {
+    if (typeof supplied !== 'number' || !Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
+      throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${show(supplied)}`)
+    }
+    wire.tokens = supplied
+  }
+}
+
+/** The caller's token count for message `i` (`ContextEditor` reads them into an array of its own first). */
+function suppliedTokens(opts: WireOptions, i: number): unknown {
+  try {
+    return opts.messageTokens?.[i]
+  } catch (e) {
+    throw unreadable('INVALID_CONTEXT', `context.messageTokens[${i}]`, e, { path: `messageTokens[${i}]` })
+  }
+}
+
+/**
+ * Converts a whole conversation to wire form. `opts` is read once (`undefined`: lengths only).
+ * @throws {ContextEditorError} `INVALID_OPTIONS` naming an option of the wrong kind or one that
+ * cannot be read (`INVALID_CONTEXT` for `messageTokens`), `INVALID_MESSAGE` naming the message.
+ */
+export function toWireMessages(messages: unknown, opts?: WireOptions | null): WireMessage[] {
+  notePollution()
+  const options = wireOptionsOf(opts)
+  const list = messageList(messages)
+  const out = new Array<WireMessage>(list.length)
+  for (let i = 0; i < list.length; i++) out[i] = toWireRemembered(list[i], i, options)[0]
+  return out
+}
+
+/** `toWireMessages`' options, read once into options of our own. */
+function wireOptionsOf(opts: unknown): WireOptions {
+  // Every field its own: nothing is read from a key put on Object.prototype.
+  const out: WireOptions = { sendText: false, sendToolText: false, placeholders: undefined, cache: undefined, messageTokens: undefined }
+  if (opts === undefined || opts === null) return out
+  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_OPTIONS', `${path}: ${what}`, cause === undefined ? { path } : { path, cause })
+  const read = <V>(path: string, get: () => V): V => {
+    try {
+      return get()
+    } catch (e) {
+      throw fail(path, `could not be read (${errorText(e)})`, e)
+    }
+  }
+  if (typeof opts !== 'object') throw fail('options', `expected an object, got ${describe(opts)}`)
+  const flag = (key: string): boolean => {
+    const v = read(key, () => field(opts, key))
+    if (v !== undefined && v !== null && typeof v !== 'boolean') throw fail(key, `expected a boolean, got ${describe(v)}`)
+    return v === true
+  }
+  out.sendText = flag('sendText')
+  out.sendToolText = flag('sendToolText')
+  const placeholders = read('placeholders', () => field(opts, 'placeholders'))
+  if (placeholders !== undefined && placeholders !== null) {
+    const list = read('placeholders', () => (placeholders instanceof Set ? [...placeholders] : Array.isArray(placeholders) ? [...placeholders] : undefined))
+    if (list === undefined || list.length > MAX_ITEMS || list.some((p) => typeof p !== 'string')) {
+      throw fail('placeholders', 'expected a Set (or an array) of placeholder strings')
+    }
+    out.placeholders = new Set(list as string[])
+  }
+  const cache = read('cache', () => field(opts, 'cache'))
+  if (cache !== undefined && cache !== null) {
+    if (!read('cache', () => cache instanceof WeakMap)) throw fail('cache', `expected a WeakMap, got ${describe(cache)}`)
+    out.cache = cache as WireCache
+  }
+  const counts = read('messageTokens', () => field(opts, 'messageTokens'))
+  if (counts !== undefined && counts !== null) out.messageTokens = countsOf(counts) as Array<number | null | undefined>
+  return out
+}
+
+/** `messageTokens` given to `toWireMessages`, read once (as `ContextEditor` reads its context's). */
+function countsOf(counts: unknown): Array<unknown> {
+  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
+    new ContextEditorError('INVALID_CONTEXT', `context.${path}: ${what}`, cause === undefined ? { path } : { path, cause })
+  let n: number
+  try {
+    if (!Array.isArray(counts)) throw fail('messageTokens', 'expected an array of token counts (one per message)')
+    n = counts.length
+  } catch (e) {
+    throw e instanceof ContextEditorError ? e : unreadable('INVALID_CONTEXT', 'context.messageTokens', e, { path: 'messageTokens' })
+  }
+  if (n > MAX_MESSAGES) throw fail('messageTokens', `expected at most ${MAX_MESSAGES.toLocaleString('en-US')} counts, got ${n.toLocaleString('en-US')}`)
+  const out = new Array<unknown>(n)
+  for (let k = 0; k < n; k++) {
+    try {
+      out[k] = entry(counts, k)
+    } catch (e) {
+      throw unreadable('INVALID_CONTEXT', `context.messageTokens[${k}]`, e, { path: `messageTokens[${k}]` })
+    }
+  }
+  return out
+}
+
+/**
+ * The caller's `messages` read once into an array of our own: what a Proxy's traps or a getter
+ * would answer later no longer matters, and a length is checked before anything walks it. The
+ * copy ends at the first entry that is not an object: converting stops there with an error anyway,
+ * and what follows (in a sparse array, nothing but holes) is never read.
+ * @throws {ContextEditorError} `INVALID_MESSAGE` for a non-array, a length over `MAX_MESSAGES`, or
+ * an array or entry that cannot be read (`cause` is what was thrown).
+ */
+export function messageList(messages: unknown): unknown[] {
+  let n: number
+  try {
+    if (!Array.isArray(messages)) {
+      throw new ContextEditorError('INVALID_MESSAGE', `messages: expected an array of messages, got ${describe(messages)}`, { path: 'messages' })
+    }
+    n = messages.length
+  } catch (e) {
+    throw e instanceof ContextEditorError ? e : unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+  }
+  if (n > MAX_MESSAGES) {
+    throw new ContextEditorError(
+      'INVALID_MESSAGE',
+      `messages: expected at most ${MAX_MESSAGES.toLocaleString('en-US')} messages, got ${n.toLocaleString('en-US')}`,
+      { path: 'messages' },
+    )
+  }
+  // Sized up front for a usual history; a longer one (perhaps sparse) grows as it is read.
+  const out = new Array<unknown>(Math.min(n, 1 << 16))
+  let i = 0
+  try {
+    for (; i < n; i++) {
+      const m = entry(messages, i)
+      out[i] = m
+      if (m === null || typeof m !== 'object') {
+        i++
+        break
+      }
+    }
+  } catch (e) {
+    throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+  }
+  out.length = i
+  return out
+}
+
+/** Per-editor memo of message conversions, keyed by message object, valid while its fingerprint holds. */
+export type WireCache = WeakMap<object, { print: unknown[]; wire: WireMessage }>
+
+/**
+ * `toWire` through the editor's memo (`opts.cache`): a message converted before and unchanged since
+ * (same fingerprint) is not converted again. Returns the wire form and the message's fingerprint
+ * (`undefined` when the memo is bypassed: no memo, or a caller-supplied token count, which depends
+ * on the index).
+ */
+export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
+  try {
+    return remembered(m, i, opts)
+  } catch (e) {
+    throw messageError(e, i, m)
+  }
+}
+
+function remembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
+  const cache = opts.cache
+  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) {
+    return [toWire(m, i, opts), undefined]
+  }
+  const hit = cache.get(m)
+  if (hit !== undefined && unchanged(m, hit.print)) return [hit.wire, hit.print]
+  const wire = toWire(m, i, opts)
+  const print = fingerprint(m)!
+  // The message changed since `hit`: a conversation still holding that fingerprint must not pass
+  // its check should the message come back to how it was (one fingerprint per message is live).
+  if (hit !== undefined) stale(hit.print)
+  cache.set(m, { print, wire })
+  return [wire, print]
+}
+
+/**
+ * Forgets what the memo knows of `m` and fails every check of it from now on: the caller changed
+ * it in a way the check cannot see (see `ContextEditor.invalidate`).
+ */
+export function forgetMessage(cache: WireCache, m: unknown): void {
+  if (!isObject(m)) return
+  const hit = cache.get(m)
+  if (hit !== undefined) stale(hit.print)
+  cache.delete(m)
+}
+
+/** Text of a system prompt given as a string, a LangChain `SystemMessage` or an OpenAI message. */
+export function systemPromptText(system: unknown): string | undefined {
+  if (system === undefined || system === null) return undefined
+  if (typeof system === 'string') return system
+  if (typeof system === 'object') {
+    const content = field(system, 'content')
+    if (typeof content === 'string') return content
+    // Over `MAX_ITEMS` blocks: not a system prompt (rejected, never walked).
+    if (Array.isArray(content) && content.length <= MAX_ITEMS) return textOf(content)
+  }
+  return undefined
+}

@@ -1,0 +1,265 @@
+// Copies of a message with some fields changed (what every plan operation makes).
+//
+// A changed message is a copy: the same prototype (class), every own field, and only the edited
+// fields different. Fields are copied as data, by assignment only where no setter can run: an own
+// `"__proto__"` key (e.g. from `JSON.parse`) is a field to copy, not the copy's prototype, and a
+// setter of the class must not run. A field that conversion reads or that a copy must carry, when the original gets it
+// from its prototype (a getter, say an OpenAI message class whose `role` reads a private field), is
+// kept on the copy as its own field if the copy would not read the same. Nested objects that an edit
+// changes (`response_metadata`, a tool call, a content block) are copied the same way.
+//
+// `seal` freezes every object an edit creates inside a copy (its `response_metadata`, the marker, new
+// `content` or `tool_calls` arrays, blocks, calls and their `args`), when the editor shares them
+// between calls (see `ApplyOptions.freeze`); the caller's objects inside them are never frozen (that
+// would change them). The message object itself, a LangChain message's `lc_kwargs` and a stored
+// message's `data` are never frozen: LangChain's constructors write into the object they are given
+// (`new AIMessage(m)` sets `m.tool_calls`, `mapStoredMessagesToChatMessages` hands `data` to one)
+// and LangGraph's messages reducer gives a message without an id one (`m.id = …`,
+// `m.lc_kwargs.id = …`). So the editor keeps its copies as private templates and hands each caller
+// a fresh shell of them (`handOut`): the message object (and its `lc_kwargs` or `data`) is the
+// caller's own, what is inside is frozen and shared.
+
+import { invalidMessage } from '../errors.js'
+import { describe, field, hasField, isObject, polluted } from './fields.js'
+import { MAX_ITEMS, STORED, checkLength, kindOf, type AnyMessage, type Parts } from './shapes.js'
+
+export type Seal = <T>(o: T) => T
+export const keepOpen: Seal = (o) => o
+export const seal: Seal = (o) => Object.freeze(o)
+
+interface ProtoInfo {
+  /**
+   * Keys whose assignment on an instance would run a setter of the chain. (Getters without a
+   * setter and read-only fields make an assignment throw instead: then the copy is made field by field.)
+   */
+  guarded: PropertyKey[]
+  /** Of each list of kept fields (see `KEPT`), those the chain provides (getters, methods, prototype fields). */
+  inherited: Map<readonly string[], string[]>
+}
+
+const protoInfos = new WeakMap<object, ProtoInfo>()
+
+/**
+ * Fields a copy must read as the original does, wherever the original keeps them: what conversion
+ * reads and what edits copy, by the kind of object copied. (Only these: a LangChain message's
+ * derived getters, `text` or `contentBlocks`, cost a walk of its content and need no keeping.)
+ */
+export const KEPT = {
+  message: [
+    '_getType',
+    'role',
+    'type',
+    'content',
+    'tool_calls',
+    'tool_call_id',
+    'name',
+    'id',
+    'response_metadata',
+    'additional_kwargs',
+    'data',
+    'reasoning_content',
+    'lc_kwargs',
+  ],
+  metadata: ['context_editing', 'cleared', 'truncated', 'cleared_tool_inputs', 'strategy', 'reasoning_content', 'reasoning', 'tool_calls'],
+  block: ['type', 'text', 'id', 'mime_type', 'input', 'cache_control'],
+  call: ['id', 'name', 'args', 'function', 'type', 'arguments'],
+} as const satisfies Record<string, readonly string[]>
+
+type Kept = (typeof KEPT)[keyof typeof KEPT]
+
+/** What copying an instance of `proto` must know about its chain, found once per prototype. */
+function infoOf(proto: object): ProtoInfo {
+  let info = protoInfos.get(proto)
+  if (info === undefined) {
+    const guarded: PropertyKey[] = []
+    for (let p: object | null = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      for (const key of Reflect.ownKeys(p)) {
+        const d = Object.getOwnPropertyDescriptor(p, key)
+        if (d?.set !== undefined) guarded.push(key)
+      }
+    }
+    info = { guarded, inherited: new Map() }
+    protoInfos.set(proto, info)
+  }
+  return info
+}
+
+/** The fields of `kept` that instances of `proto` get from their prototype chain. */
+function inheritedOf(proto: object, info: ProtoInfo, kept: Kept): string[] {
+  // What Object.prototype holds beyond its standard members is no field of any class (see `field`).
+  if (polluted) return kept.filter((key) => hasField(proto, key))
+  let list = info.inherited.get(kept)
+  if (list === undefined) {
+    list = kept.filter((key) => key in proto)
+    info.inherited.set(kept, list)
+  }
+  return list
+}
+
+function define(o: object, key: PropertyKey, value: unknown): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true })
+}
+
+/**
+ * Sets a field on a copy we made, as data: by assignment where that cannot reach a setter (an own
+ * field, or a plain or prototype-less object and a key other than `__proto__`, while nothing was
+ * put on Object.prototype, where it could be a setter or read-only), defined otherwise.
+ */
+function setField(o: object, key: string, value: unknown): void {
+  if (key !== '__proto__' && (Object.hasOwn(o, key) || (!polluted && isPlainProto(Object.getPrototypeOf(o))))) (o as AnyMessage)[key] = value
+  else define(o, key, value)
+}
+
+function isPlainProto(proto: unknown): boolean {
+  return proto === Object.prototype || proto === null
+}
+
+const isEnumerable = Object.prototype.propertyIsEnumerable
+
+/**
+ * A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data;
+ * `kept` are the fields it must read as `src` does even when they come from the prototype.
+ */
+export function copyOf<T extends object>(src: T, kept: Kept = KEPT.message): T {
+  const proto = Object.getPrototypeOf(src)
+  // A plain object: spreading defines each field (an own `__proto__` stays a field).
+  if (proto === Object.prototype) return { ...src }
+  // Without a prototype there is no setter for an assignment to find.
+  if (proto === null) return Object.assign(Object.create(null) as T, src)
+  const info = infoOf(proto)
+  const copy = assigned(proto, info, src) ?? fieldByField(proto, src)
+  for (const key of inheritedOf(proto, info, kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
+  return copy
+}
+
+/** `Object.assign` onto a new instance of `proto`, when that defines exactly `src`'s fields; else undefined. */
+function assigned<T extends object>(proto: object, info: ProtoInfo, src: T): T | undefined {
+  // A setter put on Object.prototype would run too.
+  if (polluted || Object.hasOwn(src, '__proto__')) return undefined
+  for (const key of info.guarded) if (Object.hasOwn(src, key)) return undefined
+  try {
+    return Object.assign(Object.create(proto) as T, src)
+  } catch {
+    // A getter without a setter, or a read-only field, of the same name on the chain.
+    return undefined
+  }
+}
+
+function fieldByField<T extends object>(proto: object, src: T): T {
+  const copy = Object.create(proto) as T
+  for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
+  return copy
+}
+
+/** Makes the copy read `key` as `src` does, as its own field if its prototype would answer otherwise. */
+function keepInherited(copy: AnyMessage, src: AnyMessage, key: string): void {
+  if (key === '_getType') {
+    if (typeof src._getType !== 'function') return
+    const type: unknown = src._getType()
+    // A method, like the class's: not an enumerable field.
+    if (!readsSame(() => copy._getType(), type)) Object.defineProperty(copy, key, { value: () => type, writable: true, configurable: true })
+    return
+  }
+  const value: unknown = src[key]
+  if (!readsSame(() => copy[key], value)) define(copy, key, value)
+}
+
+function readsSame(read: () => unknown, want: unknown): boolean {
+  try {
+    return Object.is(read(), want)
+  } catch {
+    return false
+  }
+}
+
+/** A copy of `src` with `fields` set (as data). */
+export function withFields<T extends object>(src: T, fields: Record<string, unknown>, kept: Kept = KEPT.message): T {
+  const copy = copyOf(src, kept)
+  for (const key of Object.keys(fields)) setField(copy, key, fields[key])
+  return copy
+}
+
+/**
+ * Sets `fields` on a message copy; for LangChain instances also on (a copy of) `lc_kwargs`, which
+ * serialization reads. `drop` fields become undefined (and leave `lc_kwargs`).
+ */
+function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
+  const lcKwargs = field(copy, 'lc_kwargs')
+  const kwargs = isObject(lcKwargs) && !Array.isArray(lcKwargs) ? copyOf(lcKwargs, KEPT.metadata) : undefined
+  for (const key of Object.keys(fields)) {
+    setField(copy, key, fields[key])
+    if (kwargs) setField(kwargs, key, fields[key])
+  }
+  for (const key of drop) {
+    if (hasField(copy, key)) setField(copy, key, undefined)
+    if (kwargs) delete kwargs[key]
+  }
+  // Frozen like the rest unless the message has no id: LangGraph's reducer writes the id it gives
+  // such a message here too (each caller then gets its own, see `handOut`).
+  if (kwargs) setField(copy, 'lc_kwargs', field(copy, 'id') == null ? kwargs : close(kwargs))
+}
+
+/**
+ * The copy of message `m` (in the shape `p` says) with `fields` changed (`close` them). The copy
+ * itself, its `lc_kwargs` and a stored message's `data` stay open (see `handOut`).
+ */
+export function changed(m: AnyMessage, p: Parts, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): AnyMessage {
+  if (p.shape === 'stored') {
+    const data = withFields(p.fields, fields)
+    for (const key of drop) delete data[key]
+    return withFields(m, { data })
+  }
+  const copy = copyOf(m)
+  patch(copy, fields, close, drop)
+  return copy
+}
+
+/**
+ * A fresh shell of `template`, a copy the editor keeps to hand out again (see the section's
+ * comment): the message object, a LangChain message's `lc_kwargs` or a stored message's `data`
+ * copied anew, everything inside shared (the edit froze what it created).
+ */
+export function handOut<T extends AnyMessage>(template: T): T {
+  // The template was copied from the caller's message (`copyOf`): the fields it needs from its
+  // class are its own already, so a shell is its own fields on the same prototype.
+  const proto = Object.getPrototypeOf(template)
+  const copy: T =
+    proto === Object.prototype
+      ? { ...template }
+      : proto === null
+        ? Object.assign(Object.create(null), template)
+        : (assigned(proto, infoOf(proto), template) ?? fieldByField(proto, template))
+  // A `_getType` the template keeps as its own method (see `keepInherited`), not an enumerable field.
+  if (Object.hasOwn(template, '_getType') && !isEnumerable.call(template, '_getType')) {
+    Object.defineProperty(copy, '_getType', Object.getOwnPropertyDescriptor(template, '_getType')!)
+  }
+  const kwargs = field(template, 'lc_kwargs')
+  if (isObject(kwargs) && !Array.isArray(kwargs)) {
+    // Shared when frozen (a message with an id, see `patch`).
+    if (!Object.isFrozen(kwargs)) setField(copy, 'lc_kwargs', copyOf(kwargs, KEPT.metadata))
+  } else if (kindOf(template) === STORED) {
+    setField(copy, 'data', copyOf(field(template, 'data')))
+  }
+  return copy
+}
+
+/** `list`, checked again before an edit walks it (a getter may hand out another array than conversion saw). */
+export function listOf(list: unknown, i: number, field: string): unknown[] {
+  if (!Array.isArray(list)) throw invalidMessage(i, field, `expected an array, got ${describe(list)}`)
+  checkLength(list, MAX_ITEMS, i, field, 'entries')
+  return list
+}
+
+/** `list.map(f)` into a plain array (the caller's array class, through `map`'s species, is never called). */
+export function mapList(list: readonly unknown[], f: (x: any, k: number) => unknown): unknown[] {
+  const out = new Array<unknown>(list.length)
+  for (let k = 0; k < list.length; k++) out[k] = f(list[k], k)
+  return out
+}
+
+/** `list.filter(f)` into a plain array. */
+export function filterList(list: readonly unknown[], f: (x: any, k: number) => boolean): unknown[] {
+  const out: unknown[] = []
+  for (let k = 0; k < list.length; k++) if (f(list[k], k)) out.push(list[k])
+  return out
+}

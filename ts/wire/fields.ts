@@ -1,0 +1,155 @@
+// Object.prototype pollution
+//
+// A field a message lacks is read through its prototype chain, which ends at Object.prototype: a
+// key someone put there (`Object.prototype.role = 'tool'`, by a bug or an attack) would become a
+// field of every message, block and call that lacks one. Reads of the caller's objects go through
+// `field` (and `hasField`, `entry`), which take what the object holds and what its class gives
+// it, never what Object.prototype holds beyond its standard members. Unpolluted (the case that
+// matters for speed), they are plain reads: whether Object.prototype is polluted is checked once
+// per call (`notePollution`).
+
+export const OBJECT_PROTOTYPE = Object.prototype
+/** The members every Object.prototype has; any other key on it is pollution. */
+const STANDARD_MEMBERS: ReadonlySet<PropertyKey> = new Set([
+  'constructor',
+  '__defineGetter__',
+  '__defineSetter__',
+  'hasOwnProperty',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toString',
+  'valueOf',
+  '__proto__',
+  'toLocaleString',
+])
+export let polluted = false
+
+/**
+ * Checks Object.prototype for keys beyond its standard members (see above). Every entry point
+ * calls it before it reads the caller's objects.
+ */
+export function notePollution(): boolean {
+  const keys = Reflect.ownKeys(OBJECT_PROTOTYPE)
+  polluted = keys.length !== STANDARD_MEMBERS.size || keys.some((k) => !STANDARD_MEMBERS.has(k))
+  return polluted
+}
+
+/** Whether Object.prototype held keys beyond its standard members at the last check. */
+export function isPolluted(): boolean {
+  return polluted
+}
+
+/** Whether reading `key` on `o` would find it on Object.prototype, not on `o` or its class. */
+function fromObjectPrototype(o: object, key: PropertyKey): boolean {
+  if (Object.hasOwn(o, key)) return false
+  for (let p = Object.getPrototypeOf(o); p !== null; p = Object.getPrototypeOf(p)) {
+    if (p === OBJECT_PROTOTYPE) return true
+    if (Object.hasOwn(p, key)) return false
+  }
+  return false
+}
+
+/** `o[key]` as the object and its class hold it (see above). */
+export function field(o: any, key: string): any {
+  return polluted && fromObjectPrototype(o, key) ? undefined : o[key]
+}
+
+/** `key in o`, as the object and its class hold it. */
+export function hasField(o: object, key: string): boolean {
+  return key in o && !(polluted && fromObjectPrototype(o, key))
+}
+
+/** `list[k]`: a hole is empty, whatever a prototype holds at that index. */
+export function entry(list: readonly unknown[], k: number): any {
+  return polluted && !Object.hasOwn(list, k) ? undefined : list[k]
+}
+
+/** A field of an object of our own (a plan, a report, parsed JSON): its own, never an inherited one. */
+export function own(o: any, key: string): any {
+  return Object.hasOwn(o, key) ? o[key] : undefined
+}
+
+export function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (isList(v)) return 'an array'
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`
+}
+
+/** `Array.isArray(v)` for an error message: a revoked Proxy (where it throws) is no list. */
+export function isList(v: unknown): boolean {
+  try {
+    return Array.isArray(v)
+  } catch {
+    return false
+  }
+}
+
+/** A caller's value in an error message: a string as it is, anything else described (never converted, which could throw). */
+export function show(v: unknown): string {
+  return typeof v === 'string' ? v : describe(v)
+}
+
+/**
+ * `JSON.stringify(v)`, except that a `toJSON` someone put on Object.prototype is not called (see
+ * `field`): the text of the caller's own data (and of ours) stays what it is.
+ */
+export function jsonText(v: unknown): string | undefined {
+  return polluted && Object.hasOwn(OBJECT_PROTOTYPE, 'toJSON') ? jsonOf(v, '', []) : JSON.stringify(v)
+}
+
+/** `JSON.stringify`'s serialization of `value` (found under `key`), with `toJSON` read through `field`. */
+function jsonOf(value: unknown, key: string, stack: object[]): string | undefined {
+  if (value !== null && typeof value === 'object') {
+    const toJSON = field(value, 'toJSON')
+    if (typeof toJSON === 'function') value = toJSON.call(value, key)
+  }
+  if (value instanceof Number) value = Number(value)
+  else if (value instanceof String) value = String(value)
+  else if (value instanceof Boolean) value = value.valueOf()
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null'
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt')
+    case 'object':
+      break
+    default:
+      return undefined
+  }
+  if (value === null) return 'null'
+  const o = value as Record<string, any>
+  if (stack.includes(o)) throw new TypeError('Converting circular structure to JSON')
+  stack.push(o)
+  let text: string
+  if (Array.isArray(o)) {
+    const parts: string[] = []
+    for (let k = 0; k < o.length; k++) parts.push(jsonOf(o[k], String(k), stack) ?? 'null')
+    text = `[${parts.join(',')}]`
+  } else {
+    const parts: string[] = []
+    for (const k of Object.keys(o)) {
+      const s = jsonOf(o[k], k, stack)
+      if (s !== undefined) parts.push(`${JSON.stringify(k)}:${s}`)
+    }
+    text = `{${parts.join(',')}}`
+  }
+  stack.pop()
+  return text
+}
+
+/** Whether calling `f` throws. */
+export function throws(f: () => unknown): boolean {
+  try {
+    f()
+    return false
+  } catch {
+    return true
+  }
+}
+export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object'

@@ -1,0 +1,114 @@
+// A session call's plan comes packed (src/packed.rs): four numbers per operation, `[kind, index,
+// a, b]`, in one Uint32Array, the strings they name in `extra.strings`, the rare operations with
+// lists whole in `extra.ops`, and the report native until read. `PackedOpKind` is the Rust enum
+// napi generates into binding.d.cts as a const enum: its values are inlined here at compile time.
+
+import type { EditPlan, EditReport, PackedPlan, PlanOp } from '../native.js'
+import { PackedOpKind } from '../../binding.cjs'
+import { isPolluted, own } from './fields.js'
+
+/** The op types of the kinds that carry no strings, by kind. */
+const BARE_KINDS: Readonly<Record<number, 'remove' | 'remove_thinking' | 'cache_breakpoint'>> = {
+  [PackedOpKind.Remove]: 'remove',
+  [PackedOpKind.RemoveThinking]: 'remove_thinking',
+  [PackedOpKind.CacheBreakpoint]: 'cache_breakpoint',
+}
+
+interface Extra {
+  strings: string[]
+  ops: PlanOp[]
+  summary?: EditPlan['summary']
+}
+
+/**
+ * The plan from its packed form. The operations are made when first read, the report (the bulk of
+ * the text when many results are cleared) parsed when first read. `opsFrom(k)` makes the
+ * operations from the `k`-th on (an edit that reuses its previous output needs only the last few).
+ */
+export function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFrom: (first: number) => PlanOp[] } {
+  const extra = JSON.parse(packed.extra) as Extra
+  const words = packed.ops
+  const opsFrom = (first: number): PlanOp[] => {
+    const ops = new Array<PlanOp>(Math.max(0, (words.length >>> 2) - first))
+    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) ops[k] = opAt(words, w, extra)
+    return ops
+  }
+  const plan = {} as EditPlan
+  let ops: PlanOp[] | undefined
+  Object.defineProperty(plan, 'ops', {
+    enumerable: true,
+    configurable: true,
+    get(): PlanOp[] {
+      ops ??= opsFrom(0)
+      return ops
+    },
+    set(value: PlanOp[]) {
+      ops = value
+    },
+  })
+  const summary = own(extra, 'summary')
+  if (summary) plan.summary = summary
+  const handle = packed.report
+  let report: EditReport | undefined
+  Object.defineProperty(plan, 'report', {
+    enumerable: true,
+    configurable: true,
+    get(): EditReport {
+      report ??= JSON.parse(handle.json()) as EditReport
+      return report
+    },
+    set(value: EditReport) {
+      report = value
+    },
+  })
+  return { plan: settled(plan), strings: extra.strings, opsFrom }
+}
+
+/** The operation whose four numbers start at `words[w]`. */
+function opAt(words: Uint32Array, w: number, extra: Extra): PlanOp {
+  const kind = words[w]
+  const index = words[w + 1]
+  if (kind === PackedOpKind.ClearToolResult) {
+    return { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
+  }
+  if (kind === PackedOpKind.Other) return extra.ops[words[w + 2]]
+  return { type: BARE_KINDS[kind], index }
+}
+
+/**
+ * `plan`, whose `summary` is read as a field of its own: a plan without a summary gets an own
+ * (hidden) `undefined` one while Object.prototype is polluted (see `field` in fields.ts).
+ */
+export function settled<P extends EditPlan>(plan: P): P {
+  if (isPolluted() && !Object.hasOwn(plan, 'summary')) Object.defineProperty(plan, 'summary', { value: undefined, writable: true, configurable: true })
+  return plan
+}
+
+/**
+ * How far two packed plans of one conversation (this call's `words`, the previous call's `before`,
+ * with the same strings) agree, below message `upTo`: the first message where their operations
+ * differ (`upTo`, lowered), how many operations come before it (`ops`) and how many of those
+ * remove a message (`removed`).
+ */
+export function samePrefix(words: Uint32Array, before: Uint32Array, upTo: number): { upTo: number; ops: number; removed: number } {
+  let w = 0
+  for (; w < words.length && w < before.length; w += 4) {
+    const index = words[w + 1]
+    if (index >= upTo) break
+    // `Other` refers to operations kept apart (compared only by position): not reused.
+    if (
+      words[w] === PackedOpKind.Other ||
+      words[w] !== before[w] ||
+      index !== before[w + 1] ||
+      words[w + 2] !== before[w + 2] ||
+      words[w + 3] !== before[w + 3]
+    )
+      break
+  }
+  if (w < words.length) upTo = Math.min(upTo, words[w + 1])
+  if (w < before.length) upTo = Math.min(upTo, before[w + 1])
+  let removed = 0
+  let v = 0
+  for (; v < w && words[v + 1] < upTo; v += 4) if (words[v] === PackedOpKind.Remove) removed++
+  return { upTo, ops: v >>> 2, removed }
+}
