@@ -22,7 +22,7 @@ export type AdapterReport = EditReport & { hook: string }
 export interface Adapter {
   editor: ContextEditor
   /** Edits `messages` (in `format`) for one model call and reports; the input is never changed. */
-  edit<T>(messages: readonly T[], format: MessageFormat, context?: EditContext): Promise<{ messages: T[]; report: EditReport; changed: boolean }>
+  edit<T>(messages: readonly T[], format: MessageFormat, context?: EditContext): Promise<{ messages: T[]; report: EditReport; changed: boolean; raw: object }>
 }
 
 export function adapter(config: AdapterOptions | null | undefined, hook: string): Adapter {
@@ -35,7 +35,7 @@ export function adapter(config: AdapterOptions | null | undefined, hook: string)
       const report = result.report
       if (onReport) (onReport as (r: AdapterReport) => void)(Object.assign(report, { hook }))
       const changed = out.length !== messages.length || out.some((m, i) => m !== messages[i])
-      return { messages: out as never, report, changed }
+      return { messages: out as never, report, changed, raw: result }
     },
   }
 }
