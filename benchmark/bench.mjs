@@ -21,9 +21,12 @@ import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { ClearToolUsesEdit, countTokensApproximately } from 'langchain'
 import { SystemMessage } from '@langchain/core/messages'
-import { ContextEditor, NativeContextEditor, applyPlan, contextEditingMiddlewareObject, toWireContext, toWireMessages } from '../dist/index.js'
+import { ContextEditor, applyPlan } from '../dist/index.js'
+import { NativeContextEditor, toWireContext, toWireMessages } from '../index.js'
+import { contextEditingMiddlewareObject } from '../dist/xpert/index.js'
 import { fingerprint, unchanged } from '../dist/wire.js'
-import { __referenceCountTokens, __napiBindingTarget } from '../index.js'
+import { __napiBindingTarget } from '../index.js'
+import { __referenceCountTokens } from '../dist/internal.js'
 import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
 
@@ -671,7 +674,12 @@ async function main() {
     console.log('\n### Exact token counting throughput\n')
     console.log(await benchTokenizers(js))
   }
-  if (flags.wasi === 'true') {
+  const { existsSync } = await import('node:fs')
+  const wasm = new URL('../context-editor.wasm32-wasi.wasm', import.meta.url)
+  if (flags.wasi === 'true' && !existsSync(wasm)) {
+    // A fresh clone has only the native build: say how to get the WebAssembly one instead of failing.
+    console.log('\n## WebAssembly build: not built here, section skipped (`npm run build:platforms wasm32-wasi`, then `npm run bench`)\n')
+  } else if (flags.wasi === 'true') {
     // The same tables with the WebAssembly build, which binds when this module loads: a child run.
     console.log('\n## The same with the WebAssembly build (wasm32-wasi, NAPI_RS_FORCE_WASI=error)\n')
     const args = process.argv.slice(2).filter((a) => a !== '--wasi')
