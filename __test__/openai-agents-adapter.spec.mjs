@@ -7,11 +7,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { Agent, run, tool, Usage } from '@openai/agents'
+import { Agent, run, setTracingDisabled, tool, Usage } from '@openai/agents'
 import { z } from 'zod'
 
 import { ContextEditor } from '../dist/index.js'
 import { contextEditingInputFilter } from '../dist/openai-agents/index.js'
+
+// No network: the SDK would export traces to OpenAI.
+setTracingDisabled(true)
 
 const CALLS = 35
 const OUTPUT = (n) => `file ${n}: ` + 'lorem ipsum dolor sit amet '.repeat(60)
