@@ -253,65 +253,7 @@ function anthropicMessage(
 
 function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<string>): Conversation {
   const { messages, wrapper } = messagesOf(doc, source)
-  const units: AnyMessage[] = []
-  const from: AnthropicUnitSource[] = []
-  const toolNames = new Map<string, string>()
-  messages.forEach((raw, i) => {
-    if (!isObject(raw)) throw new CliError(`${source}: messages[${i}]: expected a message object`)
-    const m = raw
-    if (m.role !== 'user' && m.role !== 'assistant') {
-      throw new CliError(
-        `${source}: messages[${i}].role: expected \`user\` or \`assistant\` in the Anthropic Messages format, got ${JSON.stringify(m.role)}` +
-          (m.role === 'system' ? ' (put the system prompt in the top-level `system` field)' : ''),
-      )
-    }
-    if (m.role === 'assistant') {
-      const unit: AnyMessage = { type: 'ai', content: m.content ?? '' }
-      if (Array.isArray(m.content)) {
-        const calls = m.content
-          .filter((b: any) => isObject(b) && b.type === 'tool_use')
-          .map((b: any) => {
-            if (typeof b.id === 'string' && typeof b.name === 'string') toolNames.set(b.id, b.name)
-            return { id: b.id, name: b.name, args: b.input ?? {}, type: 'tool_call' }
-          })
-        if (calls.length) unit.tool_calls = calls
-      }
-      units.push(unit)
-      from.push({ message: i })
-      return
-    }
-    if (!Array.isArray(m.content)) {
-      units.push({ type: 'human', content: m.content ?? '' })
-      from.push({ message: i })
-      return
-    }
-    let text: number[] | undefined
-    m.content.forEach((b: any, k: number) => {
-      if (isObject(b) && b.type === 'tool_result') {
-        text = undefined
-        const unit: AnyMessage = { type: 'tool', tool_call_id: b.tool_use_id, content: b.content ?? '' }
-        const name = toolNames.get(b.tool_use_id)
-        if (name !== undefined) unit.name = name
-        if (typeof b.content === 'string' && placeholders.has(b.content)) {
-          unit.response_metadata = { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }
-        }
-        units.push(unit)
-        from.push({ message: i, blocks: [k] })
-        return
-      }
-      if (!text) {
-        text = []
-        units.push({ type: 'human', content: [] })
-        from.push({ message: i, blocks: text })
-      }
-      text.push(k)
-      units[units.length - 1].content.push(b)
-    })
-    if (m.content.length === 0) {
-      units.push({ type: 'human', content: [] })
-      from.push({ message: i, blocks: [] })
-    }
-  })
+  const { units, from } = anthropicUnits(messages, source, placeholders)
   const context = requestContext(wrapper)
   const system = anthropicSystem(wrapper?.system)
   if (system !== undefined) context.systemPrompt = system
@@ -333,23 +275,110 @@ function fromAnthropic(doc: unknown, source: string, placeholders: ReadonlySet<s
       })
       return wrapper ? { ...wrapper, messages: out } : out
     },
-    remapError(e) {
-      if (!(e instanceof ContextEditorError) || e.messageIndex === undefined) return e
-      const unit = e.messageIndex
-      const f = from[unit]
-      if (!f) return e
-      let message: string
-      if (f.blocks === undefined) message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}]`)
-      else if (units[unit].type === 'tool') {
-        // A tool_result block: the tool message's fields are the block's.
-        message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}].content[${f.blocks[0] ?? 0}]`)
-      } else {
-        // A run of user blocks: its content[k] is the message's content[blocks[k]].
-        message = e.message
-          .replace(/^messages\[\d+\]\.content\[(\d+)\]/, (_, k) => `messages[${f.message}].content[${f.blocks![Number(k)] ?? k}]`)
-          .replace(/^messages\[\d+\]/, `messages[${f.message}]`)
-      }
-      return new ContextEditorError(e.code, message, { messageIndex: f.message, path: e.path, cause: e })
-    },
+    remapError: (e) => anthropicError(e, units, from),
   }
+}
+
+/**
+ * The editor's units of Anthropic messages: an assistant message is one `ai` unit (its `tool_use`
+ * blocks its tool calls); a user message is one `human` unit, or, with block content, a `tool` unit
+ * per `tool_result` block and a `human` unit per run of other blocks. `from[u]` says where unit `u`
+ * came from.
+ */
+function anthropicUnits(messages: unknown[], source: string, placeholders: ReadonlySet<string>): { units: AnyMessage[]; from: AnthropicUnitSource[] } {
+  const units: AnyMessage[] = []
+  const from: AnthropicUnitSource[] = []
+  const toolNames = new Map<string, string>()
+  messages.forEach((raw, i) => {
+    if (!isObject(raw)) throw new CliError(`${source}: messages[${i}]: expected a message object`)
+    const m = raw
+    if (m.role !== 'user' && m.role !== 'assistant') {
+      throw new CliError(
+        `${source}: messages[${i}].role: expected \`user\` or \`assistant\` in the Anthropic Messages format, got ${JSON.stringify(m.role)}` +
+          (m.role === 'system' ? ' (put the system prompt in the top-level `system` field)' : ''),
+      )
+    }
+    if (m.role === 'assistant') {
+      units.push(anthropicAssistant(m, toolNames))
+      from.push({ message: i })
+    } else if (!Array.isArray(m.content)) {
+      units.push({ type: 'human', content: m.content ?? '' })
+      from.push({ message: i })
+    } else {
+      anthropicUserBlocks(m.content, i, units, from, toolNames, placeholders)
+    }
+  })
+  return { units, from }
+}
+
+/** An assistant message's unit; its `tool_use` blocks become tool calls, their names remembered. */
+function anthropicAssistant(m: Record<string, any>, toolNames: Map<string, string>): AnyMessage {
+  const unit: AnyMessage = { type: 'ai', content: m.content ?? '' }
+  if (Array.isArray(m.content)) {
+    const calls = m.content
+      .filter((b: any) => isObject(b) && b.type === 'tool_use')
+      .map((b: any) => {
+        if (typeof b.id === 'string' && typeof b.name === 'string') toolNames.set(b.id, b.name)
+        return { id: b.id, name: b.name, args: b.input ?? {}, type: 'tool_call' }
+      })
+    if (calls.length) unit.tool_calls = calls
+  }
+  return unit
+}
+
+/** The units of message `i`, a user message with block content (see `anthropicUnits`). */
+function anthropicUserBlocks(
+  content: unknown[],
+  i: number,
+  units: AnyMessage[],
+  from: AnthropicUnitSource[],
+  toolNames: ReadonlyMap<string, string>,
+  placeholders: ReadonlySet<string>,
+): void {
+  let text: number[] | undefined
+  content.forEach((b: any, k: number) => {
+    if (isObject(b) && b.type === 'tool_result') {
+      text = undefined
+      const unit: AnyMessage = { type: 'tool', tool_call_id: b.tool_use_id, content: b.content ?? '' }
+      const name = toolNames.get(b.tool_use_id)
+      if (name !== undefined) unit.name = name
+      if (typeof b.content === 'string' && placeholders.has(b.content)) {
+        unit.response_metadata = { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }
+      }
+      units.push(unit)
+      from.push({ message: i, blocks: [k] })
+      return
+    }
+    if (!text) {
+      text = []
+      units.push({ type: 'human', content: [] })
+      from.push({ message: i, blocks: text })
+    }
+    text.push(k)
+    units[units.length - 1].content.push(b)
+  })
+  if (content.length === 0) {
+    units.push({ type: 'human', content: [] })
+    from.push({ message: i, blocks: [] })
+  }
+}
+
+/** An editor error about unit `u`, renamed to the Anthropic message (and block) it came from. */
+function anthropicError(e: unknown, units: AnyMessage[], from: AnthropicUnitSource[]): unknown {
+  if (!(e instanceof ContextEditorError) || e.messageIndex === undefined) return e
+  const unit = e.messageIndex
+  const f = from[unit]
+  if (!f) return e
+  let message: string
+  if (f.blocks === undefined) message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}]`)
+  else if (units[unit].type === 'tool') {
+    // A tool_result block: the tool message's fields are the block's.
+    message = e.message.replace(/^messages\[\d+\]/, `messages[${f.message}].content[${f.blocks[0] ?? 0}]`)
+  } else {
+    // A run of user blocks: its content[k] is the message's content[blocks[k]].
+    message = e.message
+      .replace(/^messages\[\d+\]\.content\[(\d+)\]/, (_, k) => `messages[${f.message}].content[${f.blocks![Number(k)] ?? k}]`)
+      .replace(/^messages\[\d+\]/, `messages[${f.message}]`)
+  }
+  return new ContextEditorError(e.code, message, { messageIndex: f.message, path: e.path, cause: e })
 }

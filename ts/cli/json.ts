@@ -302,102 +302,130 @@ function decimal(text: string): string {
  * only runs after `JSON.parse` has failed.
  */
 export function errorOffset(s: string): number {
-  let i = 0
-  const ws = () => {
-    while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++
+  return Math.min(new SyntaxScanner(s).firstError(), s.length)
+}
+
+/** The scanner of `errorOffset`: each method reads one piece of JSON at `i` and says if it was valid. */
+class SyntaxScanner {
+  i = 0
+
+  constructor(private readonly s: string) {}
+
+  /** Offset of the first syntax error (of the end when there is none). */
+  firstError(): number {
+    const s = this.s
+    // Open containers, innermost last: ']' for an array, '}' for an object.
+    const open: string[] = []
+    let expectValue = true
+    for (;;) {
+      this.ws()
+      if (expectValue) {
+        const next = this.value(open)
+        if (next === undefined) return this.i
+        expectValue = next
+        continue
+      }
+      const close = open[open.length - 1]
+      if (close === undefined) return this.i // trailing text (or none: no error found)
+      if (s[this.i] === ',') {
+        this.i++
+        if (close === '}' && !this.key()) return this.i
+        expectValue = true
+        continue
+      }
+      if (s[this.i] !== close) return this.i
+      this.i++
+      open.pop()
+    }
   }
-  const digits = () => {
-    const from = i
-    while (i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++
-    return i > from
+
+  /**
+   * A value: a scalar is read whole (then `false`: no value expected next); a container is opened,
+   * with the key of an object's first member (then `true`, unless it is empty). `undefined` at an error.
+   */
+  private value(open: string[]): boolean | undefined {
+    const c = this.s[this.i]
+    if (c === '[' || c === '{') {
+      const close = c === '[' ? ']' : '}'
+      this.i++
+      this.ws()
+      if (this.s[this.i] === close) {
+        this.i++
+        return false
+      }
+      open.push(close)
+      return close === '}' && !this.key() ? undefined : true
+    }
+    const ok = c === '"' ? this.string() : c === 't' ? this.literal('true') : c === 'f' ? this.literal('false') : c === 'n' ? this.literal('null') : this.number()
+    return ok ? false : undefined
   }
-  /** Scans a string at `i` (the opening quote); false at the first invalid character. */
-  const string = (): boolean => {
-    i++
-    while (i < s.length) {
-      const c = s.charCodeAt(i)
+
+  private ws(): void {
+    const s = this.s
+    while (this.i < s.length && (s[this.i] === ' ' || s[this.i] === '\t' || s[this.i] === '\n' || s[this.i] === '\r')) this.i++
+  }
+
+  private digits(): boolean {
+    const from = this.i
+    while (this.i < this.s.length && this.s.charCodeAt(this.i) >= 48 && this.s.charCodeAt(this.i) <= 57) this.i++
+    return this.i > from
+  }
+
+  /** A string at `i` (the opening quote); false at the first invalid character. */
+  private string(): boolean {
+    const s = this.s
+    this.i++
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i)
       if (c === 34) {
-        i++
+        this.i++
         return true
       }
       if (c < 0x20) return false
       if (c === 92) {
-        i++
-        const e = s[i]
+        this.i++
+        const e = s[this.i]
         if (e === 'u') {
           for (let k = 0; k < 4; k++) {
-            i++
-            if (!/[0-9a-fA-F]/.test(s[i] ?? '')) return false
+            this.i++
+            if (!/[0-9a-fA-F]/.test(s[this.i] ?? '')) return false
           }
         } else if (!e || !'"\\/bfnrt'.includes(e)) return false
       }
-      i++
+      this.i++
     }
     return false
   }
-  const literal = (word: string): boolean => {
-    for (let k = 0; k < word.length; k++, i++) if (s[i] !== word[k]) return false
+
+  private literal(word: string): boolean {
+    for (let k = 0; k < word.length; k++, this.i++) if (this.s[this.i] !== word[k]) return false
     return true
   }
-  const number = (): boolean => {
-    if (s[i] === '-') i++
-    if (s[i] === '0') i++
-    else if (!digits()) return false
-    if (s[i] === '.') {
-      i++
-      if (!digits()) return false
+
+  private number(): boolean {
+    const s = this.s
+    if (s[this.i] === '-') this.i++
+    if (s[this.i] === '0') this.i++
+    else if (!this.digits()) return false
+    if (s[this.i] === '.') {
+      this.i++
+      if (!this.digits()) return false
     }
-    if (s[i] === 'e' || s[i] === 'E') {
-      i++
-      if (s[i] === '+' || s[i] === '-') i++
-      if (!digits()) return false
+    if (s[this.i] === 'e' || s[this.i] === 'E') {
+      this.i++
+      if (s[this.i] === '+' || s[this.i] === '-') this.i++
+      if (!this.digits()) return false
     }
     return true
   }
+
   /** `"key":` of an object member. */
-  const key = (): boolean => {
-    ws()
-    if (s[i] !== '"' || !string()) return false
-    ws()
-    if (s[i] !== ':') return false
-    i++
+  private key(): boolean {
+    this.ws()
+    if (this.s[this.i] !== '"' || !this.string()) return false
+    this.ws()
+    if (this.s[this.i] !== ':') return false
+    this.i++
     return true
-  }
-  // Open containers, innermost last: ']' for an array, '}' for an object.
-  const open: string[] = []
-  let expectValue = true
-  for (;;) {
-    ws()
-    if (expectValue) {
-      const c = s[i]
-      if (c === '[' || c === '{') {
-        const close = c === '[' ? ']' : '}'
-        i++
-        ws()
-        if (s[i] === close) {
-          i++
-          expectValue = false
-          continue
-        }
-        open.push(close)
-        if (close === '}' && !key()) return Math.min(i, s.length)
-        continue
-      }
-      const ok = c === '"' ? string() : c === 't' ? literal('true') : c === 'f' ? literal('false') : c === 'n' ? literal('null') : number()
-      if (!ok) return Math.min(i, s.length)
-      expectValue = false
-      continue
-    }
-    const close = open[open.length - 1]
-    if (close === undefined) return Math.min(i, s.length) // trailing text (or none: no error found)
-    if (s[i] === ',') {
-      i++
-      if (close === '}' && !key()) return Math.min(i, s.length)
-      expectValue = true
-      continue
-    }
-    if (s[i] !== close) return Math.min(i, s.length)
-    i++
-    open.pop()
   }
 }

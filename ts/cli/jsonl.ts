@@ -3,10 +3,10 @@
 import { ContextEditorError } from '../errors.js'
 import { toConversation } from './formats.js'
 import { type ExactNumbers, parseDocument } from './json.js'
-import { MAX_STRING, readLines } from './lines.js'
-import { openOutput, refuseOutputOntoInput } from './output.js'
+import { type Line, MAX_STRING, readLines } from './lines.js'
+import { type Output, openOutput, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
-import { type Setup, editConversation } from './session.js'
+import { type Edited, type Setup, editConversation } from './session.js'
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, printable, shown, sourceName, utf8Text } from './util.js'
 
 export interface JsonlOptions {
@@ -52,109 +52,157 @@ export async function runJsonl(
   }
   const out = await openOutput(output)
   const started = process.hrtime.bigint()
-  const progress = process.stderr.isTTY === true && report !== 'none'
-  let conversations = 0
-  let triggered = 0
-  let tokensBefore = 0
-  let tokensAfter = 0
-  let messagesBefore = 0
-  let messagesAfter = 0
-  let bytes = 0
-  let lastDraw = 0
-  let failed = 0
+  const run = new JsonlRun(source, size, report, options.keepGoing)
   let inPlaceRefused = false
-  const failures: Failure[] = []
-  const draw = (final = false) => {
-    const now = Date.now()
-    if (!progress || (!final && now - lastDraw < 100)) return
-    lastDraw = now
-    const width = 30
-    const frac = size ? Math.min(1, bytes / size) : undefined
-    const bar = frac === undefined ? '' : `[${'#'.repeat(Math.round(frac * width)).padEnd(width, '.')}] ${Math.round(frac * 100)}% `
-    process.stderr.write(`\r${bar}${fmtInt(conversations)} conversations, ${fmtInt(tokensBefore)} → ${fmtInt(tokensAfter)} tokens\x1b[K`)
-  }
-  /** A bad line: skipped and reported with --keep-going, else the end of the run. */
-  const bad = (line: number, e: unknown) => {
-    const err = lineError(e, source, line)
-    if (!options.keepGoing) throw err
-    failed++
-    if (failures.length < LISTED_FAILURES) failures.push(failureOf(shown(err.message), `${source}:${line}`, line))
-    if (report !== 'json') {
-      if (progress) process.stderr.write('\r\x1b[K')
-      process.stderr.write(`context-editor: ${shown(err.message)} (skipped)\n`)
-    }
-  }
   try {
     for await (const line of readingErrors(readLines(stream, options.maxLineBytes, !options.keepGoing), file)) {
-      bytes += line.bytes + 1
-      if (line.tooLong) {
-        const limit = options.maxLineBytes === MAX_STRING ? '--max-line-bytes, and the longest string Node.js holds' : '--max-line-bytes'
-        const length = line.atLeast ? 'line' : `line of ${fmtInt(line.bytes)} bytes is`
-        bad(line.no, new CliError(`${source}:${line.no}: ${length} longer than ${fmtInt(options.maxLineBytes)} bytes (${limit})`))
-        continue
-      }
-      if (line.notUtf8) {
-        try {
-          utf8Text(line.notUtf8, source, line.no - 1)
-        } catch (e) {
-          bad(line.no, e)
-        }
-        continue
-      }
-      if (line.text.trim() === '') {
-        await out.write('\n')
-        continue
-      }
-      let result
-      let numbers: ExactNumbers | undefined
-      try {
-        const parsed = parseDocument(line.text, source, line.no - 1)
-        numbers = parsed.numbers
-        const conv = toConversation(parsed.value, setup.format, `${source}:${line.no}`, setup.placeholders)
-        conv.numbers = numbers
-        result = editConversation(conv, setup)
-      } catch (e) {
-        bad(line.no, e)
-        continue
-      }
-      const r = result.report
-      conversations++
-      if (r.triggered) triggered++
-      tokensBefore += r.tokensBefore
-      tokensAfter += r.tokensAfter
-      messagesBefore += r.messagesBefore
-      messagesAfter += r.messagesAfter
-      await writeJson(out, result.output, undefined, numbers)
-      draw()
+      await editLine(line, run, out, setup, options.maxLineBytes)
     }
     // Replacing the input without its failed lines would lose them: report them all, change nothing.
-    inPlaceRefused = failed > 0 && id !== undefined && out.replaces?.dev === id.dev && out.replaces?.ino === id.ino
+    inPlaceRefused = run.failed > 0 && id !== undefined && out.replaces?.dev === id.dev && out.replaces?.ino === id.ino
     if (inPlaceRefused) await out.abort()
     else await out.close()
   } catch (e) {
-    if (progress) process.stderr.write('\r\x1b[K')
+    run.clearProgress()
     await out.abort()
     throw e
   }
-  if (progress) process.stderr.write('\r\x1b[K')
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  const summary: Record<string, unknown> = {
-    conversations,
-    triggered,
-    tokensBefore,
-    tokensAfter,
-    messagesBefore,
-    messagesAfter,
-    seconds: Number(seconds.toFixed(3)),
+  run.clearProgress()
+  writeSummary(run, report, Number(process.hrtime.bigint() - started) / 1e9, options.keepGoing, inPlaceRefused)
+  if (inPlaceRefused) {
+    const failed = run.failed
+    throw new CliError(
+      `${fmtInt(failed)} line${failed === 1 ? '' : 's'} failed; ${out.name} is the input itself, so it was left unchanged rather than lose ${failed === 1 ? 'it' : 'them'}`,
+      EXIT_USAGE,
+      'write the output to another file (-o OTHER) to keep the good lines, or fix the lines listed',
+    )
   }
-  if (options.keepGoing) {
-    summary.failed = failed
-    summary.failures = failures
-    if (failed > failures.length) summary.failuresNotListed = failed - failures.length
-    summary.written = !inPlaceRefused
+  return run.failed ? EXIT_PARTIAL : EXIT_OK
+}
+
+/** One edited conversation's figures, as the run adds them up. */
+type Figures = Pick<Edited['report'], 'triggered' | 'tokensBefore' | 'tokensAfter' | 'messagesBefore' | 'messagesAfter'>
+
+/** The totals, the failures and the progress line (on a terminal) of one `--jsonl` run. */
+class JsonlRun {
+  conversations = 0
+  triggered = 0
+  tokensBefore = 0
+  tokensAfter = 0
+  messagesBefore = 0
+  messagesAfter = 0
+  /** Bytes read so far, for the progress bar. */
+  bytes = 0
+  failed = 0
+  readonly failures: Failure[] = []
+  private readonly progress: boolean
+  private lastDraw = 0
+
+  constructor(
+    readonly source: string,
+    private readonly size: number | undefined,
+    private readonly report: 'text' | 'json' | 'none',
+    private readonly keepGoing: boolean,
+  ) {
+    this.progress = process.stderr.isTTY === true && report !== 'none'
   }
-  if (report === 'json') process.stderr.write(`${JSON.stringify(summary)}\n`)
-  else if (report === 'text') {
+
+  add(r: Figures): void {
+    this.conversations++
+    if (r.triggered) this.triggered++
+    this.tokensBefore += r.tokensBefore
+    this.tokensAfter += r.tokensAfter
+    this.messagesBefore += r.messagesBefore
+    this.messagesAfter += r.messagesAfter
+  }
+
+  /** Redraws the progress line, at most every 100 ms. */
+  draw(): void {
+    const now = Date.now()
+    if (!this.progress || now - this.lastDraw < 100) return
+    this.lastDraw = now
+    const width = 30
+    const frac = this.size ? Math.min(1, this.bytes / this.size) : undefined
+    const bar = frac === undefined ? '' : `[${'#'.repeat(Math.round(frac * width)).padEnd(width, '.')}] ${Math.round(frac * 100)}% `
+    process.stderr.write(`\r${bar}${fmtInt(this.conversations)} conversations, ${fmtInt(this.tokensBefore)} → ${fmtInt(this.tokensAfter)} tokens\x1b[K`)
+  }
+
+  clearProgress(): void {
+    if (this.progress) process.stderr.write('\r\x1b[K')
+  }
+
+  /** A bad line: skipped and reported with --keep-going, else the end of the run. */
+  bad(line: number, e: unknown): void {
+    const err = lineError(e, this.source, line)
+    if (!this.keepGoing) throw err
+    this.failed++
+    if (this.failures.length < LISTED_FAILURES) this.failures.push(failureOf(shown(err.message), `${this.source}:${line}`, line))
+    if (this.report !== 'json') {
+      this.clearProgress()
+      process.stderr.write(`context-editor: ${shown(err.message)} (skipped)\n`)
+    }
+  }
+}
+
+/** Edits one line into `out` (a blank line stays blank), or hands its failure to `run.bad`. */
+async function editLine(line: Line, run: JsonlRun, out: Output, setup: Setup, maxLineBytes: number): Promise<void> {
+  run.bytes += line.bytes + 1
+  if (line.tooLong) {
+    const limit = maxLineBytes === MAX_STRING ? '--max-line-bytes, and the longest string Node.js holds' : '--max-line-bytes'
+    const length = line.atLeast ? 'line' : `line of ${fmtInt(line.bytes)} bytes is`
+    run.bad(line.no, new CliError(`${run.source}:${line.no}: ${length} longer than ${fmtInt(maxLineBytes)} bytes (${limit})`))
+    return
+  }
+  if (line.notUtf8) {
+    try {
+      utf8Text(line.notUtf8, run.source, line.no - 1)
+    } catch (e) {
+      run.bad(line.no, e)
+    }
+    return
+  }
+  if (line.text.trim() === '') {
+    await out.write('\n')
+    return
+  }
+  let result: Edited
+  let numbers: ExactNumbers | undefined
+  try {
+    const parsed = parseDocument(line.text, run.source, line.no - 1)
+    numbers = parsed.numbers
+    const conv = toConversation(parsed.value, setup.format, `${run.source}:${line.no}`, setup.placeholders)
+    conv.numbers = numbers
+    result = editConversation(conv, setup)
+  } catch (e) {
+    run.bad(line.no, e)
+    return
+  }
+  run.add(result.report)
+  await writeJson(out, result.output, undefined, numbers)
+  run.draw()
+}
+
+/** The run's summary on stderr: one line of text, or a JSON object (`--report json`). */
+function writeSummary(run: JsonlRun, report: 'text' | 'json' | 'none', seconds: number, keepGoing: boolean, inPlaceRefused: boolean): void {
+  const { conversations, triggered, tokensBefore, tokensAfter, messagesBefore, messagesAfter, failed, failures } = run
+  if (report === 'json') {
+    const summary: Record<string, unknown> = {
+      conversations,
+      triggered,
+      tokensBefore,
+      tokensAfter,
+      messagesBefore,
+      messagesAfter,
+      seconds: Number(seconds.toFixed(3)),
+    }
+    if (keepGoing) {
+      summary.failed = failed
+      summary.failures = failures
+      if (failed > failures.length) summary.failuresNotListed = failed - failures.length
+      summary.written = !inPlaceRefused
+    }
+    process.stderr.write(`${JSON.stringify(summary)}\n`)
+  } else if (report === 'text') {
     process.stderr.write(
       `context-editor: ${fmtInt(conversations)} conversation${conversations === 1 ? '' : 's'} (${fmtInt(triggered)} triggered) · ` +
         `tokens ${fmtInt(tokensBefore)} → ${fmtInt(tokensAfter)} (${fmtDelta(tokensBefore, tokensAfter)}) · ` +
@@ -163,14 +211,6 @@ export async function runJsonl(
         '\n',
     )
   }
-  if (inPlaceRefused) {
-    throw new CliError(
-      `${fmtInt(failed)} line${failed === 1 ? '' : 's'} failed; ${out.name} is the input itself, so it was left unchanged rather than lose ${failed === 1 ? 'it' : 'them'}`,
-      EXIT_USAGE,
-      'write the output to another file (-o OTHER) to keep the good lines, or fix the lines listed',
-    )
-  }
-  return failed ? EXIT_PARTIAL : EXIT_OK
 }
 
 /** The error of one line, named `file:line: …`: invalid input exits 2, anything else 1. */
