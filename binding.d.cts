@@ -659,6 +659,8 @@ export interface Message {
   clearedToolInputs?: Array<string>
   /** A token count from the caller's own counter, used instead of counting this message. */
   tokens?: number
+  /** Pinned: no edit changes or removes it (nor its tool call or results). */
+  pinned?: boolean
 }
 
 /**

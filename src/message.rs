@@ -54,6 +54,8 @@ pub struct Message {
   pub cleared_tool_inputs: Option<Vec<String>>,
   /// A token count from the caller's own counter, used instead of counting this message.
   pub tokens: Option<f64>,
+  /// Pinned: no edit changes or removes it (nor its tool call or results).
+  pub pinned: Option<bool>,
 }
 
 /// What the model sees besides the messages.
@@ -123,6 +125,7 @@ fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
     truncated: m.truncated.unwrap_or(false),
     cleared_tool_inputs: m.cleared_tool_inputs.unwrap_or_default(),
     tokens: size(i, "tokens", m.tokens)?,
+    pinned: m.pinned.unwrap_or(false),
   })
 }
 

@@ -55,6 +55,8 @@ pub(crate) struct Draft<'m, 'c> {
   pub meter: &'c Meter<'c>,
   /// The pairing of the current state, once computed (see [`Draft::pair`]).
   pairs: std::cell::OnceCell<Rc<[Option<CallRef>]>>,
+  /// Pinned messages (see [`pinned_closure`]): no edit changes or removes them.
+  pub pinned: Vec<bool>,
 }
 
 impl<'m, 'c> Draft<'m, 'c> {
@@ -84,13 +86,23 @@ impl<'m, 'c> Draft<'m, 'c> {
         }
       })
       .collect();
-    Self {
+    let mut draft = Self {
       msgs,
       slots,
       total,
       meter,
       pairs: std::cell::OnceCell::new(),
+      pinned: Vec::new(),
+    };
+    if msgs.iter().any(|m| m.pinned) {
+      draft.pinned = pinned_closure(msgs, &draft.pair());
     }
+    draft
+  }
+
+  /// Whether message `i` is pinned.
+  pub fn is_pinned(&self, i: usize) -> bool {
+    self.pinned.get(i).copied().unwrap_or(false)
   }
 
   /// Request tokens in the current state.
@@ -399,6 +411,28 @@ impl<'m, 'c> Draft<'m, 'c> {
     }
     ops
   }
+}
+
+/// The pinned messages: those marked `pinned`, with what keeps them valid: a pinned tool result
+/// pins the assistant message that called it, and a pinned assistant message pins every result of
+/// its calls (so no edit can separate a pinned message from its pair).
+fn pinned_closure(msgs: &[Message], pairs: &[Option<CallRef>]) -> Vec<bool> {
+  let mut pinned: Vec<bool> = msgs.iter().map(|m| m.pinned).collect();
+  for (i, pair) in pairs.iter().enumerate() {
+    if let Some((ai, _)) = pair {
+      if pinned[i] {
+        pinned[*ai] = true;
+      }
+    }
+  }
+  for (i, pair) in pairs.iter().enumerate() {
+    if let Some((ai, _)) = pair {
+      if pinned[*ai] {
+        pinned[i] = true;
+      }
+    }
+  }
+  pinned
 }
 
 /// Warnings for tool calls that have no result (APIs reject such requests).

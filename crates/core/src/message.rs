@@ -150,6 +150,10 @@ pub struct Message {
   /// A token count supplied by the caller's own counter; used instead of counting this message.
   #[cfg_attr(feature = "serde", serde(default))]
   pub tokens: Option<u64>,
+  /// Pinned: no edit clears, truncates, trims or summarizes it (nor its tool call or results).
+  /// Shims set it from the `pin` rules (message ids, a marker, tool names, the current run).
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub pinned: bool,
 }
 
 impl Message {
@@ -173,6 +177,7 @@ impl Message {
       truncated: false,
       cleared_tool_inputs: Vec::new(),
       tokens: None,
+      pinned: false,
     }
   }
 

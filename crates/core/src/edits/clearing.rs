@@ -26,8 +26,11 @@ pub(super) struct Clearing<'a> {
 }
 
 impl Clearing<'_> {
-  /// Whether `i` is a result of an excluded tool (never cleared).
+  /// Whether `i` is pinned or a result of an excluded tool (never cleared).
   pub fn excluded(&self, draft: &Draft<'_, '_>, i: usize) -> bool {
+    if draft.is_pinned(i) {
+      return true;
+    }
     let m = &draft.msgs[i];
     let Some((ai, k)) = self.pairs[i] else {
       return true;
@@ -44,7 +47,7 @@ impl Clearing<'_> {
   pub fn clear(&mut self, draft: &mut Draft<'_, '_>, i: usize, reason: &'static str) {
     let msgs = draft.msgs;
     let m: &Message = &msgs[i];
-    if m.cleared || draft.slots[i].cleared.is_some() {
+    if m.cleared || draft.slots[i].cleared.is_some() || draft.is_pinned(i) {
       return;
     }
     let Some((ai, k)) = self.pairs[i] else { return };

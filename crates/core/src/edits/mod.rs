@@ -8,11 +8,14 @@
 //!   (superseded, duplicate) that go first.
 //! - `structural`: the edits that remove messages, calls or reasoning, or truncate results, and
 //!   the pair repair that keeps every call with its results.
+//! - `pins`: pinned messages, which every edit skips, and the warning when they alone are over
+//!   budget.
 //! - `summarize`: where to cut and what to ask the summarizing model; the model call is the
 //!   shim's.
 
 mod clear;
 mod clearing;
+mod pins;
 mod prefer;
 mod stable;
 mod structural;

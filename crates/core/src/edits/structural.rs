@@ -39,7 +39,7 @@ pub(crate) fn conversation(draft: &Draft<'_, '_>) -> Vec<usize> {
   draft.alive().skip(lead).collect()
 }
 
-/// Removes messages, then repairs pairs; returns how many messages went in all.
+/// Removes messages (pinned ones stay), then repairs pairs.
 fn remove_all(
   draft: &mut Draft<'_, '_>,
   ids: &[usize],
@@ -47,9 +47,11 @@ fn remove_all(
   applied: &mut AppliedEdit,
 ) {
   for &i in ids {
-    draft.remove(i);
+    if !draft.is_pinned(i) {
+      draft.remove(i);
+      applied.removed_messages += 1;
+    }
   }
-  applied.removed_messages += ids.len() as u64;
   repair_pairs(draft, answered, applied);
 }
 
@@ -64,7 +66,7 @@ pub(crate) fn repair_pairs(
   let pairs = draft.pair();
   let orphans: Vec<usize> = draft
     .alive()
-    .filter(|&i| draft.msgs[i].role == Role::Tool && pairs[i].is_none())
+    .filter(|&i| draft.msgs[i].role == Role::Tool && pairs[i].is_none() && !draft.is_pinned(i))
     .collect();
   for &i in &orphans {
     draft.remove(i);
@@ -73,7 +75,7 @@ pub(crate) fn repair_pairs(
   let now: BTreeSet<CallRef> = pairs.iter().flatten().copied().collect();
   let assistants: Vec<usize> = draft
     .alive()
-    .filter(|&i| draft.msgs[i].role == Role::Assistant)
+    .filter(|&i| draft.msgs[i].role == Role::Assistant && !draft.is_pinned(i))
     .collect();
   for i in assistants {
     let live = draft.live_calls(i);
@@ -123,6 +125,9 @@ pub(crate) fn strip_tool_calls(
   let mut remove = Vec::new();
   for i in alive {
     let m = &draft.msgs[i];
+    if draft.is_pinned(i) {
+      continue;
+    }
     match m.role {
       Role::Tool => remove.push(i),
       Role::Assistant => {
@@ -199,7 +204,7 @@ pub(crate) fn truncate_tool_results(
     .collect();
   for i in targets {
     let m = &draft.msgs[i];
-    if m.cleared || m.truncated || draft.slots[i].content_replaced() {
+    if m.cleared || m.truncated || draft.slots[i].content_replaced() || draft.is_pinned(i) {
       continue;
     }
     let name = match m.name.as_deref() {
@@ -248,7 +253,9 @@ pub(crate) fn clear_thinking(
     let m = &draft.msgs[i];
     match m.role {
       Role::User => turn += 1,
-      Role::Assistant if m.has_thinking() && !draft.slots[i].removed_thinking => {
+      Role::Assistant
+        if m.has_thinking() && !draft.slots[i].removed_thinking && !draft.is_pinned(i) =>
+      {
         with.push((turn, i));
       }
       _ => {}

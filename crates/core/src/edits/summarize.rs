@@ -156,10 +156,16 @@ pub(crate) fn plan_summary(
   applied.triggered = true;
   let conv = conversation(draft);
   let cutoff = cutoff(draft, &conv, keep, max_input_tokens);
-  if cutoff == 0 || only_previous_summary(edit, draft, &conv, cutoff) {
+  // Pinned messages before the cutoff stay where they are; the summary replaces the others.
+  let replaced: Vec<usize> = conv[..cutoff]
+    .iter()
+    .copied()
+    .filter(|&i| !draft.is_pinned(i))
+    .collect();
+  if replaced.is_empty() || only_previous_summary(edit, draft, &replaced) {
     return Ok(None);
   }
-  Ok(Some(replace(edit, draft, conv[..cutoff].to_vec(), applied)))
+  Ok(Some(replace(edit, draft, replaced, applied)))
 }
 
 /// DeepAgents' trigger: 85 % of a known input limit, else 170,000 tokens.
@@ -330,14 +336,9 @@ fn previous_summary<'m>(edit: &Summarize, draft: &Draft<'m, '_>, i: usize) -> Op
   Some(rest)
 }
 
-/// Whether the messages before `cutoff` are only a summary this edit wrote: nothing new to fold in.
-fn only_previous_summary(
-  edit: &Summarize,
-  draft: &Draft<'_, '_>,
-  conv: &[usize],
-  cutoff: usize,
-) -> bool {
-  cutoff == 1 && previous_summary(edit, draft, conv[0]).is_some()
+/// Whether the messages to replace are only a summary this edit wrote: nothing new to fold in.
+fn only_previous_summary(edit: &Summarize, draft: &Draft<'_, '_>, replaced: &[usize]) -> bool {
+  replaced.len() == 1 && previous_summary(edit, draft, replaced[0]).is_some()
 }
 
 /// `findTokenBasedCutoff`: the earliest suffix whose tokens fit `target` (binary search, as LangChain).
