@@ -11,7 +11,7 @@ import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
 import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
-import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { readMiddlewareOptions as readOptions } from './options.js'
 import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
 import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
@@ -178,59 +178,11 @@ function requestMessages(request: unknown): AnyMessage[] | undefined {
 }
 
 /**
- * The middleware's options read once into data of our own, every read guarded: a getter or Proxy
- * trap that throws (at any depth) is the caller's `INVALID_OPTIONS` naming the option, with what it
- * threw as `cause`, instead of escaping as it is. Plain objects and lists are copied (own keys
- * defined, lists length-checked); functions (`onReport`) and class instances (a `ClearToolUsesEdit`)
- * are taken as they are once what the options' reader reads of them has been read without a throw.
- * Copies have no prototype: a key put on Object.prototype is no option (see `field` in wire.ts).
- * What is not valid is left for `resolveOptions` to reject in its words.
+ * The middleware's options read once into data of our own, every read guarded (see
+ * `readMiddlewareOptions` in options.ts); what is not valid is left for `resolveOptions` to reject.
  */
 export function readMiddlewareOptions(config: unknown): unknown {
-  return optionsSnapshot(config, '', 0)
-}
-
-/** What `resolveOptions` reads of a class instance among the options (a `ClearToolUsesEdit`). */
-const INSTANCE_FIELDS = ['apply', 'trigger', 'keep', 'placeholder', 'excludeTools', 'clearToolInputs', 'clearAtLeast', 'constructor']
-
-function optionsSnapshot(value: unknown, path: string, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth >= MAX_OPTIONS_DEPTH) return value
-  const at = path || 'options'
-  const read = <T>(where: string, get: () => T): T => {
-    try {
-      return get()
-    } catch (e) {
-      throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: ${where}: could not be read (${errorText(e)})`, { path: where, cause: e })
-    }
-  }
-  const define = (target: Record<string, unknown>, key: string, v: unknown): void => {
-    Object.defineProperty(target, key, { value: v, enumerable: true, writable: true, configurable: true })
-  }
-  if (read(at, () => Array.isArray(value))) {
-    const list = value as unknown[]
-    const n = read(at, () => list.length)
-    // Too long: left for `resolveOptions` to name with its length, never walked here.
-    if (n > MAX_OPTIONS_LIST) return value
-    const out = new Array<unknown>(n)
-    for (let k = 0; k < n; k++) {
-      const where = `${path}[${k}]`
-      out[k] = optionsSnapshot(read(where, () => (Object.hasOwn(list, k) ? list[k] : undefined)), where, depth + 1)
-    }
-    return out
-  }
-  const proto = read(at, () => Object.getPrototypeOf(value))
-  if (proto !== Object.prototype && proto !== null) {
-    // A class instance: read what the reader will, so that a throw is named here.
-    for (const key of INSTANCE_FIELDS) read(path ? `${path}.${key}` : key, () => field(value, key))
-    read(at, () => Object.keys(value))
-    return value
-  }
-  const out = Object.create(null) as Record<string, unknown>
-  for (const key of read(at, () => Object.keys(value))) {
-    const where = path ? `${path}.${key}` : key
-    define(out, key, optionsSnapshot(read(where, () => (value as Record<string, unknown>)[key]), where, depth + 1))
-  }
-  return out
+  return readOptions(config, MIDDLEWARE_NAME)
 }
 
 /** The report a middleware hands to `onReport`: the editor's, with where the limit came from and any recovery. */

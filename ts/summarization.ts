@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto'
 import type { EditPlan } from './native.js'
 import { applyPlan, MAX_MESSAGES, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf } from './middleware.js'
-import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { readSummarizationOptions as readOptions } from './options.js'
 import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
@@ -137,58 +137,11 @@ function withMaxTokens(model: ChatModelLike, maxTokens: number): ChatModelLike |
 const LIVE_OPTIONS = new Set(['model', 'tokenCounter', 'onReport'])
 
 /**
- * A plain copy of a summarization middleware's options, each value read once with every read
- * guarded: a getter or Proxy trap that throws (at any depth) is the caller's error, named by what
- * was being read (`options` for the object itself or its key list), with the original as `cause`.
- * `model` and `tokenCounter` are taken as they are; every other option is JSON, copied as plain
- * data (own keys defined, so a `"__proto__"` key stays a key), so nothing later reads the caller's
- * objects again. Lists are length-checked before they are walked.
- * @throws {ContextEditorError} `INVALID_OPTIONS` naming the option: unreadable, not an object, not
- * JSON (a function, a symbol, a bigint, NaN or ±Infinity), nested too deep, or a list too long.
+ * A plain copy of a summarization middleware's options, every read guarded (see `readSummarizationOptions`
+ * in options.ts): `model`, `tokenCounter` and `onReport` are taken as they are, the rest is JSON.
  */
 export function readSummarizationOptions(config: unknown, name: string = SUMMARIZATION_MIDDLEWARE_NAME): Record<string, unknown> {
-  const fail = (path: string, what: string, cause?: unknown) => new ContextEditorError('INVALID_OPTIONS', `${name}: ${path}: ${what}`, { path, cause })
-  const read = <T>(path: string, get: () => T): T => {
-    try {
-      return get()
-    } catch (e) {
-      throw fail(path, `could not be read (${errorText(e)})`, e)
-    }
-  }
-  const define = (target: Record<string, unknown>, key: string, value: unknown) =>
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  const json = (v: unknown, path: string, depth: number): unknown => {
-    if (v === null || v === undefined || typeof v === 'string' || typeof v === 'boolean') return v
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw fail(path, `expected a finite number, got ${String(v)}`)
-      return v
-    }
-    if (typeof v !== 'object') throw fail(path, `expected a JSON value, got a ${typeof v}`)
-    if (depth >= MAX_OPTIONS_DEPTH) throw fail(path, `nested more than ${MAX_OPTIONS_DEPTH} levels deep (a cycle?)`)
-    if (read(path, () => Array.isArray(v))) {
-      const list = v as unknown[]
-      const n = read(path, () => list.length)
-      if (n > MAX_OPTIONS_LIST) {
-        throw fail(path, `expected a list of at most ${MAX_OPTIONS_LIST.toLocaleString('en-US')} entries, got ${n.toLocaleString('en-US')}`)
-      }
-      const out = new Array<unknown>(n)
-      for (let i = 0; i < n; i++) out[i] = json(read(`${path}[${i}]`, () => list[i]), `${path}[${i}]`, depth + 1)
-      return out
-    }
-    const out: Record<string, unknown> = {}
-    for (const k of read(path, () => Object.keys(v))) define(out, k, json(read(`${path}.${k}`, () => (v as Record<string, unknown>)[k]), `${path}.${k}`, depth + 1))
-    return out
-  }
-  if (config === undefined || config === null) return {}
-  if (typeof config !== 'object' || read('options', () => Array.isArray(config))) {
-    throw fail('options', `expected an object, got ${describeValue(config)}`)
-  }
-  const out: Record<string, unknown> = {}
-  for (const key of read('options', () => Object.keys(config))) {
-    const value = read(key, () => (config as Record<string, unknown>)[key])
-    define(out, key, LIVE_OPTIONS.has(key) ? value : json(value, key, 1))
-  }
-  return out
+  return readOptions(config, name, LIVE_OPTIONS)
 }
 
 /** A configured summarizer: unset, a chat model (has `invoke`), or a name the host resolves. */
@@ -202,7 +155,9 @@ function checkModel(model: unknown, host: SummarizationHost): void {
   if (model === undefined || model === null || chatModel) return
   if (typeof model === 'string' && model.trim() !== '' && host.resolveModel) return
   const got = typeof model === 'string' ? (model.trim() === '' ? 'an empty name' : `the name \`${model}\``) : describeValue(model)
-  const expected = host.resolveModel ? 'a chat model instance (with `invoke`) or a model name such as "openai:gpt-4o-mini"' : 'a chat model instance (with `invoke`)'
+  const expected = host.resolveModel
+    ? 'a chat model instance (with `invoke`) or a model name such as "openai:gpt-4o-mini"'
+    : 'a chat model instance (with `invoke`)'
   throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: expected ${expected}, got ${got}`, { path: 'model' })
 }
 
@@ -230,9 +185,13 @@ async function countOne(tokenCounter: NonNullable<SummarizationHookConfig['token
   const count = typeof n === 'number' ? Math.max(0, Math.ceil(n)) : NaN
   if (!Number.isSafeInteger(count)) {
     const got = typeof n === 'number' ? String(n) : typeof n === 'string' ? `the string ${JSON.stringify(n.slice(0, 40))}` : describeValue(n)
-    throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a token count (a finite number up to 2^53) for message ${i}, got ${got}`, {
-      path: 'tokenCounter',
-    })
+    throw new ContextEditorError(
+      'INVALID_OPTIONS',
+      `${SUMMARIZATION_MIDDLEWARE_NAME}: tokenCounter: expected a token count (a finite number up to 2^53) for message ${i}, got ${got}`,
+      {
+        path: 'tokenCounter',
+      },
+    )
   }
   return count
 }
@@ -252,7 +211,18 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 /** The runnable config a hook's runtime may carry (LangChain's `pickRunnableConfigKeys`). */
-const RUNNABLE_CONFIG_KEYS = ['configurable', 'recursionLimit', 'callbacks', 'tags', 'metadata', 'maxConcurrency', 'timeout', 'signal', 'store', 'context'] as const
+const RUNNABLE_CONFIG_KEYS = [
+  'configurable',
+  'recursionLimit',
+  'callbacks',
+  'tags',
+  'metadata',
+  'maxConcurrency',
+  'timeout',
+  'signal',
+  'store',
+  'context',
+] as const
 
 /**
  * The config of the summarizing call, as LangChain builds it: the runtime's runnable config
@@ -463,7 +433,10 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
     if (copy) return copy
     if (!warned.has('max_tokens_unsupported')) {
       warned.add('max_tokens_unsupported')
-      warn(`${SUMMARIZATION_MIDDLEWARE_NAME}: maxTokens: the summarizing model has no maxTokens or maxOutputTokens field; its summaries are not bounded (max_tokens_unsupported)`, undefined)
+      warn(
+        `${SUMMARIZATION_MIDDLEWARE_NAME}: maxTokens: the summarizing model has no maxTokens or maxOutputTokens field; its summaries are not bounded (max_tokens_unsupported)`,
+        undefined,
+      )
     }
     return model
   }

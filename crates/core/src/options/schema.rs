@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::spec::{Group, Key, Scope, Type, CLEAR_TOOL_USES, EDITOR, EDITS};
+use super::spec::{Group, Key, Scope, Type, CLEAR_TOOL_USES, EDITOR, EDITS, MIDDLEWARE_GROUPS};
 use crate::tokenizer::Encoding;
 
 /// `Number.MAX_SAFE_INTEGER`: the largest integer the core accepts.
@@ -17,16 +17,11 @@ const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 #[must_use]
 pub fn json_schema() -> Value {
   let mut defs = Map::new();
-  let mut add = |group: &Group, edit_type: Option<&str>| {
-    defs.insert(group.name.to_owned(), object(group, edit_type));
-  };
-  add(&super::spec::TRIGGER, None);
-  add(&super::spec::KEEP, None);
-  add(&super::spec::STABLE, None);
-  add(&super::spec::THINKING_KEEP, None);
-  add(&super::spec::SUMMARY_KEEP, None);
-  for edit in &EDITS {
-    add(edit.group, Some(edit.type_name));
+  for key in EDITOR.keys.iter().chain(CLEAR_TOOL_USES.keys) {
+    collect(&key.ty, &mut defs);
+  }
+  for group in MIDDLEWARE_GROUPS {
+    collect(&Type::Object(group), &mut defs);
   }
   // The top level takes the editor's keys and the clearing shorthand (the keys of `clear_tool_uses`).
   let mut top = Map::new();
@@ -43,6 +38,48 @@ pub fn json_schema() -> Value {
     "additionalProperties": false,
     "$defs": defs,
   })
+}
+
+/// Adds to `defs` every group `ty` reaches (each once, by name): nested option objects, measures
+/// (exactly one key) and edits, so a group added to the declaration needs no listing here.
+fn collect(ty: &Type, defs: &mut Map<String, Value>) {
+  let (group, measure) = match ty {
+    Type::Object(g) | Type::OneOrList(g) => (*g, false),
+    Type::ExactlyOne(g) => (*g, true),
+    Type::AnyOf(types) => {
+      for t in *types {
+        collect(t, defs);
+      }
+      return;
+    }
+    Type::Edits => {
+      for edit in &EDITS {
+        if !defs.contains_key(edit.group.name) {
+          defs.insert(
+            edit.group.name.to_owned(),
+            object(edit.group, Some(edit.type_name)),
+          );
+          for key in edit.group.keys {
+            collect(&key.ty, defs);
+          }
+        }
+      }
+      return;
+    }
+    _ => return,
+  };
+  if defs.contains_key(group.name) {
+    return;
+  }
+  let mut def = object(group, None);
+  if measure {
+    def["oneOf"] = exactly_one(group);
+    def["x-exactly-one"] = json!(true);
+  }
+  defs.insert(group.name.to_owned(), def);
+  for key in group.keys {
+    collect(&key.ty, defs);
+  }
 }
 
 /// A group as an object schema; `edit_type` adds the `type` key of an edit.
@@ -92,6 +129,19 @@ fn property(key: &Key) -> Value {
 
 /// `schema`, or `null` (unset).
 fn nullable(schema: Value) -> Value {
+  if let Value::Object(mut union) = schema {
+    if union.len() == 1 {
+      if let Some(Value::Array(members)) = union.get_mut("anyOf") {
+        members.push(json!({ "type": "null" }));
+        return Value::Object(union);
+      }
+    }
+    return nullable_value(Value::Object(union));
+  }
+  nullable_value(schema)
+}
+
+fn nullable_value(schema: Value) -> Value {
   let mut any_of = Map::new();
   any_of.insert(
     "anyOf".to_owned(),
@@ -130,7 +180,7 @@ fn value_schema(ty: &Type) -> Value {
     }
     Type::Names => json!({ "type": "array", "items": { "type": "string" } }),
     Type::Object(group) => reference(group),
-    Type::ExactlyOne(group) => exactly_one(group),
+    Type::ExactlyOne(group) => reference(group),
     Type::OneOrList(group) => json!({
       "anyOf": [reference(group), { "type": "array", "items": reference(group) }]
     }),
@@ -142,7 +192,7 @@ fn value_schema(ty: &Type) -> Value {
   }
 }
 
-/// A reference to the group, with exactly one of its keys set (the others absent or `null`).
+/// The `oneOf` that lets exactly one of the group's keys be set (the others absent or `null`).
 fn exactly_one(group: &Group) -> Value {
   let one_of: Vec<Value> = group
     .keys
@@ -163,5 +213,5 @@ fn exactly_one(group: &Group) -> Value {
       json!({ "required": [k.name], "properties": props })
     })
     .collect();
-  json!({ "allOf": [reference(group), { "oneOf": one_of }], "x-exactly-one": true })
+  Value::Array(one_of)
 }
