@@ -560,6 +560,8 @@ export interface ClearedResult {
   toolCallId: string
   toolName: string
   tokensFreed: number
+  /** Why it was cleared: `superseded` or `duplicate` (`prefer`), `old`, `clear_at_least`. */
+  reason: string
 }
 
 /** What the model sees besides the messages. */

@@ -19,6 +19,8 @@ pub struct ClearedResult {
   pub tool_call_id: String,
   pub tool_name: String,
   pub tokens_freed: f64,
+  /// Why it was cleared: `superseded` or `duplicate` (`prefer`), `old`, `clear_at_least`.
+  pub reason: String,
 }
 
 #[napi(object, object_from_js = false)]
@@ -159,6 +161,7 @@ impl From<core::Report> for EditReport {
           tool_call_id: c.tool_call_id,
           tool_name: c.tool_name,
           tokens_freed: num(c.tokens_freed),
+          reason: c.reason.to_owned(),
         })
         .collect(),
       cleared_tool_inputs: r

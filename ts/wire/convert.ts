@@ -1,6 +1,18 @@
 // Caller messages to wire form: one message (`toWire`, in named steps), a whole conversation
 // (`toWireMessages`), and the editor's memo of conversions keyed by message object, valid while the
 // message's fingerprint holds. Every read of the caller's objects goes through fields.ts.
+//
+// Validation is the core's (src/message.rs, crates/core), once, with paths. What is checked here is
+// what the core cannot see, each for a reason:
+// - the caller's shapes (LangChain, OpenAI, ...) never reach the core: a field of the wrong type
+//   there (`tool_calls` not an array, `args` not an object, a role the shapes do not know) is only
+//   visible here, and is named by its field in the caller's message, not in wire form;
+// - strings are checked for lone UTF-16 surrogates before they cross: napi would replace them by
+//   U+FFFD without a word (and emnapi, on WebAssembly, corrupt the text after them);
+// - lists are length-checked before they are walked (shapes.ts `checkLength`): a sparse list of
+//   length 2**32 - 1 costs nothing to make and minutes to walk;
+// - `tokens` supplied by the caller are checked for being numbers here, because napi's own error
+//   for a string or an object would name neither the message nor the field.
 
 import { ContextEditorError, errorText, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
@@ -33,6 +45,8 @@ export interface WireOptions {
   cache?: WireCache
   /** Token counts supplied by the caller, per message index. */
   messageTokens?: ReadonlyArray<number | null | undefined>
+  /** Send tool-call arguments even when `sendText` is off (`prefer` compares them). */
+  sendArgs?: boolean
 }
 
 const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
@@ -218,7 +232,7 @@ function putText(wire: WireMessage, p: Parts, { text, other }: ContentParts, opt
 
 function putCalls(wire: WireMessage, calls: readonly CallView[], raw: unknown[] | undefined, i: number, opts: WireOptions): void {
   wire.toolCalls = calls.map((c): WireToolCall =>
-    opts.sendText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
+    opts.sendText || opts.sendArgs ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
   )
   // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
   wire.toolCallsLength = stringify(raw, i, 'tool_calls').length
