@@ -569,7 +569,7 @@ describe('odd input that is not an error', () => {
   })
 
   test('the process survives every row above (and a forced panic is an INTERNAL error)', async () => {
-    const { __panicForTests } = await import('../index.js')
+    const { __panicForTests } = await import('../dist/internal.js')
     throws(() => __panicForTests(), { code: 'INTERNAL', culprit: /panicked/ }, '__panicForTests')
     assert.equal(typeof process.pid, 'number')
   })

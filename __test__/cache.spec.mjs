@@ -4,7 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages } from '@langchain/core/messages'
-import { ContextEditor, ContextEditorError, contextEditingMiddlewareObject } from '../dist/index.js'
+import { ContextEditor, ContextEditorError } from '../dist/index.js'
+import { contextEditingMiddlewareObject } from '../dist/xpert/index.js'
 
 /** A LangChain run: `turns` tool calls, each result `size` characters. */
 function run(turns, size = 400) {

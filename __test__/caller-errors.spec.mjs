@@ -6,7 +6,8 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
-import { ContextEditor, ContextEditorError, NativeContextEditor, applyPlan, toWireContext, toWireMessages } from '../dist/index.js'
+import { ContextEditor, ContextEditorError, applyPlan } from '../dist/index.js'
+import { NativeContextEditor, toWireContext, toWireMessages } from '../index.js'
 
 /** A value thrown by the caller's code; each case gets its own, to check `cause` by identity. */
 class Boom extends Error {}

@@ -7,7 +7,8 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
-import { ContextEditor, ContextEditorError, applyPlan, toWireMessages } from '../dist/index.js'
+import { ContextEditor, ContextEditorError, applyPlan } from '../dist/index.js'
+import { toWireMessages } from '../index.js'
 
 function history() {
   return [

@@ -7,7 +7,8 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
-import { ContextEditor, NativeContextEditor, applyPlan } from '../dist/index.js'
+import { ContextEditor, applyPlan } from '../dist/index.js'
+import { NativeContextEditor } from '../index.js'
 
 /** A sparse array of length 2^32 - 1, its first entries set. */
 function sparse(...first) {
@@ -215,7 +216,7 @@ describe('the native binding', () => {
 })
 
 test('the exact-count oracle (`__referenceCountTokens`) refuses a huge or sparse list before converting it', async () => {
-  const { __referenceCountTokens } = await import('../index.js')
+  const { __referenceCountTokens } = await import('../dist/internal.js')
   const texts = []
   texts.length = 2 ** 32 - 1
   assert.throws(() => __referenceCountTokens(texts, 'o200k_base'), (e) => e.code === 'INVALID_CONTEXT' && e.path === 'texts' && /at most 10,000,000 entries/.test(e.message))

@@ -11,7 +11,8 @@ import cl100k from 'js-tiktoken/ranks/cl100k_base'
 import o200k from 'js-tiktoken/ranks/o200k_base'
 
 import { ContextEditor, ContextEditorError } from '../dist/index.js'
-import { NativeContextEditor, __panicForTests } from '../index.js'
+import { NativeContextEditor } from '../index.js'
+import { __panicForTests } from '../dist/internal.js'
 import { buildMessages, conversationSpecs, toOpenAI, toStored } from './support/conversations.mjs'
 import { Rng } from './support/prng.mjs'
 import { deepFreeze, snapshot } from './support/util.mjs'
@@ -80,19 +81,23 @@ function assertThrowsCode(fn, code, { path, messageIndex, message } = {}) {
 describe('exports', () => {
   test('the package entry and the native loader expose the documented API', async () => {
     const pkg = await import('../dist/index.js')
-    for (const name of ['ContextEditor', 'ContextEditorError', 'NativeContextEditor', 'applyPlan', 'toWireMessages']) {
+    for (const name of ['ContextEditor', 'ContextEditorError', 'applyPlan']) {
       assert.equal(typeof pkg[name], 'function', name)
     }
-    assert.equal(pkg.NativeContextEditor, NativeContextEditor, 'one native class, re-exported')
+    const native = await import('context-editor/native')
+    for (const name of ['NativeContextEditor', 'toWireMessages', 'toWireContext']) {
+      assert.equal(typeof native[name], 'function', name)
+    }
+    assert.equal(native.NativeContextEditor, NativeContextEditor, 'one native class, re-exported')
     const editor = new ContextEditor()
     for (const m of ['edit', 'editAsync', 'plan', 'planAsync', 'countTokens', 'countTokensAsync', 'clearCache']) {
       assert.equal(typeof editor[m], 'function', m)
     }
     assert.equal(typeof editor.cacheSize, 'number')
     assert.ok(Object.isFrozen(editor.options))
-    const native = new NativeContextEditor()
+    const nativeEditor = new NativeContextEditor()
     for (const m of ['plan', 'planAsync', 'countTokens', 'countTokensAsync', 'clearCache']) {
-      assert.equal(typeof native[m], 'function', m)
+      assert.equal(typeof nativeEditor[m], 'function', m)
     }
     const err = new ContextEditorError('INVALID_OPTIONS', 'x', { path: 'keep' })
     assert.ok(err instanceof Error)

@@ -3,7 +3,8 @@
 // without it, whether the key is enumerable or not, and leaves Object.prototype as it found it.
 import { test, describe, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { ContextEditor, NativeContextEditor, applyPlan, toWireMessages } from '../dist/index.js'
+import { ContextEditor, applyPlan } from '../dist/index.js'
+import { NativeContextEditor, toWireMessages } from '../index.js'
 import { contextEditingMiddleware } from '../dist/langchain/index.js'
 import { ContextEditingStrategy } from '../dist/xpert/index.js'
 import { PIPELINES, SHAPES, dump, richSpecs } from './support/edits.mjs'

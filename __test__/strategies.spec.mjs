@@ -9,7 +9,8 @@ import { describe, test } from 'node:test'
 
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 
-import { ContextEditor, NativeContextEditor, applyPlan } from '../dist/index.js'
+import { ContextEditor, applyPlan } from '../dist/index.js'
+import { NativeContextEditor } from '../index.js'
 
 const pipeline = (...edits) => new ContextEditor({ edits })
 const types = (msgs) => msgs.map((m) => (typeof m._getType === 'function' ? m._getType() : m.role ?? m.type))

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
 import { ContextEditor } from '../dist/index.js'
-import { __referenceCountTokens } from '../index.js'
+import { __referenceCountTokens } from '../dist/internal.js'
 import { generateConversation, rng } from '../benchmark/generate.mjs'
 
 const ENCODINGS = ['o200k_base', 'o200k_harmony', 'cl100k_base']

@@ -8,7 +8,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import Ajv from 'ajv'
-import { configSchema, ContextEditingStrategy, OPTION_NAMES, withoutNulls } from 'context-editor/xpert'
+import { configSchema, ContextEditingStrategy } from 'context-editor/xpert'
+// Internal helpers of the option schema (not part of the package's entries).
+import { OPTION_NAMES, withoutNulls } from '../dist/schema.js'
 import { ContextEditor } from 'context-editor'
 
 const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true })

@@ -2,7 +2,7 @@
 // What the floor is: the cost of the JS work an edit cannot avoid, measured on the benchmark's
 // conversations, next to the pieces of today's path.
 //   node benchmark/floor.mjs --messages 2000
-import { NativeContextEditor, toWireContext, toWireMessages } from '../dist/index.js'
+import { NativeContextEditor, toWireContext, toWireMessages } from '../index.js'
 import { generateConversation } from './generate.mjs'
 
 const argv = process.argv.slice(2)

@@ -4,7 +4,8 @@
 // JS → wire (with and without the lone-surrogate scan), napi input conversion + core plan (an
 // untriggered call returns an empty plan), output conversion (triggered minus untriggered),
 // applying the plan; approx and warm model mode.
-import { NativeContextEditor, applyPlan, toWireContext, toWireMessages } from '../dist/index.js'
+import { applyPlan } from '../dist/index.js'
+import { NativeContextEditor, toWireContext, toWireMessages } from '../index.js'
 import { generateConversation } from './generate.mjs'
 
 const argv = process.argv.slice(2)

@@ -147,9 +147,7 @@ export function nativeBinding(): typeof Binding {
 }
 
 /** Which artifact was loaded: `'native'`, `'wasm32-wasi'`, or `undefined` when none was. */
-export const bindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1' | undefined = binding
-  ? (binding.__napiBindingTarget ?? 'native')
-  : undefined
+export const bindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1' | undefined = binding ? (binding.__napiBindingTarget ?? 'native') : undefined
 
 // Where no binding loaded, the exports are stand-ins that throw the error above when used.
 const Missing = class {
@@ -157,32 +155,17 @@ const Missing = class {
     throw missingBinding()
   }
 }
-const missingFunction = (): never => {
-  throw missingBinding()
-}
 
 export const NativeContextEditor: typeof Binding.NativeContextEditor =
   binding?.NativeContextEditor ?? (Missing as unknown as typeof Binding.NativeContextEditor)
 export type NativeContextEditor = Binding.NativeContextEditor
 export const PackedReport: typeof Binding.PackedReport = binding?.PackedReport ?? (Missing as unknown as typeof Binding.PackedReport)
 export type PackedReport = Binding.PackedReport
-export const __panicForTests: typeof Binding.__panicForTests = binding?.__panicForTests ?? missingFunction
-/** At most as many texts as an editor takes messages. */
-const MAX_REFERENCE_TEXTS = 10_000_000
-
 /**
- * The exact-count oracle of the tests and benchmarks. napi converts its whole list before Rust sees
- * it, so the length is checked first: a sparse array of length 2**32 - 1 would be allocated whole.
+ * The kinds of a `PackedPlan`'s operations at run time (`binding.d.cts` declares them as a const
+ * enum, which TypeScript inlines); `undefined` where no binding loaded.
  */
-export const __referenceCountTokens: typeof Binding.__referenceCountTokens = binding
-  ? (texts, encoding) => {
-      if (!Array.isArray(texts)) throw Object.assign(new TypeError('texts: expected a list of strings'), { code: 'INVALID_CONTEXT', path: 'texts' })
-      if (texts.length > MAX_REFERENCE_TEXTS) {
-        throw Object.assign(new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`), {
-          code: 'INVALID_CONTEXT',
-          path: 'texts',
-        })
-      }
-      return binding.__referenceCountTokens(texts, encoding)
-    }
-  : missingFunction
+export const PackedOpKind = (binding as { PackedOpKind?: Readonly<Record<string, number>> } | undefined)?.PackedOpKind
+
+// The test hooks (`__panicForTests`, `__referenceCountTokens`) are in ts/internal.ts, outside the
+// package's entries.

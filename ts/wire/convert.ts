@@ -1,6 +1,18 @@
 // Caller messages to wire form: one message (`toWire`, in named steps), a whole conversation
 // (`toWireMessages`), and the editor's memo of conversions keyed by message object, valid while the
 // message's fingerprint holds. Every read of the caller's objects goes through fields.ts.
+//
+// Validation is the core's (src/message.rs, crates/core), once, with paths. What is checked here is
+// what the core cannot see, each for a reason:
+// - the caller's shapes (LangChain, OpenAI, ...) never reach the core: a field of the wrong type
+//   there (`tool_calls` not an array, `args` not an object, a role the shapes do not know) is only
+//   visible here, and is named by its field in the caller's message, not in wire form;
+// - strings are checked for lone UTF-16 surrogates before they cross: napi would replace them by
+//   U+FFFD without a word (and emnapi, on WebAssembly, corrupt the text after them);
+// - lists are length-checked before they are walked (shapes.ts `checkLength`): a sparse list of
+//   length 2**32 - 1 costs nothing to make and minutes to walk;
+// - `tokens` supplied by the caller are checked for being numbers here, because napi's own error
+//   for a string or an object would name neither the message nor the field.
 
 import { ContextEditorError, errorText, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'

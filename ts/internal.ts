@@ -1,0 +1,35 @@
+// Test and benchmark hooks of the native binding (src/hooks.rs). Not part of the package's API: no
+// entry of package.json `exports` reaches this module and no public type names them; the tests
+// and benchmarks import dist/internal.js by path.
+import { nativeBinding } from './native.js'
+
+/** At most as many texts as an editor takes messages. */
+const MAX_REFERENCE_TEXTS = 10_000_000
+
+/**
+ * Panics inside the guard every native entry point uses: the error is `INTERNAL`, the process
+ * lives on (native), or the WebAssembly trap becomes the same error (ts/wasi.ts).
+ */
+export function __panicForTests(): void {
+  nativeBinding().__panicForTests()
+}
+
+/**
+ * The exact-count oracle of the tests and benchmarks: plain tiktoken-rs counts, no cache. napi
+ * converts its whole list before Rust sees it, so the length is checked first: a sparse array of
+ * length 2**32 - 1 would be allocated whole.
+ */
+export function __referenceCountTokens(texts: string[], encoding: string): number[] {
+  const binding = nativeBinding()
+  if (!Array.isArray(texts)) throw Object.assign(new TypeError('texts: expected a list of strings'), { code: 'INVALID_CONTEXT', path: 'texts' })
+  if (texts.length > MAX_REFERENCE_TEXTS) {
+    throw Object.assign(
+      new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`),
+      {
+        code: 'INVALID_CONTEXT',
+        path: 'texts',
+      },
+    )
+  }
+  return binding.__referenceCountTokens(texts, encoding)
+}
