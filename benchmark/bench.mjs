@@ -668,6 +668,10 @@ async function main() {
     console.log('\n### Where the time of a next call goes (each part timed on its own, median of 9)\n')
     console.log(breakdownTable(rows))
     console.log(`\nRuns per cell: ${rows.map((r) => `${r.n}: ours ${r.runs.approx}/${r.runs.cold}/${r.runs.warm}/${r.runs.async}/${r.runs.hook}, LangChain approx ${r.runs.lc}`).join('; ')}.`)
+    // Each framework adapter's hook next to the LangChain middleware's (benchmark/adapters.mjs).
+    const { adaptersTable, benchAdapters } = await import('./adapters.mjs')
+    console.log('\n### Framework adapters: per-step overhead at 2,000 messages (median of the last calls of an agent loop)\n')
+    console.log(adaptersTable(await benchAdapters({ seed: SEED, messages: 2000, nextCalls: NEXT_CALLS })))
   }
   if (flags['no-tokenizers'] !== 'true') {
     console.log('\n### Exact token counting throughput\n')

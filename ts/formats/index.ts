@@ -25,7 +25,6 @@ import {
   MESSAGE_FORMATS,
   type MessageFormat,
   type RequestParts,
-  samePrint,
   type Segment,
   systemText,
 } from './types.js'
@@ -37,12 +36,46 @@ export type { MessageFormat } from './types.js'
 /** The `format` option: a format, or `auto` (the default) to tell it from the messages. */
 export type FormatOption = MessageFormat | 'auto'
 
-const PRINT_FIELDS = ['type', 'role', 'content', 'output', 'arguments', 'input', 'call_id', 'callId', 'name', 'summary', 'encrypted_content', 'result']
+/** The fields each format's decoding reads of a message (besides the entries of its lists). */
+const PRINT_FIELDS: Record<ForeignFormat, readonly string[]> = {
+  anthropic: ['role', 'content'],
+  aisdk: ['role', 'content'],
+  mastra: ['role', 'content'],
+  responses: ['type', 'role', 'content', 'output', 'arguments', 'input', 'call_id', 'callId', 'name', 'id'],
+}
+
+/**
+ * Whether `m` still holds what `print` recorded (`printOf`), compared in place: this runs for every
+ * message on every call, so it allocates nothing.
+ */
+function printMatches(m: unknown, print: readonly unknown[], format: ForeignFormat): boolean {
+  if (!isObject(m)) return print.length === 1 && Object.is(print[0], m)
+  let k = 0
+  const next = (v: unknown): boolean => Object.is(print[k++], v)
+  for (const f of PRINT_FIELDS[format]) if (!next(m[f])) return false
+  const entries = (list: unknown): boolean => {
+    if (!Array.isArray(list)) return true
+    if (!next(list.length)) return false
+    for (const b of list) if (!next(b)) return false
+    return true
+  }
+  if (!entries(m.content) || !entries(m.output)) return false
+  const parts = isObject(m.content) ? m.content.parts : undefined
+  if (Array.isArray(parts)) {
+    if (!next(parts.length)) return false
+    for (const p of parts) {
+      if (!next(p)) return false
+      const inv = isObject(p) ? p.toolInvocation : undefined
+      if (isObject(inv) && !(next(inv) && next(inv.state) && next(inv.result) && next(inv.args))) return false
+    }
+  }
+  return k === print.length
+}
 
 /** What decoding read of `m` (entries of its content/output lists too): a change makes a new segment. */
-function printOf(m: unknown): unknown[] {
+function printOf(m: unknown, format: ForeignFormat): unknown[] {
   if (!isObject(m)) return [m]
-  const out: unknown[] = PRINT_FIELDS.map((f) => m[f])
+  const out: unknown[] = PRINT_FIELDS[format].map((f) => m[f])
   for (const list of [m.content, m.output]) {
     if (!Array.isArray(list)) continue
     out.push(list.length)
@@ -207,7 +240,7 @@ export class FormatCodec {
   #fits(seg: Segment & { format?: ForeignFormat }, list: readonly unknown[], i: number, format: ForeignFormat): boolean {
     if (seg.format !== format || i + seg.members.length > list.length) return false
     for (let k = 0; k < seg.members.length; k++) {
-      if (list[i + k] !== seg.members[k] || !samePrint(seg.prints[k], printOf(list[i + k]))) return false
+      if (list[i + k] !== seg.members[k] || !printMatches(list[i + k], seg.prints[k], format)) return false
     }
     return format !== 'responses' || !responsesJoins(seg, list[i + seg.members.length])
   }
@@ -224,7 +257,7 @@ export class FormatCodec {
       if (e instanceof ContextEditorError) throw e
       throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
     }
-    return Object.assign(seg, { format, prints: seg.members.map(printOf) })
+    return Object.assign(seg, { format, prints: seg.members.map((m) => printOf(m, format)) })
   }
 }
 
@@ -288,10 +321,11 @@ function decoded(
           messages.push(summaryOf(format, aligned.summary!))
           summaryDone = true
         }
-        const n = p.seg.units.length
-        const mine = aligned.after.slice(p.unit, p.unit + n)
-        if (mine.every((e, k) => e === p.seg.units[k])) messages.push(...p.seg.members)
-        else messages.push(...p.seg.encode(mine))
+        const { units: own, members } = p.seg
+        let same = true
+        for (let k = 0; k < own.length && same; k++) same = aligned.after[p.unit + k] === own[k]
+        if (same) for (const m of members) messages.push(m)
+        else for (const m of p.seg.encode(aligned.after.slice(p.unit, p.unit + own.length))) messages.push(m)
       }
       if (!summaryDone) messages.push(summaryOf(format, aligned.summary!))
       return rebuild === undefined ? { messages } : { messages, request: rebuild(messages) }
@@ -343,10 +377,13 @@ function align(
   units: readonly AnyMessage[],
   edited: readonly AnyMessage[],
   plan: Pick<EditPlan, 'ops' | 'summary'>,
-): { after: Array<AnyMessage | undefined>; summaryAt?: number; summary?: AnyMessage } {
+): { after: ReadonlyArray<AnyMessage | undefined>; summaryAt?: number; summary?: AnyMessage } {
+  // Nothing removed, no summary: one for one (the plan's operations are not even read, which for a
+  // plan made through a session would unpack them all).
+  const summary = plan.summary ?? undefined
+  if (summary === undefined && edited.length === units.length) return { after: edited }
   const removed = new Set<number>()
   for (const op of plan.ops) if (op.type === 'remove') removed.add(op.index)
-  const summary = plan.summary ?? undefined
   const replaced = new Set(summary?.replaced ?? [])
   const written = summary !== undefined && edited.length === units.length - removed.size + 1
   if (!written) for (const i of replaced) removed.delete(i)

@@ -67,12 +67,6 @@ export function printOf(m: Record<string, any>, fields: readonly string[], list?
   return out
 }
 
-export function samePrint(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false
-  for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) return false
-  return true
-}
-
 /** Text of a system prompt given as a string or as text blocks/parts. */
 export function systemText(system: unknown): string | undefined {
   if (typeof system === 'string') return system
