@@ -12,7 +12,8 @@ use crate::trigger::fraction_of;
 /// One run of clearing: what it cleared and freed so far, and where it reports.
 pub(super) struct Clearing<'a> {
   pub edit: &'a ClearToolUses,
-  /// `edit.placeholder`, shared by every result cleared.
+  /// `edit.placeholder`, shared by every result cleared (unless it names the call, see
+  /// [`Clearing::placeholder_for`]).
   pub placeholder: Arc<str>,
   pub pairs: &'a [Option<CallRef>],
   /// Request tokens when the run started.
@@ -62,7 +63,8 @@ impl Clearing<'_> {
     let before = draft.tokens();
     let tool_name = tool_name.to_owned();
     let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
-    draft.clear_result(i, &self.placeholder, CLEAR_TOOL_USES_STRATEGY);
+    let placeholder = self.placeholder_for(&tool_call_id);
+    draft.clear_result(i, &placeholder, CLEAR_TOOL_USES_STRATEGY);
     if self.edit.clear_tool_inputs.applies_to(&tool_name)
       && !draft.slots[ai].removed_calls.contains(&k)
     {
@@ -85,6 +87,22 @@ impl Clearing<'_> {
       tokens_freed: before.saturating_sub(after),
       reason,
     });
+  }
+}
+
+/// In a placeholder, the place of the cleared result's call id (so the model can ask for it back,
+/// e.g. with the `recall_tool_result` tool).
+pub(super) const TOOL_CALL_ID_SLOT: &str = "{tool_call_id}";
+
+impl Clearing<'_> {
+  /// The placeholder of the result of call `id`: the edit's, with `{tool_call_id}` replaced by the
+  /// id when it has that slot (counted as written: each result's own text).
+  pub fn placeholder_for(&self, id: &str) -> Arc<str> {
+    if self.placeholder.contains(TOOL_CALL_ID_SLOT) {
+      Arc::from(self.placeholder.replace(TOOL_CALL_ID_SLOT, id))
+    } else {
+      Arc::clone(&self.placeholder)
+    }
   }
 }
 

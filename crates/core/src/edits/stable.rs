@@ -197,7 +197,10 @@ impl<'a> Replay<'a> {
         slot.size.saturating_sub(
           self
             .meter
-            .cleared_size(&draft.msgs[i], &run.edit.placeholder),
+            .cleared_size(
+              &draft.msgs[i],
+              &run.placeholder_for(draft.msgs[i].tool_call_id.as_deref().unwrap_or("")),
+            ),
         )
       };
       let freed = self.freed.last().copied().unwrap_or(0);
