@@ -114,13 +114,33 @@ async function run(argv: readonly string[]): Promise<number> {
     )
   }
   const command = first as Command
-  let values: Values
-  let positionals: string[]
+  const { values, positionals } = parseCommandArgs(command, rest)
+  if (values.help) {
+    await printStdout(HELP[command])
+    return EXIT_OK
+  }
+  if (command === 'demo') {
+    if (positionals.length) throw new CliError(`demo takes no file (got ${positionals[0]})`, EXIT_USAGE, 'see context-editor demo --help')
+    const { runDemo } = await import('./demo.js')
+    return runDemo(styleOf(values), values.output as string | undefined)
+  }
+  const file = theInputFile(command, positionals, values)
+  const maxLineBytes = intFlag(values, 'max-line-bytes', 1, MAX_STRING) ?? MAX_STRING
+  const setup = await setupOf(values)
+  if (command === 'edit') {
+    const output = values.output as string | undefined
+    if (values.jsonl) return runJsonl(file, output, setup, reportModeOf(values), { keepGoing: values['keep-going'] === true, maxLineBytes })
+    return runEdit(file, output, setup, reportModeOf(values))
+  }
+  return runInspect(file, setup, styleOf(values), intFlag(values, 'top', 0) ?? 0, reportModeOf(values))
+}
+
+/** The command's flags and positionals; parseArgs' own errors become usage errors with a hint. */
+function parseCommandArgs(command: Command, rest: string[]): { values: Values; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: [...rest], options: COMMANDS[command] as ParseArgsConfig['options'], allowPositionals: true, strict: true, tokens: true })
-    values = parsed.values as Values
-    positionals = parsed.positionals
     refuseRepeated(parsed.tokens, COMMANDS[command] as ParseArgsConfig['options'] & object, command)
+    return { values: parsed.values as Values, positionals: parsed.positionals }
   } catch (e) {
     if (e instanceof CliError) throw e
     // parseArgs explains over several lines: the first is the error, the rest a hint.
@@ -131,15 +151,10 @@ async function run(argv: readonly string[]): Promise<number> {
     const hint = [...more, `see context-editor ${command} --help`].join(' ')
     throw new CliError(first.charAt(0).toLowerCase() + first.slice(1), EXIT_USAGE, hint)
   }
-  if (values.help) {
-    await printStdout(HELP[command])
-    return EXIT_OK
-  }
-  if (command === 'demo') {
-    if (positionals.length) throw new CliError(`demo takes no file (got ${positionals[0]})`, EXIT_USAGE, 'see context-editor demo --help')
-    const { runDemo } = await import('./demo.js')
-    return runDemo(styleOf(values), values.output as string | undefined)
-  }
+}
+
+/** The one input file of `edit` / `inspect`, checked with the flags that depend on it. */
+function theInputFile(command: Command, positionals: string[], values: Values): string {
   if (positionals.length !== 1) {
     throw new CliError(
       positionals.length ? `expected one input file, got ${positionals.length}` : 'missing input file (use - for stdin)',
@@ -162,14 +177,7 @@ async function run(argv: readonly string[]): Promise<number> {
       if (values[flag] !== undefined) throw new CliError(`--${flag} applies to --jsonl only`, EXIT_USAGE, 'see context-editor edit --help')
     }
   }
-  const maxLineBytes = intFlag(values, 'max-line-bytes', 1, MAX_STRING) ?? MAX_STRING
-  const setup = await setupOf(values)
-  if (command === 'edit') {
-    const output = values.output as string | undefined
-    if (values.jsonl) return runJsonl(file, output, setup, reportModeOf(values), { keepGoing: values['keep-going'] === true, maxLineBytes })
-    return runEdit(file, output, setup, reportModeOf(values))
-  }
-  return runInspect(file, setup, styleOf(values), intFlag(values, 'top', 0) ?? 0, reportModeOf(values))
+  return file
 }
 
 /**
