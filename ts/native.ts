@@ -169,3 +169,13 @@ export const PackedOpKind = (binding as { PackedOpKind?: Readonly<Record<string,
 
 // The test hooks (`__panicForTests`, `__referenceCountTokens`) are in ts/internal.ts, outside the
 // package's entries.
+
+/**
+ * The defaults declared with the options (crates/core/src/options/spec.rs), by edit type (`editor`
+ * for the top-level keys): what the core assumes for an option left out. The shim reads them here
+ * instead of keeping copies.
+ */
+export function optionDefaults(): Binding.OptionDefaults {
+  if (!binding) throw missingBinding()
+  return binding.optionDefaults()
+}

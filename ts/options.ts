@@ -16,6 +16,8 @@
 
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import type { OptionDefaults } from './generated/options.js'
+import { optionDefaults } from './native.js'
 import { field } from './wire.js'
 
 /** How one entry point reads its options (see `readTree`). */
@@ -256,4 +258,26 @@ export function checkJsonValues(v: unknown, path: string, invalid: (path: string
     checkListLength(v, path, invalid)
     for (let i = 0; i < v.length; i++) checkJsonValues(v[i], `${path}[${i}]`, invalid)
   } else if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) checkJsonValues(x, path ? `${path}.${k}` : k, invalid)
+}
+
+let defaults: OptionDefaults | undefined
+
+/**
+ * The declared defaults (the binding's `optionDefaults()`, read once, frozen): what the core
+ * assumes for an option left out, for the shim's own decisions (the placeholders it recognizes,
+ * the thresholds the CLI marks).
+ * @throws {ContextEditorError} `NATIVE_BINDING_MISSING` where no binding loaded.
+ */
+export function declaredDefaults(): OptionDefaults {
+  defaults ??= deepFreeze(optionDefaults())
+  return defaults
+}
+
+/** Freezes `value` and every object in it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
 }

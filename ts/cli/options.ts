@@ -3,6 +3,8 @@
 import { ContextEditor } from '../editor.js'
 import { ContextEditorError } from '../errors.js'
 import type { EditorOptions } from '../native.js'
+import { declaredDefaults } from '../options.js'
+import type { OptionDefaults } from '../generated/options.js'
 import { parseJson } from './json.js'
 import { CliError, printable, readInput, sourceName } from './util.js'
 
@@ -100,9 +102,8 @@ export function makeEditor(options: EditorOptions, where: string): ContextEditor
 /** The placeholders of the clearing edits (an OpenAI/Anthropic tool result equal to one is already cleared). */
 export function placeholdersOf(options: EditorOptions): Set<string> {
   const edits = (options.edits ?? [options]) as ReadonlyArray<{ type?: string; placeholder?: string | null }>
-  return new Set(
-    edits.filter((e) => (e.type ?? 'clear_tool_uses') === 'clear_tool_uses').map((e) => e.placeholder ?? '[cleared]'),
-  )
+  const placeholder = declaredDefaults().clear_tool_uses.placeholder as string
+  return new Set(edits.filter((e) => (e.type ?? 'clear_tool_uses') === 'clear_tool_uses').map((e) => e.placeholder ?? placeholder))
 }
 
 /** Token thresholds of the triggers, for marking them on the context map. */
@@ -110,9 +111,11 @@ export function triggerThresholds(options: EditorOptions, maxInputTokens: number
   const out = new Set<number>()
   const edits = (options.edits ?? [options]) as ReadonlyArray<{ type?: string; trigger?: unknown }>
   for (const e of edits) {
-    // Only clear_tool_uses has a default trigger; other edits without one always apply.
-    const clearing = (e.type ?? 'clear_tool_uses') === 'clear_tool_uses'
-    const trigger = e.trigger === undefined || e.trigger === null ? (clearing ? { tokens: 100_000 } : undefined) : e.trigger
+    // The declared default trigger of the edit (only clear_tool_uses has one; the others apply
+    // always, and summarize's depends on the input limit).
+    const type = (e.type ?? 'clear_tool_uses') as keyof OptionDefaults
+    const declared = (declaredDefaults()[type] as { trigger?: unknown } | undefined)?.trigger
+    const trigger = e.trigger === undefined || e.trigger === null ? declared : e.trigger
     const list = Array.isArray(trigger) ? trigger : trigger ? [trigger] : []
     for (const c of list as Array<Record<string, unknown>>) {
       if (typeof c.tokens === 'number') out.add(c.tokens)
