@@ -22,10 +22,11 @@ process.stdout.on('error', (e) => {
 process.stderr.on('error', () => {})
 // A last resort: an error thrown outside the command's own handling (a stream's callback, a bug)
 // is still one line and exit 1, never a stack trace; the exit handler removes temporary files.
+// oxlint-disable-next-line no-control-regex -- control characters are what it matches
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 const lastResort = (e) => {
   try {
-    // oxlint-disable-next-line no-control-regex -- control characters are what this replaces
-    const text = String(e?.message ?? e).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 1000)
+    const text = String(e?.message ?? e).replace(CONTROL, ' ').slice(0, 1000)
     process.stderr.write(`context-editor: internal error: ${text}\n`)
     if (process.env.CONTEXT_EDITOR_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`)
   } finally {
