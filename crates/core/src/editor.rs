@@ -16,7 +16,7 @@ use crate::options::{Options, TokenCountMethod};
 use crate::pipeline::Planner;
 use crate::plan::{EditPlan, Warning};
 use crate::session::{Session, SessionStore};
-use crate::tokenizer::Encoding;
+use crate::tokenizer;
 
 /// What the model sees besides the messages, and what the editor should know about the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,8 +47,10 @@ pub struct TokenCount {
   pub fixed: u64,
   /// `approx`, `model` or `estimate`.
   pub method: &'static str,
-  /// The encoding resolved for the call (`encoding`, else the model's, else `o200k_base`): model
-  /// mode counts with it, estimate mode uses its rates; always set, approx mode included.
+  /// The tokenizer resolved for the call: a tiktoken encoding (`o200k_base`, …), a model family
+  /// (`qwen3`, …) or the path of a `tokenizer.json` (`tokenizer`, else `encoding`, else the
+  /// model's, else `o200k_base`, with a warning when a model was named). Model mode counts with
+  /// it; always set, approx mode included.
   pub encoding: Option<&'static str>,
   /// Recoverable oddities (e.g. an unknown model name).
   pub warnings: Vec<Warning>,
@@ -121,23 +123,26 @@ impl ContextEditor {
     self.cache.lock().unwrap_or_else(PoisonError::into_inner)
   }
 
+  /// The meter of a call: what counts is resolved by [`tokenizer::choose`] (never silently).
   fn meter(&self, context: &Context, warnings: &mut Vec<Warning>) -> Meter<'_> {
+    let method = self.options.token_count_method;
     let model = context.model.as_deref().or(self.options.model.as_deref());
-    let encoding = self.options.encoding.unwrap_or_else(|| match model {
-      Some(name) => Encoding::for_model(name).unwrap_or_else(|| {
-        if self.options.token_count_method != TokenCountMethod::Approx {
-          warnings.push(Warning {
-            code: "unknown_model",
-            message: format!("no known encoding for model `{name}`; counting with o200k_base (set `encoding` to choose)"),
-            index: None,
-          });
-        }
-        Encoding::O200kBase
-      }),
-      None => Encoding::O200kBase,
-    });
+    let choice = tokenizer::choose(self.options.tokenizer.get(), self.options.encoding, model);
+    if let Some((code, message)) = choice
+      .warning
+      .filter(|_| method != TokenCountMethod::Approx)
+    {
+      warnings.push(Warning {
+        code,
+        message,
+        index: None,
+      });
+    }
     let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
-    Meter::new(self.options.token_count_method, encoding, cache)
+    match choice.hf {
+      Some(hf) => Meter::with_tokenizer(method, hf, cache),
+      None => Meter::new(method, choice.encoding, cache),
+    }
   }
 
   fn max_input_tokens(&self, context: &Context) -> Option<u64> {
@@ -272,7 +277,7 @@ impl ContextEditor {
       messages: measures.iter().map(|m| meter.tokens_of(m.total)).collect(),
       fixed: meter.tokens_of(fixed),
       method: meter.method.as_str(),
-      encoding: Some(meter.encoding.as_str()),
+      encoding: Some(meter.tokenizer),
       warnings,
     })
   }

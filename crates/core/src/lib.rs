@@ -83,8 +83,9 @@ pub use plan::{
 };
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
 pub use tokenizer::{
-  estimate_tokens, rates_for, round_estimate, Encoding, Features, Rates, CHARS_PER_TOKEN,
-  CL100K_RATES, O200K_RATES,
+  estimate_tokens, load_tokenizer, rates_for, round_estimate, tokenizer_by_source,
+  tokenizer_loaded, Encoding, Family, Features, Framing, HfTokenizer, Rates, TokenizerOption,
+  CHARS_PER_TOKEN, CL100K_RATES, O200K_RATES,
 };
 #[doc(hidden)]
 pub use tokenizer::{in_background, pieces};

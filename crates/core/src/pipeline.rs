@@ -109,7 +109,7 @@ impl Planner<'_> {
     };
     // Always, as the README lists it: model mode counts with it, estimate mode uses its rates,
     // approx mode (chars / 4) needs none but names the one model mode would use.
-    report.encoding = Some(self.meter.encoding.as_str());
+    report.encoding = Some(self.meter.tokenizer);
     report.max_input_tokens = self.max_input_tokens;
     let mut draft = Draft::with_measures(messages, self.meter, self.fixed, measures);
     report.tokens_before = draft.tokens();

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use crate::measure::{Measure, Meter};
 use crate::message::Message;
 use crate::options::TokenCountMethod;
-use crate::tokenizer::Encoding;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
 pub const MAX_SESSIONS: usize = 64;
@@ -23,7 +22,7 @@ pub(crate) struct Session {
   pub messages: Vec<Message>,
   /// Measures of `messages[..measures.len()]`, taken with `measured_with`.
   pub measures: Vec<Measure>,
-  measured_with: Option<(TokenCountMethod, Encoding)>,
+  measured_with: Option<(TokenCountMethod, &'static str)>,
   /// Running sizes: `bytes[i]` is the footprint of `messages[..=i]`.
   bytes: Vec<usize>,
   used: u64,
@@ -53,7 +52,7 @@ impl Session {
 
   /// Measures the messages not measured yet; all of them when the method or encoding changed.
   pub fn measure(&mut self, meter: &Meter<'_>) {
-    let with = (meter.method, meter.encoding);
+    let with = (meter.method, meter.tokenizer);
     if self.measured_with != Some(with) {
       self.measures.clear();
       self.measured_with = Some(with);

@@ -183,7 +183,7 @@ fn count_tokens_reports_method_and_encoding() {
   let count = editor.count_tokens(&chinese_chat(), &ctx).unwrap();
   assert_eq!(count.encoding, Some("cl100k_base"));
   let ctx = Context {
-    model: Some("deepseek-chat".into()),
+    model: Some("mystery-model-7b".into()),
     ..Context::default()
   };
   let count = editor.count_tokens(&chinese_chat(), &ctx).unwrap();

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 use crate::options::TokenCountMethod;
-use crate::tokenizer::{self, approx, Counter, Encoding, CHARS_PER_TOKEN};
+use crate::tokenizer::{self, approx, Counter, Encoding, Framing, HfTokenizer, CHARS_PER_TOKEN};
 
 pub use cache::TokenCache;
 use cache::{cached_counts, count_short, SHORT_BYTES};
@@ -35,18 +35,20 @@ pub const TOOL_DEFINITION_OVERHEAD: u64 = 3;
 /// (85 base + 4 tiles × 170), a documented middle estimate since the real size is not known here.
 pub const IMAGE_TOKENS: u64 = 765;
 
-/// Measures messages for one call: a method, an encoding, the counter they select, and optionally
-/// the editor's cache.
+/// Measures messages for one call: a method, the counter it selects with the chat framing counted
+/// around messages, and optionally the editor's cache.
 pub(crate) struct Meter<'a> {
   pub method: TokenCountMethod,
-  pub encoding: Encoding,
+  /// What counts the text: the encoding's name, or the Hugging Face tokenizer's.
+  pub tokenizer: &'static str,
   counter: &'static dyn Counter,
+  framing: Framing,
   cache: Option<&'a Mutex<TokenCache>>,
 }
 
 impl<'a> Meter<'a> {
   /// A meter counting with `method` and `encoding` (exact counts in model mode, which approx mode
-  /// never needs; the estimate with `encoding`'s rates in estimate mode).
+  /// never needs; the estimate with `encoding`'s rates in estimate mode), with OpenAI's framing.
   pub fn new(
     method: TokenCountMethod,
     encoding: Encoding,
@@ -56,10 +58,36 @@ impl<'a> Meter<'a> {
       TokenCountMethod::Estimate => tokenizer::estimate(encoding),
       TokenCountMethod::Approx | TokenCountMethod::Model => tokenizer::exact(encoding),
     };
+    let mut framing = Framing::OPENAI;
+    if method == TokenCountMethod::Model {
+      // Each role name is one token in o200k and cl100k; counted for the older encodings.
+      let role = |r: Role| MESSAGE_OVERHEAD + counter.count(r.as_str());
+      framing.system = role(Role::System);
+      framing.user = role(Role::User);
+      framing.assistant = role(Role::Assistant);
+      framing.tool = role(Role::Tool);
+    }
     Self {
       method,
-      encoding,
+      tokenizer: encoding.as_str(),
       counter,
+      framing,
+      cache,
+    }
+  }
+
+  /// A meter counting exactly with a Hugging Face tokenizer and its family's chat framing
+  /// (OpenAI's for a file of no known family), in model and estimate modes alike.
+  pub fn with_tokenizer(
+    method: TokenCountMethod,
+    hf: &'static HfTokenizer,
+    cache: Option<&'a Mutex<TokenCache>>,
+  ) -> Self {
+    Self {
+      method,
+      tokenizer: hf.name(),
+      counter: hf,
+      framing: hf.framing().unwrap_or(Framing::OPENAI),
       cache,
     }
   }
@@ -114,7 +142,7 @@ impl Meter<'_> {
     let mut next = || it.next().unwrap_or(0);
     if let Some(t) = m.tokens {
       let args: Vec<u64> = m.tool_calls.iter().map(|_| next()).collect();
-      let calls: Vec<u64> = args.iter().map(|a| TOOL_CALL_OVERHEAD + a).collect();
+      let calls: Vec<u64> = args.iter().map(|a| self.framing.tool_call + a).collect();
       return Measure {
         total: t,
         calls_total: calls.iter().sum(),
@@ -128,23 +156,20 @@ impl Meter<'_> {
     let other = next();
     let thinking = next();
     let name = next();
-    let mut total = MESSAGE_OVERHEAD
-      + self.role_tokens(m.role)
-      + text
-      + other
-      + thinking
-      + u64::from(m.images) * IMAGE_TOKENS;
-    if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
-      total += NAME_OVERHEAD + name;
+    let mut total =
+      self.message_framing(m.role) + text + other + thinking + u64::from(m.images) * IMAGE_TOKENS;
+    if let Some(per_name) = self.name_framing(m) {
+      total += per_name + name;
     }
     let mut args = Vec::with_capacity(m.tool_calls.len());
     let mut calls = Vec::with_capacity(m.tool_calls.len());
     for _ in &m.tool_calls {
       let call_name = next();
       let a = next();
-      total += TOOL_CALL_OVERHEAD + call_name + a;
+      let call = self.framing.tool_call + call_name + a;
+      total += call;
       args.push(a);
-      calls.push(TOOL_CALL_OVERHEAD + call_name + a);
+      calls.push(call);
     }
     Measure {
       total,
@@ -156,13 +181,22 @@ impl Meter<'_> {
     }
   }
 
-  fn role_tokens(&self, role: Role) -> u64 {
-    // Every role name is a single token in every embedded encoding; counted for honesty in model
-    // mode (estimate mode must not load the ranks).
-    match self.method {
-      TokenCountMethod::Model => self.counter.count(role.as_str()),
-      TokenCountMethod::Approx | TokenCountMethod::Estimate => 1,
+  /// The chat template's tokens around a message of `role` (OpenAI: 3 plus the role's token).
+  fn message_framing(&self, role: Role) -> u64 {
+    match role {
+      Role::System => self.framing.system,
+      Role::User => self.framing.user,
+      Role::Assistant => self.framing.assistant,
+      Role::Tool => self.framing.tool,
     }
+  }
+
+  /// The framing of `m`'s name when it has one and the template renders names.
+  fn name_framing(&self, m: &Message) -> Option<u64> {
+    self
+      .framing
+      .name
+      .filter(|_| m.name.as_deref().is_some_and(|n| !n.is_empty()))
   }
 
   /// The size of a measure in tokens, for a single message counted on its own.
@@ -177,7 +211,9 @@ impl Meter<'_> {
   pub fn total_tokens(&self, size: u64) -> u64 {
     match self.method {
       TokenCountMethod::Approx => approx::tokens(size),
-      TokenCountMethod::Model | TokenCountMethod::Estimate => size + REPLY_PRIMING,
+      TokenCountMethod::Model | TokenCountMethod::Estimate => {
+        size + self.framing.start + self.framing.reply
+      }
     }
   }
 
@@ -188,9 +224,9 @@ impl Meter<'_> {
         utf16_len(placeholder) + m.tool_call_id.as_deref().map_or(0, utf16_len)
       }
       TokenCountMethod::Model | TokenCountMethod::Estimate => {
-        let mut total = MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(placeholder);
-        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
-          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
+        let mut total = self.message_framing(m.role) + self.count(placeholder);
+        if let Some(per_name) = self.name_framing(m) {
+          total += per_name + self.count(m.name.as_deref().unwrap_or(""));
         }
         total
       }
@@ -204,10 +240,9 @@ impl Meter<'_> {
         head_len + utf16_len(marker) + m.tool_call_id.as_deref().map_or(0, utf16_len)
       }
       TokenCountMethod::Model | TokenCountMethod::Estimate => {
-        let mut total =
-          MESSAGE_OVERHEAD + self.role_tokens(m.role) + self.count(head) + self.count(marker);
-        if m.name.as_deref().is_some_and(|n| !n.is_empty()) {
-          total += NAME_OVERHEAD + self.count(m.name.as_deref().unwrap_or(""));
+        let mut total = self.message_framing(m.role) + self.count(head) + self.count(marker);
+        if let Some(per_name) = self.name_framing(m) {
+          total += per_name + self.count(m.name.as_deref().unwrap_or(""));
         }
         total
       }
@@ -231,7 +266,7 @@ impl Meter<'_> {
           .map(|n| n + TOOL_DEFINITION_OVERHEAD)
           .sum();
         let system = system_prompt.map_or(0, |_| {
-          MESSAGE_OVERHEAD + self.role_tokens(Role::System) + counts[tools.len()]
+          self.message_framing(Role::System) + counts[tools.len()]
         });
         tools_total + system
       }

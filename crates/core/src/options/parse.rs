@@ -19,7 +19,7 @@ use super::values::{
   optional_trigger, parse_trigger, positive_int, positive_number, show, string_list, type_name,
 };
 use crate::error::{Error, Result};
-use crate::tokenizer::Encoding;
+use crate::tokenizer::{Encoding, TokenizerOption};
 
 impl Options {
   /// Parses options from a JSON value (`null`/absent = all defaults). `null` fields mean "unset".
@@ -78,7 +78,7 @@ fn check_top_level_keys(obj: &Map<String, Value>) -> Result<()> {
   Ok(())
 }
 
-/// Reads how to count: `tokenCountMethod`, `model`, `encoding`, `tokenCacheSize`.
+/// Reads how to count: `tokenCountMethod`, `model`, `encoding`, `tokenizer`, `tokenCacheSize`.
 fn read_counting(obj: &Map<String, Value>, options: &mut Options) -> Result<()> {
   if let Some(v) = field(obj, "tokenCountMethod") {
     options.token_count_method = match v.as_str() {
@@ -100,6 +100,9 @@ fn read_counting(obj: &Map<String, Value>, options: &mut Options) -> Result<()> 
   if let Some(name) = opt_string(obj, "encoding", "encoding")? {
     options.encoding =
       Some(Encoding::parse(&name).ok_or_else(|| Error::unknown_encoding("encoding", &name))?);
+  }
+  if let Some(v) = field(obj, "tokenizer") {
+    options.tokenizer = TokenizerOption::from_json(v)?;
   }
   if let Some(v) = field(obj, "tokenCacheSize") {
     options.token_cache_size =

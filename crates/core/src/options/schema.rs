@@ -161,6 +161,7 @@ fn value_schema(ty: &Type) -> Value {
     Type::Literal(s) => json!({ "const": s }),
     Type::Enum(values) => json!({ "enum": values }),
     Type::Encoding => json!({ "enum": Encoding::ALL.map(Encoding::as_str) }),
+    Type::Tokenizer => json!({ "type": "string", "minLength": 1 }),
     Type::Int { min } => json!({ "type": "integer", "minimum": min, "maximum": MAX_SAFE_INTEGER }),
     Type::Number {
       min,

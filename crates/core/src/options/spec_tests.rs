@@ -16,6 +16,7 @@ fn valid(ty: &Type) -> Vec<Value> {
     Type::Literal(s) => vec![json!(s)],
     Type::Enum(values) => values.iter().map(|v| json!(v)).collect(),
     Type::Encoding => Encoding::ALL.iter().map(|e| json!(e.as_str())).collect(),
+    Type::Tokenizer => vec![json!(crate::tokenizer::hf::tiny_tokenizer())],
     Type::Int { min } => vec![json!(min), json!(min + 7)],
     Type::Number {
       min,
@@ -52,6 +53,7 @@ fn invalid(ty: &Type) -> Vec<Value> {
     Type::Bool => vec![json!("true")],
     Type::String => vec![json!(5)],
     Type::Literal(_) | Type::Enum(_) | Type::Encoding => vec![json!("not-a-declared-value")],
+    Type::Tokenizer => vec![json!(5), json!("")],
     Type::Int { min } => {
       let mut out = vec![json!(1.5), json!(9_007_199_254_740_992.0)];
       if *min > 0 {

@@ -3,7 +3,7 @@
 //! (`clear_tool_uses`, `clear_thinking`), Synaptic's and CE Node's structural edits; each default
 //! names where it comes from.
 
-use crate::tokenizer::Encoding;
+use crate::tokenizer::{Encoding, TokenizerOption};
 
 /// Default token trigger: clear once the conversation reaches this many tokens (LangChain `DEFAULT_TRIGGER_TOKENS`).
 pub const DEFAULT_TRIGGER_TOKENS: f64 = 100_000.0;
@@ -480,6 +480,8 @@ pub struct Options {
   pub model: Option<String>,
   /// Explicit encoding; wins over the model name.
   pub encoding: Option<Encoding>,
+  /// A Hugging Face tokenizer (family or `tokenizer.json`); wins over `encoding` and the model name.
+  pub tokenizer: TokenizerOption,
   /// Bound of the token cache in entries; 0 disables caching.
   pub token_cache_size: usize,
 }
@@ -492,6 +494,7 @@ impl Default for Options {
       token_count_method: TokenCountMethod::Approx,
       model: None,
       encoding: None,
+      tokenizer: TokenizerOption::default(),
       token_cache_size: DEFAULT_TOKEN_CACHE_SIZE,
     }
   }

