@@ -53,3 +53,14 @@ export function contextEditingMiddleware(config: ContextEditingMiddlewareConfig 
 
 export { summarizationMiddleware, summarizationConfigSchema, SUMMARIZATION_MIDDLEWARE_NAME } from './summarization.js'
 export type { SummarizationMiddlewareConfig, SummarizationKeep, SummarizationOptions, SummarizationTrigger } from './summarization.js'
+export {
+  FileRecallStore,
+  InMemoryRecallStore,
+  langGraphRecallStore,
+  RECALL_MIDDLEWARE_NAME,
+  RECALL_PLACEHOLDER,
+  RECALL_TOOL_NAME,
+  recallMiddleware,
+  recallToolSchema,
+} from './recall.js'
+export type { RecallMiddlewareConfig, RecallStore } from './recall.js'

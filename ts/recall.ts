@@ -1,0 +1,188 @@
+// Recall: the `recall_tool_result` tool gives the model back a tool result that was cleared or
+// truncated, by its `tool_call_id`. We can do this without any infrastructure because editing never
+// mutates the agent's history: every original is still in the agent's state, and the tool reads it
+// from there. Where the original is really gone (summarized away, or a host that drops history),
+// an optional store that kept it answers; otherwise the tool says plainly that it is gone.
+//
+// The placeholder tells the model the id and the tool (`RECALL_PLACEHOLDER`, a `{tool_call_id}`
+// slot the core fills per result and counts as written). A recalled result is a tool result like
+// any other: counted, and cleared again when it grows old.
+//
+// No host library is imported here: ts/langchain/recall.ts and the Xpert strategy wrap it.
+
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+
+/** The tool's name. */
+export const RECALL_TOOL_NAME = 'recall_tool_result'
+
+/** A placeholder that names the cleared call and the tool that returns it. */
+export const RECALL_PLACEHOLDER = `[cleared; ${RECALL_TOOL_NAME}("{tool_call_id}") returns it]`
+
+/** What the model reads about the tool. */
+export const RECALL_TOOL_DESCRIPTION =
+  'Returns the full original content of an earlier tool result that was cleared or shortened to save context, given its tool_call_id (the id shown in the placeholder).'
+
+/** The tool's input, as JSON Schema. */
+export const recallToolSchema = {
+  type: 'object' as const,
+  properties: {
+    tool_call_id: { type: 'string' as const, description: 'The id of the tool call whose result to return.' },
+  },
+  required: ['tool_call_id'],
+  additionalProperties: false,
+}
+
+/** A place that keeps tool results for hosts that drop history. */
+export interface RecallStore {
+  get(toolCallId: string): unknown | Promise<unknown>
+  set(toolCallId: string, content: unknown): void | Promise<void>
+}
+
+/** A store in memory (one process; lost on restart). */
+export class InMemoryRecallStore implements RecallStore {
+  readonly #items = new Map<string, unknown>()
+  get(toolCallId: string): unknown {
+    return this.#items.get(toolCallId)
+  }
+  set(toolCallId: string, content: unknown): void {
+    this.#items.set(toolCallId, content)
+  }
+}
+
+/** A store in a folder: one JSON file per result, named by a hash of its id. */
+export class FileRecallStore implements RecallStore {
+  readonly #dir: string
+  #made: Promise<unknown> | undefined
+  constructor(dir: string) {
+    if (typeof dir !== 'string' || dir === '') throw new TypeError('FileRecallStore: expected a folder path')
+    this.#dir = dir
+  }
+  #file(toolCallId: string): string {
+    return join(this.#dir, `${createHash('sha256').update(toolCallId).digest('hex').slice(0, 40)}.json`)
+  }
+  async get(toolCallId: string): Promise<unknown> {
+    try {
+      const saved = JSON.parse(await readFile(this.#file(toolCallId), 'utf8')) as { id?: unknown; content?: unknown }
+      return saved.id === toolCallId ? saved.content : undefined
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException)?.code === 'ENOENT') return undefined
+      throw e
+    }
+  }
+  async set(toolCallId: string, content: unknown): Promise<void> {
+    this.#made ??= mkdir(this.#dir, { recursive: true })
+    await this.#made
+    const file = this.#file(toolCallId)
+    // Written whole, then renamed: a reader never sees half a file.
+    const part = `${file}.${process.pid}.${Date.now()}.part`
+    await writeFile(part, JSON.stringify({ id: toolCallId, content }))
+    await rename(part, file)
+  }
+}
+
+/** The part of LangGraph's `BaseStore` the adapter uses. */
+export interface LangGraphStoreLike {
+  get(namespace: string[], key: string): Promise<{ value?: Record<string, unknown> } | null | undefined>
+  put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void>
+}
+
+/** A LangGraph `BaseStore` (`InMemoryStore`, `PostgresStore`, the agent's `store`) as a recall store. */
+export function langGraphRecallStore(store: LangGraphStoreLike, namespace: string[] = ['context-editor', 'recall']): RecallStore {
+  return {
+    async get(toolCallId) {
+      const item = await store.get(namespace, toolCallId)
+      return item?.value?.content
+    },
+    async set(toolCallId, content) {
+      await store.put(namespace, toolCallId, { content })
+    },
+  }
+}
+
+/** Whether `s` looks like a LangGraph `BaseStore` (has `get`, `put`, `search`, `batch`). */
+export function isLangGraphStore(s: unknown): s is LangGraphStoreLike {
+  if (s === null || typeof s !== 'object') return false
+  const o = s as Record<string, unknown>
+  return ['get', 'put', 'search', 'batch'].every((k) => typeof o[k] === 'function')
+}
+
+/** A recall store from what the caller passed: ours, or a LangGraph `BaseStore`. */
+export function recallStoreOf(store: unknown): RecallStore | undefined {
+  if (store === undefined || store === null) return undefined
+  if (isLangGraphStore(store)) return langGraphRecallStore(store)
+  const o = store as Partial<RecallStore>
+  if (typeof o.get === 'function' && typeof o.set === 'function') return store as RecallStore
+  throw new TypeError('recall store: expected { get(id), set(id, content) } or a LangGraph BaseStore')
+}
+
+function own(m: unknown, key: string): unknown {
+  if (m === null || typeof m !== 'object') return undefined
+  try {
+    return (m as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `m` is a tool result (LangChain instance or dict, OpenAI chat message). */
+function isToolResult(m: unknown): boolean {
+  const getType = own(m, '_getType')
+  if (typeof getType === 'function') {
+    try {
+      return getType.call(m) === 'tool'
+    } catch {
+      return false
+    }
+  }
+  return own(m, 'type') === 'tool' || own(m, 'role') === 'tool'
+}
+
+/** Whether a state message is itself a placeholder (a host that edits its history in place). */
+function isCleared(m: unknown): boolean {
+  const ce = own(own(m, 'response_metadata'), 'context_editing')
+  return own(ce, 'cleared') === true
+}
+
+/** The original content of the result of call `toolCallId` in `messages`, if it is there. */
+export function originalIn(messages: unknown, toolCallId: string): { content: unknown } | undefined {
+  if (!Array.isArray(messages)) return undefined
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]
+    if (isToolResult(m) && own(m, 'tool_call_id') === toolCallId && !isCleared(m)) return { content: own(m, 'content') }
+  }
+  return undefined
+}
+
+/** What the tool answers when the original is gone. */
+export function goneText(toolCallId: string): string {
+  return `The result of tool call "${toolCallId}" is gone: it was summarized away or removed from the conversation, and nothing kept it. Run the tool again if you need it.`
+}
+
+/**
+ * The tool's answer: the original content of the result of `toolCallId`, from the agent's
+ * untouched history, else from `store`, else the plain "gone" text.
+ */
+export async function recallToolResult(input: unknown, messages: unknown, store?: RecallStore): Promise<unknown> {
+  const id = own(input, 'tool_call_id')
+  if (typeof id !== 'string' || id === '') return `${RECALL_TOOL_NAME} needs a tool_call_id: the id of the tool call whose result to return.`
+  const found = originalIn(messages, id)
+  if (found) return found.content
+  const kept = store ? await store.get(id) : undefined
+  return kept === undefined ? goneText(id) : kept
+}
+
+/**
+ * Keeps the originals of the tool results in `messages` in `store` (each id once per `seen`), so
+ * they can be recalled after a host drops them (summarization, trimming).
+ */
+export async function rememberToolResults(messages: unknown, store: RecallStore, seen: Set<string>): Promise<void> {
+  if (!Array.isArray(messages)) return
+  for (const m of messages) {
+    const id = own(m, 'tool_call_id')
+    if (!isToolResult(m) || typeof id !== 'string' || seen.has(id) || isCleared(m)) continue
+    await store.set(id, own(m, 'content'))
+    seen.add(id)
+  }
+}
