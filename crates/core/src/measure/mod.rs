@@ -76,18 +76,19 @@ impl<'a> Meter<'a> {
     }
   }
 
-  /// A meter counting exactly with a Hugging Face tokenizer and its family's chat framing
-  /// (OpenAI's for a file of no known family), in model and estimate modes alike.
+  /// A meter counting exactly with a Hugging Face tokenizer and `framing` (its family's chat
+  /// template), in model and estimate modes alike.
   pub fn with_tokenizer(
     method: TokenCountMethod,
     hf: &'static HfTokenizer,
+    framing: Framing,
     cache: Option<&'a Mutex<TokenCache>>,
   ) -> Self {
     Self {
       method,
       tokenizer: hf.name(),
       counter: hf,
-      framing: hf.framing().unwrap_or(Framing::OPENAI),
+      framing,
       cache,
     }
   }

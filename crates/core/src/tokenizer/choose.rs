@@ -3,7 +3,7 @@
 //! else `o200k_base` with a warning that says why (a model name is never resolved silently).
 
 use super::encoding::Encoding;
-use super::family::Family;
+use super::family::{Family, Framing};
 use super::hf;
 use super::hf::HfTokenizer;
 
@@ -14,6 +14,9 @@ pub(crate) struct Choice {
   pub hf: Option<&'static HfTokenizer>,
   /// The tiktoken encoding otherwise.
   pub encoding: Encoding,
+  /// The chat framing to count: the tokenizer's family's, else the model name's family's (a
+  /// `tokenizer.json` given by path has no family), else OpenAI's.
+  pub framing: Framing,
   /// Why the default was used, when a model name was given but not resolved: a warning's code
   /// (`tokenizer_not_installed`, `unknown_model`) and message.
   pub warning: Option<(&'static str, String)>,
@@ -25,12 +28,18 @@ pub(crate) fn choose(
   encoding: Option<Encoding>,
   model: Option<&str>,
 ) -> Choice {
+  let model_family = model.and_then(Family::for_model);
   let mut choice = Choice {
     hf: tokenizer,
     encoding: encoding.unwrap_or(Encoding::O200kBase),
+    framing: Framing::OPENAI,
     warning: None,
   };
-  if tokenizer.is_some() || encoding.is_some() {
+  if let Some(t) = tokenizer {
+    choice.framing = t.family().or(model_family).map_or(Framing::OPENAI, Family::framing);
+    return choice;
+  }
+  if encoding.is_some() {
     return choice;
   }
   let Some(name) = model else {
@@ -40,10 +49,11 @@ pub(crate) fn choose(
     choice.encoding = e;
     return choice;
   }
-  let (code, message) = match Family::for_model(name) {
+  let (code, message) = match model_family {
     Some(f) => match hf::loaded_family(f) {
       Some(t) => {
         choice.hf = Some(t);
+        choice.framing = f.framing();
         return choice;
       }
       None => (
