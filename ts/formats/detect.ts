@@ -10,6 +10,7 @@
 // rules out only what belongs to another format.
 
 import { ContextEditorError } from '../errors.js'
+import { field } from '../wire.js'
 import { AISDK_PARTS } from './aisdk.js'
 import { RESPONSES_BLOCKS, RESPONSES_ITEMS } from './responses.js'
 import { type ForeignFormat, isObject, type MessageFormat } from './types.js'
@@ -35,15 +36,14 @@ const ANTHROPIC_BLOCKS = new Set([
   'mcp_tool_result',
   'container_upload',
 ])
-/** Block types that belong to another format than OpenAI chat. */
+/**
+ * Block types whose meaning the native path does not know: another format's tool calls and results
+ * (Anthropic, AI SDK) and Responses' text and media blocks. Reasoning, images and documents of other
+ * formats are read by the native path as they are meant, so they do not rule OpenAI chat out.
+ */
 const NOT_OPENAI = new Set([
   'tool_use',
   'tool_result',
-  'thinking',
-  'redacted_thinking',
-  'document',
-  'server_tool_use',
-  'search_result',
   'tool-call',
   'tool-result',
   'tool-approval-request',
@@ -93,7 +93,8 @@ const TESTS: Record<MessageFormat, Test> = {
     if (!OPENAI_ROLES.has(m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
     if (m.role === 'tool' && m.tool_call_id === undefined) return 'role "tool" without `tool_call_id`'
     if (m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor a list'
-    return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'image' && (b.source !== undefined || b.image !== undefined)) || (t === 'file' && b.mediaType !== undefined) || (t === 'reasoning' && typeof b.text === 'string'))
+    // An AI SDK file part's `data` may be bytes, which the native path would count as JSON.
+    return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'file' && b.mediaType !== undefined))
   },
   anthropic(m) {
     if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
@@ -134,10 +135,34 @@ const TESTS: Record<MessageFormat, Test> = {
   },
 }
 
+/**
+ * The fields of `m` the tests read, as the message and its class hold them (a key put on
+ * Object.prototype is none of the message's, see `field` in wire.ts).
+ */
+const FIELDS = ['type', 'role', 'content', 'tool_calls', 'tool_call_id', 'providerOptions', 'lc', 'lc_kwargs', '_getType'] as const
+
+function view(m: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = {}
+  for (const k of FIELDS) out[k] = field(m, k)
+  return out
+}
+
 /** Why `m` is not in `format` (`undefined`: it may be). */
 export function ruledOut(m: unknown, format: MessageFormat): string | undefined {
   if (!isObject(m)) return 'not an object'
-  return TESTS[format](m)
+  return TESTS[format](view(m))
+}
+
+/** Thrown when a message cannot be read: the editor reads it again and names the field. */
+class Unreadable {}
+
+/** `ruledOut` for message `i`; a throwing getter or Proxy trap ends the detection (see `Unreadable`). */
+function ruledOutAt(messages: readonly unknown[], i: number, format: MessageFormat): string | undefined {
+  try {
+    return ruledOut(messages[i], format)
+  } catch {
+    throw new Unreadable()
+  }
 }
 
 /**
@@ -148,24 +173,46 @@ export function ruledOut(m: unknown, format: MessageFormat): string | undefined 
  * the earlier ones ruled some out), with each format's reason.
  */
 export function detectFormat(messages: readonly unknown[], from = 0, known?: ForeignFormat | 'native'): ForeignFormat | 'native' {
+  try {
+    return detect(messages, from, known)
+  } catch (e) {
+    // A message that cannot be read: the native path reads it field by field and names the one
+    // that throws (its `path`), with what it threw as `cause`.
+    if (e instanceof Unreadable) return 'native'
+    throw e
+  }
+}
+
+function detect(messages: readonly unknown[], from: number, known: ForeignFormat | 'native' | undefined): ForeignFormat | 'native' {
   if (known === 'native' || known === undefined) {
     let i = from
-    while (i < messages.length && (ruledOut(messages[i], 'langchain') === undefined || ruledOut(messages[i], 'openai') === undefined)) i++
+    while (i < messages.length && (ruledOutAt(messages, i, 'langchain') === undefined || ruledOutAt(messages, i, 'openai') === undefined)) i++
     if (i === messages.length) return 'native'
-    if (known === 'native' && from > 0) return detectFormat(messages, 0)
+    if (known === 'native' && from > 0) return detect(messages, 0, undefined)
   }
   const left = new Map<ForeignFormat, string | undefined>(FOREIGN.map((f) => [f, undefined]))
   if (known !== undefined && known !== 'native') for (const f of FOREIGN) if (f !== known) left.set(f, 'not the conversation\'s format')
+  // Whether some message is in a foreign format (and in no native one) by itself: then a
+  // conversation no format fits is a foreign one gone wrong, named here; otherwise the editor reads
+  // it as native and names what is wrong with it in its own words.
+  let foreign = known !== undefined && known !== 'native'
   for (let i = known !== undefined && known !== 'native' ? from : 0; i < messages.length; i++) {
-    const m = messages[i]
     let fits = 0
     for (const f of FOREIGN) {
-      if (left.get(f) !== undefined) continue
-      const why = ruledOut(m, f)
-      if (why === undefined) fits++
-      else left.set(f, `messages[${i}] ${why}`)
+      if (left.get(f) !== undefined) {
+        if (!foreign && ruledOutAt(messages, i, f) === undefined && !fitsNative(messages, i)) foreign = true
+        continue
+      }
+      const why = ruledOutAt(messages, i, f)
+      if (why === undefined) {
+        fits++
+        if (!foreign && !fitsNative(messages, i)) foreign = true
+      } else left.set(f, `messages[${i}] ${why}`)
     }
-    if (fits === 0) throw noFormat(i, m, left)
+    if (fits === 0) {
+      if (!foreign) return 'native'
+      throw noFormat(i, messages[i], left)
+    }
   }
   const fit = FOREIGN.filter((f) => left.get(f) === undefined)
   if (fit.length > 1) {
@@ -176,6 +223,10 @@ export function detectFormat(messages: readonly unknown[], from = 0, known?: For
     )
   }
   return fit[0]
+}
+
+function fitsNative(messages: readonly unknown[], i: number): boolean {
+  return ruledOutAt(messages, i, 'langchain') === undefined || ruledOutAt(messages, i, 'openai') === undefined
 }
 
 function noFormat(i: number, m: unknown, left: ReadonlyMap<ForeignFormat, string | undefined>): ContextEditorError {

@@ -37,8 +37,10 @@ export function formatted(
   let given: unknown
   try {
     given = context !== null && typeof context === 'object' ? field(context, 'format') : undefined
-  } catch (e) {
-    throw unreadable('INVALID_CONTEXT', 'context.format', e, { path: 'format' })
+  } catch {
+    // A context that cannot be read (a revoked Proxy, say): the editor reads it field by field and
+    // names the first that throws; `format` is then not given.
+    given = undefined
   }
   const d = codec.decode(messages, readFormat(given, 'context') ?? option)
   if (d === undefined) return undefined

@@ -13,7 +13,7 @@
 
 import { ContextEditorError, unreadable } from '../errors.js'
 import type { EditPlan, EditReport, PlanOp, TokenCountResult } from '../native.js'
-import type { AnyMessage } from '../wire.js'
+import { type AnyMessage, field, messageError, messageList } from '../wire.js'
 import { aisdkSegment, aisdkSummary } from './aisdk.js'
 import { anthropicSegment, anthropicSummary } from './anthropic.js'
 import { detectFormat, FORMAT_NAMES } from './detect.js'
@@ -164,7 +164,9 @@ export class FormatCodec {
    * array). Throws `INVALID_MESSAGE` for messages of no format, or malformed in theirs.
    */
   decode(input: unknown, option: FormatOption | undefined): Decoded | undefined {
-    const { list, parts, rebuild } = this.#request(input)
+    const request = this.#request(input)
+    if (request === undefined) return undefined
+    const { list, parts, rebuild } = request
     const format = this.#formatOf(list, option ?? 'auto')
     if (format === 'langchain' || format === 'openai' || format === 'native') {
       if (rebuild === undefined) return undefined
@@ -176,19 +178,33 @@ export class FormatCodec {
     return decoded(format, list, units, placed, parts, rebuild)
   }
 
-  #request(input: unknown): { list: unknown[]; parts: RequestParts; rebuild?: (messages: unknown[]) => unknown } {
-    if (Array.isArray(input) || !isObject(input)) return { list: input as unknown[], parts: {} }
+  #request(input: unknown): { list: unknown[]; parts: RequestParts; rebuild?: (messages: unknown[]) => unknown } | undefined {
+    let isArray: boolean
+    try {
+      isArray = Array.isArray(input)
+    } catch (e) {
+      throw unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
+    }
+    // An array is read once, length-checked (see `messageList`); anything else that is no request
+    // goes to the editor, which says what it expected.
+    if (isArray) return { list: messageList(input), parts: {} }
+    if (!isObject(input)) return undefined
     let key: 'messages' | 'input'
     let req: Record<string, any>
     try {
-      key = Array.isArray(input.messages) ? 'messages' : input.input !== undefined ? 'input' : 'messages'
+      const messages = field(input, 'messages')
+      const given = field(input, 'input')
+      // No request (a message passed alone, say): the editor says what it expected.
+      if (messages === undefined && given === undefined) return undefined
+      key = Array.isArray(messages) || given === undefined ? 'messages' : 'input'
       req = { ...input }
     } catch (e) {
       throw unreadable('INVALID_MESSAGE', 'messages', e, { path: 'messages' })
     }
     let list = req[key]
     if (key === 'input' && typeof list === 'string') list = [{ role: 'user', content: list }]
-    if (!Array.isArray(list)) {
+    if (Array.isArray(list)) list = messageList(list)
+    else {
       throw new ContextEditorError('INVALID_MESSAGE', 'messages: expected an array of messages, or a request with a `messages` array (Anthropic, chat, AI SDK) or an `input` (Responses)', {
         path: 'messages',
       })
@@ -200,7 +216,7 @@ export class FormatCodec {
     if (typeof req.model === 'string') parts.model = req.model
     const given = req[key]
     return {
-      list: list.slice(),
+      list,
       parts,
       // An `input` string with nothing edited stays the string.
       rebuild: (messages) => ({ ...req, [key]: typeof given === 'string' && messages.length === 1 && messages[0] === list[0] ? given : messages }),
@@ -254,8 +270,8 @@ export class FormatCodec {
       else if (format === 'mastra') seg = mastraSegment(m, i, this.#placeholders)
       else seg = responsesSegment(list, i, this.#placeholders)
     } catch (e) {
-      if (e instanceof ContextEditorError) throw e
-      throw unreadable('INVALID_MESSAGE', `messages[${i}]`, e, { messageIndex: i })
+      // A getter or Proxy trap that throws: named by the field (its `path`), as the editor does.
+      throw messageError(e, i, m)
     }
     return Object.assign(seg, { format, prints: seg.members.map((m) => printOf(m, format)) })
   }
