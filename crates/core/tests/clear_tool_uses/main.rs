@@ -23,7 +23,11 @@ use context_editor_core::{
   IMAGE_TOKENS, MESSAGE_OVERHEAD, NAME_OVERHEAD, REPLY_PRIMING, TOOL_CALL_OVERHEAD,
   TOOL_DEFINITION_OVERHEAD,
 };
+use plans::{cleared, editor};
 use serde_json::{json, Value};
+
+#[path = "../common/plans.rs"]
+mod plans;
 
 mod clear_inputs_and_at_least;
 mod counting;
@@ -33,10 +37,6 @@ mod report;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
-
-fn editor(options: Value) -> ContextEditor {
-  ContextEditor::from_json(&options).expect("valid options")
-}
 
 fn plan(editor: &ContextEditor, messages: &[Message]) -> EditPlan {
   plan_in(editor, messages, &Context::default())
@@ -61,16 +61,6 @@ fn total(editor: &ContextEditor, messages: &[Message], context: &Context) -> u64
 
 fn approx(messages: &[Message]) -> u64 {
   total(&ContextEditor::default(), messages, &Context::default())
-}
-
-fn cleared(p: &EditPlan) -> Vec<usize> {
-  p.ops
-    .iter()
-    .filter_map(|op| match op {
-      Op::ClearToolResult { index, .. } => Some(*index),
-      _ => None,
-    })
-    .collect()
 }
 
 fn removed(p: &EditPlan) -> Vec<usize> {

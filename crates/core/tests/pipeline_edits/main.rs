@@ -21,7 +21,11 @@ use context_editor_core::{
   Context, ContextEditor, EditPlan, ErrorKind, Message, Op, Role, SummaryRequest,
   DEEPAGENTS_TRIGGER_TOKENS, DEFAULT_SUMMARY_PREFIX, DEFAULT_SUMMARY_PROMPT,
 };
+use plans::editor;
 use serde_json::{json, Value};
+
+#[path = "../common/plans.rs"]
+mod plans;
 
 mod clear_thinking;
 mod last_n_and_strip;
@@ -32,10 +36,6 @@ mod trim_and_truncate;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
-
-fn editor(options: Value) -> ContextEditor {
-  ContextEditor::from_json(&options).expect("valid options")
-}
 
 /// Plans with `options`, applies the plan and checks the report against a recount.
 fn run_in(options: Value, msgs: &[Message], ctx: &Context) -> (EditPlan, Vec<Message>) {

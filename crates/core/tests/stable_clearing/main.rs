@@ -13,14 +13,14 @@
 )]
 
 use context_editor_core::{Context, ContextEditor, EditPlan, Message, Op};
+use plans::{cleared, editor};
 use serde_json::{json, Value};
+
+#[path = "../common/plans.rs"]
+mod plans;
 
 mod breakpoints_and_options;
 mod steps;
-
-fn editor(options: Value) -> ContextEditor {
-  ContextEditor::from_json(&options).expect("valid options")
-}
 
 /// A run of `turns` tool calls, each with a result of `size` characters.
 fn run(turns: usize, size: usize) -> Vec<Message> {
@@ -39,16 +39,6 @@ fn run(turns: usize, size: usize) -> Vec<Message> {
 /// The history a model call sees before the `t`-th assistant message (0-based) of `run`.
 fn before_call(h: &[Message], t: usize) -> &[Message] {
   &h[..1 + 2 * t]
-}
-
-fn cleared(p: &EditPlan) -> Vec<usize> {
-  p.ops
-    .iter()
-    .filter_map(|op| match op {
-      Op::ClearToolResult { index, .. } => Some(*index),
-      _ => None,
-    })
-    .collect()
 }
 
 fn breakpoints(p: &EditPlan) -> Vec<usize> {
