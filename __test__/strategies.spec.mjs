@@ -11,6 +11,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 
 import { ContextEditor, applyPlan } from '../dist/index.js'
 import { NativeContextEditor } from '../index.js'
+import { Rng } from './support/prng.mjs'
 
 const pipeline = (...edits) => new ContextEditor({ edits })
 const types = (msgs) => msgs.map((m) => (typeof m._getType === 'function' ? m._getType() : m.role ?? m.type))
@@ -646,16 +647,10 @@ describe('docs/edits.md examples', () => {
 // ---------------------------------------------------------------------------------------------
 // seeded random conversations through the shim
 
-/** mulberry32: a small seeded PRNG, so failures reproduce. */
+/** A float in [0, 1) per call, from the shared seeded PRNG (support/prng.mjs), so failures reproduce. */
 function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const source = new Rng(seed)
+  return () => source.next()
 }
 
 /** A well-formed LangChain 1.x conversation with reasoning, Anthropic tool_use blocks and long results. */
