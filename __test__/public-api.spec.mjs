@@ -128,6 +128,22 @@ const ENTRIES = {
       'WrapModelCall',
     ],
   },
+  'context-editor/ai': {
+    values: ['contextEditingMiddleware', 'contextEditingPrepareStep'],
+    types: ['AdapterOptions', 'AdapterReport'],
+  },
+  'context-editor/openai-agents': {
+    values: ['contextEditingInputFilter'],
+    types: ['AdapterOptions', 'AdapterReport'],
+  },
+  'context-editor/mastra': {
+    values: ['ContextEditingProcessor', 'contextEditingProcessor'],
+    types: ['AdapterOptions', 'AdapterReport'],
+  },
+  'context-editor/langgraph': {
+    values: ['contextEditingPreModelHook'],
+    types: ['AdapterOptions', 'AdapterReport', 'PreModelHookOptions'],
+  },
   'context-editor/native': {
     values: ['NativeContextEditor', 'PackedOpKind', 'PackedReport', '__napiBindingTarget', 'toWireContext', 'toWireMessages'],
     types: [
