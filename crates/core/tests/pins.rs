@@ -122,6 +122,44 @@ fn pins_over_budget_are_kept_and_reported() {
     .any(|w| w.code == "pins_over_budget"));
 }
 
+#[test]
+fn pin_rules_by_tool_name_and_current_run() {
+  let mut msgs = session();
+  for m in &mut msgs {
+    m.pinned = false;
+  }
+  msgs.insert(5, Message::assistant("", &[("m1", "memory", "{}")]));
+  msgs.insert(6, Message::tool("m1", "", "the user's name is Ada"));
+  // 0 sys, 1 user, 2-3 c1, 4 user, 5-6 memory (the result has no name: its call's counts), 7-8 c2,
+  // 9 user (the last), 10-11 c3, 12 answer.
+  let e = ContextEditor::from_json(&json!({
+    "pin": { "tools": ["memory"], "currentRun": true },
+    "edits": [{ "type": "clear_tool_uses", "trigger": { "tokens": 1 }, "keep": { "messages": 0 } }, { "type": "last_n", "n": 0 }],
+  }))
+  .unwrap();
+  let p = plan(&e, &msgs);
+  let t = touched(&p);
+  for i in [5, 6, 10, 11, 12] {
+    assert!(!t.contains(&i), "message {i} touched: {:?}", p.ops);
+  }
+  for i in [1, 2, 3, 4, 7, 8, 9] {
+    assert!(t.contains(&i), "message {i} kept: {:?}", p.ops);
+  }
+}
+
+#[test]
+fn bad_pin_rules_name_the_field() {
+  for (pin, path) in [
+    (json!(true), "pin"),
+    (json!({ "tools": "memory" }), "pin.tools"),
+    (json!({ "currentRun": "yes" }), "pin.currentRun"),
+    (json!({ "messages": 3 }), "pin.messages"),
+  ] {
+    let e = ContextEditor::from_json(&json!({ "pin": pin })).expect_err("rejected");
+    assert_eq!(e.path(), Some(path), "{pin}: {e}");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // properties
 
@@ -200,11 +238,16 @@ proptest! {
   /// No edit touches a pinned message or the pair of one; every plan holds the invariants
   /// (pair-safe output among them).
   #[test]
-  fn no_edit_touches_a_pinned_message(msgs in conversation(), edits in pipeline()) {
-    let e = editor(&edits);
+  fn no_edit_touches_a_pinned_message(msgs in conversation(), edits in pipeline(), current_run in any::<bool>()) {
+    let e = ContextEditor::from_json(&json!({ "edits": edits, "pin": { "currentRun": current_run } })).unwrap();
     let p = plan(&e, &msgs);
     // The pinned set with its pairs, from the messages alone.
-    let mut pins: Vec<bool> = msgs.iter().map(|m| m.pinned).collect();
+    let last_user = msgs.iter().rposition(|m| m.role == Role::User);
+    let mut pins: Vec<bool> = msgs
+      .iter()
+      .enumerate()
+      .map(|(i, m)| m.pinned || (current_run && last_user.is_some_and(|u| i > u)))
+      .collect();
     let call_of = |id: &str| msgs.iter().position(|m| m.tool_calls.iter().any(|c| c.id == id));
     for (i, m) in msgs.iter().enumerate() {
       if let Some(a) = m.tool_call_id.as_deref().and_then(call_of) {
