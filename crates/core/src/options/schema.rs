@@ -180,8 +180,8 @@ fn value_schema(ty: &Type) -> Value {
       s
     }
     Type::Names => json!({ "type": "array", "items": { "type": "string" } }),
-    Type::Object(group) => reference(group),
-    Type::ExactlyOne(group) => reference(group),
+    // A measure's "exactly one key" is in its `$defs` entry (`oneOf`).
+    Type::Object(group) | Type::ExactlyOne(group) => reference(group),
     Type::OneOrList(group) => json!({
       "anyOf": [reference(group), { "type": "array", "items": reference(group) }]
     }),
