@@ -144,6 +144,22 @@ const ENTRIES = {
     values: ['contextEditingPreModelHook'],
     types: ['AdapterOptions', 'AdapterReport', 'PreModelHookOptions'],
   },
+  'context-editor/ai': {
+    values: ['contextEditingMiddleware', 'contextEditingPrepareStep'],
+    types: ['AdapterOptions', 'AdapterReport'],
+  },
+  'context-editor/openai-agents': {
+    values: ['contextEditingInputFilter', 'contextEditingSession'],
+    types: ['AdapterOptions', 'AdapterReport', 'SummarizingSessionOptions'],
+  },
+  'context-editor/mastra': {
+    values: ['ContextEditingProcessor', 'contextEditingProcessor'],
+    types: ['AdapterOptions', 'AdapterReport'],
+  },
+  'context-editor/langgraph': {
+    values: ['contextEditingPreModelHook'],
+    types: ['AdapterOptions', 'AdapterReport', 'PreModelHookOptions'],
+  },
   'context-editor/native': {
     values: ['NativeContextEditor', 'PackedOpKind', 'PackedReport', '__napiBindingTarget', 'toWireContext', 'toWireMessages'],
     types: [
@@ -214,6 +230,14 @@ function typedExports() {
   }
   return out
 }
+
+test('every entry of package.json `exports` is listed here', async () => {
+  const { default: pkg } = await import('../package.json', { with: { type: 'json' } })
+  const entries = Object.keys(pkg.exports)
+    .filter((e) => e !== './package.json')
+    .map((e) => (e === '.' ? 'context-editor' : `context-editor/${e.slice(2)}`))
+  assert.deepEqual(sorted(entries), sorted(Object.keys(ENTRIES)))
+})
 
 test('each entry exports exactly the listed names at run time', async () => {
   for (const [entry, { values }] of Object.entries(ENTRIES)) {
