@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { Agent, run, setTracingDisabled, tool, Usage } from '@openai/agents'
+import { Agent, MemorySession, run, setTracingDisabled, tool, Usage } from '@openai/agents'
 import { z } from 'zod'
 
 import { ContextEditor } from '../dist/index.js'
-import { contextEditingInputFilter } from '../dist/openai-agents/index.js'
+import { contextEditingInputFilter, contextEditingSession } from '../dist/openai-agents/index.js'
 
 // No network: the SDK would export traces to OpenAI.
 setTracingDisabled(true)
@@ -82,4 +82,55 @@ test('OpenAI Agents: the filter leaves small inputs as they are and rejects bad 
   const modelData = { input: [{ role: 'user', content: 'hi' }], instructions: 'x' }
   assert.equal(await filter({ modelData, agent: {} }), modelData)
   assert.throws(() => contextEditingInputFilter({ keep: { messages: 1, tokens: 2 } }), { code: 'INVALID_OPTIONS' })
+})
+
+/** Two reads then an answer per run (3 model calls a turn), recording each request. */
+class TurnModel {
+  requests = []
+  async getResponse(request) {
+    this.requests.push(structuredClone(request.input))
+    const n = this.requests.length - 1
+    const output =
+      n % 3 < 2
+        ? [{ type: 'function_call', id: `fc_${n}`, callId: `call_${n}`, name: 'read', arguments: JSON.stringify({ n }), status: 'completed' }]
+        : [{ type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `read ${n - 2} and ${n - 1}` }] }]
+    return { usage: new Usage(), output, responseId: `resp_${n}` }
+  }
+  async *getStreamedResponse() {
+    throw new Error('not used')
+  }
+}
+
+test('OpenAI Agents: a summarizing session stores the summary; 12 runs, 36 model calls, each request checked', async () => {
+  const model = new TurnModel()
+  const agent = new Agent({ name: 'reader', instructions: 'You read files.', model, tools: [read] })
+  const memory = new MemorySession()
+  const summaries = []
+  const session = contextEditingSession(memory, {
+    edits: [{ type: 'summarize', trigger: { messages: 24 }, keep: { messages: 8 } }],
+    summarize: (request) => {
+      summaries.push(request.prompt)
+      return `SUMMARY-${summaries.length}`
+    },
+  })
+  const filter = contextEditingInputFilter(OPTIONS)
+  for (let t = 0; t < 12; t++) await run(agent, `read two files (${t})`, { session, callModelInputFilter: filter, maxTurns: 5 })
+  assert.equal(model.requests.length, 36)
+  assert.ok(summaries.length >= 2, `${summaries.length} summaries`)
+  const stored = await memory.getItems()
+  // The store starts with the newest summary, once, and holds the rest as produced (no placeholders).
+  const isSummary = (i) => typeof i.content === 'string' && i.content.includes('SUMMARY-')
+  assert.equal(stored.filter(isSummary).length, 1)
+  assert.match(stored[0].content, new RegExp(`SUMMARY-${summaries.length}$`))
+  for (const i of stored) if (i.type === 'function_call_result') assert.match(i.output.text ?? i.output, /^file \d+: lorem/)
+  assert.ok(stored.length < 24 + 6, `${stored.length} items stored`)
+  let seen = false
+  model.requests.forEach((input, k) => {
+    const calls = input.filter((i) => i.type === 'function_call').map((i) => i.callId)
+    assert.deepEqual(input.filter((i) => i.type === 'function_call_result').map((r) => r.callId), calls, `call ${k}: every call answered`)
+    if (isSummary(input[0])) seen = true
+    else assert.ok(!seen, `call ${k}: the summary stays first`)
+  })
+  assert.ok(seen)
+  assert.throws(() => contextEditingSession(memory, {}), { code: 'INVALID_OPTIONS' })
 })

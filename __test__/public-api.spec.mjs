@@ -133,22 +133,6 @@ const ENTRIES = {
     types: ['AdapterOptions', 'AdapterReport'],
   },
   'context-editor/openai-agents': {
-    values: ['contextEditingInputFilter'],
-    types: ['AdapterOptions', 'AdapterReport'],
-  },
-  'context-editor/mastra': {
-    values: ['ContextEditingProcessor', 'contextEditingProcessor'],
-    types: ['AdapterOptions', 'AdapterReport'],
-  },
-  'context-editor/langgraph': {
-    values: ['contextEditingPreModelHook'],
-    types: ['AdapterOptions', 'AdapterReport', 'PreModelHookOptions'],
-  },
-  'context-editor/ai': {
-    values: ['contextEditingMiddleware', 'contextEditingPrepareStep'],
-    types: ['AdapterOptions', 'AdapterReport'],
-  },
-  'context-editor/openai-agents': {
     values: ['contextEditingInputFilter', 'contextEditingSession'],
     types: ['AdapterOptions', 'AdapterReport', 'SummarizingSessionOptions'],
   },

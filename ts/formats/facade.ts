@@ -13,6 +13,13 @@ export type CallKind = 'edit' | 'plan' | 'count'
 /** The plan each `EditResult` was applied from (set by the editor, read here to align the output). */
 export const RESULT_PLANS = new WeakMap<object, EditPlan>()
 
+const FORMATTED_PLANS = new WeakMap<object, () => EditPlan>()
+
+/** The plan an edit result was made from, in the indices of the messages it was given. */
+export function planOf(result: object): EditPlan | undefined {
+  return RESULT_PLANS.get(result) ?? FORMATTED_PLANS.get(result)?.()
+}
+
 /** What a call returns for foreign messages: `edit`'s result also holds the rebuilt request. */
 export interface FormattedResult {
   messages: unknown[]
@@ -105,5 +112,8 @@ function back(d: Decoded, kind: CallKind, out: unknown): unknown {
     },
   }
   if (request !== undefined) formattedResult.request = request
+  // Adapters that store a summary read the plan in the caller's indices (made when asked).
+  let remapped: EditPlan | undefined
+  FORMATTED_PLANS.set(formattedResult, () => (remapped ??= d.remapPlan(plan)))
   return formattedResult
 }

@@ -318,6 +318,21 @@ function decoded(
     }
   }
   const at = (u: number): number => origin[u] ?? list.length
+  /**
+   * The caller's messages all of whose units are in `units` (a Responses turn is several items for one
+   * unit; an Anthropic user message may be several units): a message only partly summarized is kept.
+   */
+  const wholly = (units: readonly number[]): number[] => {
+    const set = new Set(units)
+    const out: number[] = []
+    for (const p of placed) {
+      const n = p.seg.units.length
+      let all = n > 0
+      for (let k = 0; k < n && all; k++) all = set.has(p.unit + k)
+      if (all) for (let k = 0; k < p.seg.members.length; k++) out.push(p.start + k)
+    }
+    return out
+  }
   const remapReport = (report: EditReport): EditReport => {
     for (const c of report.cleared ?? []) c.index = at(c.index)
     for (const o of report.removedOrphans ?? []) o.index = at(o.index)
@@ -356,7 +371,7 @@ function decoded(
       Object.defineProperty(out, 'report', { get: () => remapReport(plan.report), enumerable: true, configurable: true })
       if (plan.summary) {
         const s = plan.summary
-        out.summary = { ...s, replaced: [...new Set(s.replaced.map(at))], summarized: [...new Set(s.summarized.map(at))], insertAt: at(s.insertAt) }
+        out.summary = { ...s, replaced: wholly(s.replaced), summarized: wholly(s.summarized), insertAt: at(s.insertAt) }
       }
       return out
     },

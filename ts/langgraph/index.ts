@@ -17,7 +17,7 @@
  * a summary is written when the edit fires and *stored*: the hook also returns a `messages` update
  * (remove all, then the summary and the messages kept), so later steps build on it.
  */
-import { RESULT_PLANS } from '../formats/facade.js'
+import { planOf } from '../formats/facade.js'
 import { type AdapterOptions, adapter } from '../formats/adapter.js'
 import type { EditContext } from '../editor.js'
 import type { SummaryRequest } from '../native.js'
@@ -56,7 +56,7 @@ export function contextEditingPreModelHook(options: PreModelHookOptions = {}) {
     const context: EditContext = summarize === undefined ? {} : { summarize }
     const result = await edit(messages, 'langchain', context)
     const update: Record<string, unknown> = { llmInputMessages: result.messages }
-    const plan = RESULT_PLANS.get(result.raw)
+    const plan = planOf(result.raw)
     if (plan?.summary) {
       const stored = await storedAfterSummary(messages, result.messages, plan.summary)
       if (stored !== undefined) update.messages = stored

@@ -16,7 +16,11 @@
  * toward the trigger as the system prompt. Items the filter leaves alone are the SDK's own objects.
  * No import of `@openai/agents` is made.
  */
+import type { SummaryAnswer } from '../editor.js'
+import { ContextEditorError } from '../errors.js'
 import { type AdapterOptions, adapter } from '../formats/adapter.js'
+import { planOf } from '../formats/facade.js'
+import type { SummaryRequest } from '../native.js'
 
 export type { AdapterOptions, AdapterReport } from '../formats/adapter.js'
 
@@ -45,5 +49,57 @@ export function contextEditingInputFilter(options: AdapterOptions = {}) {
     const context = { ...(typeof modelData.instructions === 'string' ? { systemPrompt: modelData.instructions } : {}), ...(model ? { model } : {}) }
     const { messages, changed } = await edit(input, 'responses', context)
     return changed ? { ...modelData, input: messages } : modelData
+  }
+}
+
+/** The OpenAI Agents SDK's `Session` (conversation memory), as far as the wrapper uses it. */
+interface SessionLike {
+  getSessionId(): Promise<string>
+  getItems(limit?: number): Promise<unknown[]>
+  addItems(items: unknown[]): Promise<void>
+  popItem(): Promise<unknown>
+  clearSession(): Promise<void>
+}
+
+export type SummarizingSessionOptions = AdapterOptions & {
+  /** Writes the summary (e.g. a model call on `request.prompt`); its text replaces the older items. */
+  summarize: (request: SummaryRequest) => SummaryAnswer | Promise<SummaryAnswer>
+}
+
+/**
+ * A `Session` that summarizes what it stores: when the options' `summarize` edit fires on the items
+ * a run loads, the summary is written and stored in their place (the session is cleared and refilled
+ * with the summary and the items it did not replace), so every later run starts from it. The items
+ * handed to the run are the stored ones, never cleared copies; clearing per model call is
+ * `contextEditingInputFilter`'s.
+ */
+export function contextEditingSession(session: SessionLike, options: SummarizingSessionOptions) {
+  const { summarize, ...rest } = options
+  if (typeof summarize !== 'function') throw new ContextEditorError('INVALID_OPTIONS', 'summarize: expected a function that writes the summary', { path: 'summarize' })
+  const { edit } = adapter(rest, 'openai-agents.session')
+  return {
+    getSessionId: () => session.getSessionId(),
+    addItems: (items: unknown[]) => session.addItems(items),
+    popItem: () => session.popItem(),
+    clearSession: () => session.clearSession(),
+    async getItems(limit?: number): Promise<any[]> {
+      const items = await session.getItems()
+      const result = items.length ? await edit(items, 'responses', { summarize }) : undefined
+      const plan = result === undefined ? undefined : planOf(result.raw)
+      let stored = items
+      if (plan?.summary) {
+        const replaced = new Set(plan.summary.replaced)
+        const given = new Set(items)
+        const written = result!.messages.find((m) => !given.has(m))
+        if (written !== undefined && replaced.size > 0) {
+          const kept = items.filter((_, i) => !replaced.has(i))
+          const at = items.slice(0, plan.summary.insertAt).filter((_, i) => !replaced.has(i)).length
+          stored = [...kept.slice(0, at), written, ...kept.slice(at)]
+          await session.clearSession()
+          await session.addItems(stored)
+        }
+      }
+      return (limit === undefined ? stored : stored.slice(-limit)) as any[]
+    },
   }
 }
