@@ -273,6 +273,22 @@ function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opt
   if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof content === 'string') {
     if (opts.placeholders.has(content)) wire.cleared = true
   }
+  if (pinnedByMarker(p, md, ce)) wire.pinned = true
+}
+
+/**
+ * The pin marker: `pinned: true` in `additional_kwargs`, `response_metadata` (also its
+ * `context_editing`), or `metadata` (dicts and other shapes). No edit changes or removes such a
+ * message, nor its tool call or results.
+ */
+function pinnedByMarker(p: Parts, md: Record<string, any> | undefined, ce: unknown): boolean {
+  if (md !== undefined && field(md, 'pinned') === true) return true
+  if (ce !== null && typeof ce === 'object' && field(ce, 'pinned') === true) return true
+  for (const key of ['additional_kwargs', 'metadata']) {
+    const holder = field(p.fields, key)
+    if (holder !== null && typeof holder === 'object' && field(holder, 'pinned') === true) return true
+  }
+  return false
 }
 
 /** The caller's own token count for the message, when it gave one. */
