@@ -10,7 +10,7 @@
 // result is its part with `output: { type: 'text', value: placeholder }`, a cleared call's input
 // is `{}`, a removed call or reasoning part is left out, a message whose parts all go is removed.
 
-import type { AnyMessage } from '../wire.js'
+import { type AnyMessage, field } from '../wire.js'
 import { invalid } from './errors.js'
 import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
 
@@ -37,7 +37,8 @@ function partsOf(content: unknown): unknown {
 
 /** A tool result's output as the content of a tool message. */
 function outputText(p: Record<string, any>): unknown {
-  const out = p.output !== undefined ? p.output : { type: 'json', value: p.result }
+  const output = field(p, 'output')
+  const out = output !== undefined ? output : { type: 'json', value: field(p, 'result') }
   if (!isObject(out)) return typeof out === 'string' ? out : JSON.stringify(out ?? null)
   if (out.type === 'text' || out.type === 'error-text') return String(out.value ?? '')
   if (out.type === 'content' && Array.isArray(out.value)) {
@@ -69,7 +70,8 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
     if (isObject(p) && p.type === 'tool-call') {
       if (typeof p.toolCallId !== 'string' || p.toolCallId === '') throw invalid(i, `content[${k}].toolCallId`, 'a `tool-call` part needs a non-empty string `toolCallId`')
       if (typeof p.toolName !== 'string') throw invalid(i, `content[${k}].toolName`, 'a `tool-call` part needs a string `toolName`')
-      const call = { id: p.toolCallId, name: p.toolName, args: argsObject(p.input !== undefined ? p.input : p.args), type: 'tool_call' }
+      const input = field(p, 'input')
+      const call = { id: p.toolCallId, name: p.toolName, args: argsObject(input !== undefined ? input : field(p, 'args')), type: 'tool_call' }
       calls.push(call)
       callOf.set(p, call)
       return
@@ -94,7 +96,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
           const after = edited.get(p.toolCallId)
           if (after === undefined) continue
           if (!argsCleared(callOf.get(p), after)) parts.push(p)
-          else parts.push(p.input !== undefined || p.args === undefined ? { ...p, input: {} } : { ...p, args: {} })
+          else parts.push(field(p, 'input') !== undefined || field(p, 'args') === undefined ? { ...p, input: {} } : { ...p, args: {} })
         } else if (isObject(p) && (p.type === 'reasoning' || p.type === 'redacted-reasoning')) {
           if (kept.has(p)) parts.push(p)
         } else {
@@ -151,7 +153,7 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
 
 /** Result part `p` holding `content` instead of its output. */
 function withOutput(p: Record<string, any>, content: unknown): unknown {
-  if (p.output === undefined && p.result !== undefined) return { ...p, result: content }
+  if (field(p, 'output') === undefined && field(p, 'result') !== undefined) return { ...p, result: content }
   if (typeof content === 'string') return { ...p, output: { type: 'text', value: content } }
   const value = (Array.isArray(content) ? content : []).map((b: any) => (isObject(b) && b.type === 'text' ? { type: 'text', text: b.text } : b))
   return { ...p, output: { type: 'content', value } }

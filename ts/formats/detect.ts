@@ -153,15 +153,15 @@ export function ruledOut(m: unknown, format: MessageFormat): string | undefined 
   return TESTS[format](view(m))
 }
 
-/** Thrown when a message cannot be read: the editor reads it again and names the field. */
-class Unreadable {}
-
-/** `ruledOut` for message `i`; a throwing getter or Proxy trap ends the detection (see `Unreadable`). */
+/**
+ * `ruledOut` for message `i`. A message that cannot be read (a getter or Proxy trap that throws)
+ * rules nothing out: the format is told from the others, and reading it again names the field.
+ */
 function ruledOutAt(messages: readonly unknown[], i: number, format: MessageFormat): string | undefined {
   try {
     return ruledOut(messages[i], format)
   } catch {
-    throw new Unreadable()
+    return undefined
   }
 }
 
@@ -173,14 +173,7 @@ function ruledOutAt(messages: readonly unknown[], i: number, format: MessageForm
  * the earlier ones ruled some out), with each format's reason.
  */
 export function detectFormat(messages: readonly unknown[], from = 0, known?: ForeignFormat | 'native'): ForeignFormat | 'native' {
-  try {
-    return detect(messages, from, known)
-  } catch (e) {
-    // A message that cannot be read: the native path reads it field by field and names the one
-    // that throws (its `path`), with what it threw as `cause`.
-    if (e instanceof Unreadable) return 'native'
-    throw e
-  }
+  return detect(messages, from, known)
 }
 
 function detect(messages: readonly unknown[], from: number, known: ForeignFormat | 'native' | undefined): ForeignFormat | 'native' {

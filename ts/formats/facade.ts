@@ -4,7 +4,7 @@
 
 import { unreadable } from '../errors.js'
 import type { EditPlan, EditReport, TokenCountResult } from '../native.js'
-import { field } from '../wire.js'
+import { field, notePollution } from '../wire.js'
 import { type Decoded, type FormatCodec, type FormatOption, readFormat } from './index.js'
 import type { RequestParts } from './types.js'
 
@@ -41,6 +41,8 @@ export function formatted(
 ): unknown {
   // The editor's own call on decoded units.
   if (context !== null && typeof context === 'object' && DECODED.has(context)) return undefined
+  // Whether Object.prototype holds keys now (see `field` in wire.ts): detection reads around them.
+  notePollution()
   let given: unknown
   try {
     given = context !== null && typeof context === 'object' ? field(context, 'format') : undefined

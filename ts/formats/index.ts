@@ -128,6 +128,9 @@ interface Placed {
   unit: number
 }
 
+/** How far after a turn's first item a throwing item is looked for (see `#decodeAt`). */
+const MAX_TURN_ITEMS = 10_000
+
 /** Reads foreign formats for one editor (the cleared marker depends on its placeholders). */
 export class FormatCodec {
   readonly #placeholders: ReadonlySet<string>
@@ -239,11 +242,18 @@ export class FormatCodec {
     let unit = 0
     for (let i = 0; i < list.length; ) {
       const m = list[i]
-      if (!isObject(m)) throw new ContextEditorError('INVALID_MESSAGE', `messages[${i}]: expected a message object`, { messageIndex: i })
-      let seg = this.#segments.get(m)
-      if (seg === undefined || !this.#fits(seg, list, i, format)) {
+      let seg: Segment | undefined
+      try {
+        if (!isObject(m)) throw new ContextEditorError('INVALID_MESSAGE', `messages[${i}]: expected a message object`, { messageIndex: i })
+        seg = this.#segments.get(m)
+        if (seg !== undefined && !this.#fits(seg, list, i, format)) seg = undefined
+      } catch (e) {
+        // A revoked Proxy or a throwing getter: the caller's, named by the field that throws.
+        throw messageError(e, i, m)
+      }
+      if (seg === undefined) {
         seg = this.#decodeAt(list, i, format)
-        this.#segments.set(m, seg)
+        this.#segments.set(m as object, seg)
       }
       out.push({ seg, start: i, unit })
       unit += seg.units.length
@@ -258,22 +268,34 @@ export class FormatCodec {
     for (let k = 0; k < seg.members.length; k++) {
       if (list[i + k] !== seg.members[k] || !printMatches(list[i + k], seg.prints[k], format)) return false
     }
-    return format !== 'responses' || !responsesJoins(seg, list[i + seg.members.length])
+    if (format !== 'responses') return true
+    try {
+      return !responsesJoins(seg, list[i + seg.members.length])
+    } catch {
+      // The next item cannot be read: it is decoded (and named) on its own.
+      return true
+    }
   }
 
   #decodeAt(list: readonly unknown[], i: number, format: ForeignFormat): Segment {
     const m = list[i] as Record<string, any>
-    let seg: Segment
     try {
+      let seg: Segment
       if (format === 'anthropic') seg = anthropicSegment(m, i, this.#placeholders)
       else if (format === 'aisdk') seg = aisdkSegment(m, i, this.#placeholders)
       else if (format === 'mastra') seg = mastraSegment(m, i, this.#placeholders)
       else seg = responsesSegment(list, i, this.#placeholders)
+      return Object.assign(seg, { format, prints: seg.members.map((x) => printOf(x, format)) })
     } catch (e) {
-      // A getter or Proxy trap that throws: named by the field (its `path`), as the editor does.
+      if (e instanceof ContextEditorError) throw e
+      // A getter or Proxy trap that throws: the caller's, named by the message and field that throw
+      // (a Responses turn reads the items after its first).
+      for (let k = i; k < list.length && k < i + MAX_TURN_ITEMS; k++) {
+        const named = messageError(e, k, list[k])
+        if (named.code !== 'INTERNAL') throw named
+      }
       throw messageError(e, i, m)
     }
-    return Object.assign(seg, { format, prints: seg.members.map((m) => printOf(m, format)) })
   }
 }
 

@@ -13,7 +13,8 @@
 // with `output` replaced, a cleared call's input is `arguments: "{}"` (`input: ""` for a custom
 // call), a removed call or reasoning item is left out.
 
-import type { AnyMessage } from '../wire.js'
+import { type AnyMessage, field } from '../wire.js'
+import { ContextEditorError } from '../errors.js'
 import { invalid } from './errors.js'
 import { argsCleared, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
 
@@ -54,19 +55,21 @@ export const RESPONSES_ITEMS = new Set([
 export const RESPONSES_BLOCKS = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal'])
 
 /** A call's id: `call_id` (Responses API) or `callId` (OpenAI Agents SDK items). */
-const callIdOf = (m: Record<string, any>): unknown => (m.call_id !== undefined ? m.call_id : m.callId)
-const callIdKey = (m: Record<string, any>): string => (m.call_id === undefined && m.callId !== undefined ? 'callId' : 'call_id')
+const callIdOf = (m: Record<string, any>): unknown => (field(m, 'call_id') !== undefined ? field(m, 'call_id') : field(m, 'callId'))
+const callIdKey = (m: Record<string, any>): string => (field(m, 'call_id') === undefined && field(m, 'callId') !== undefined ? 'callId' : 'call_id')
 
 type Kind = 'reasoning' | 'assistant' | 'call' | 'opaque' | 'output' | 'user' | 'system'
 
 function kindOf(m: Record<string, any>): Kind {
-  const type = m.type
+  // Own and class fields only: a key put on Object.prototype is none of the item's.
+  const type = field(m, 'type')
   if (type === 'reasoning') return 'reasoning'
   if (CALLS.has(type)) return 'call'
   if (OUTPUTS.has(type)) return 'output'
-  if (type === 'message' || (type === undefined && typeof m.role === 'string')) {
-    if (m.role === 'assistant') return 'assistant'
-    return m.role === 'system' || m.role === 'developer' ? 'system' : 'user'
+  const role = field(m, 'role')
+  if (type === 'message' || (type === undefined && typeof role === 'string')) {
+    if (role === 'assistant') return 'assistant'
+    return role === 'system' || role === 'developer' ? 'system' : 'user'
   }
   return 'opaque'
 }
@@ -130,10 +133,17 @@ export function responsesSegment(list: readonly unknown[], i: number, placeholde
   const kinds = new Set<Kind>([kind])
   for (let j = i + 1; j < list.length; j++) {
     const next = list[j]
-    if (!isObject(next)) break
-    const k = kindOf(next)
-    if (!continues(kinds, k)) break
-    check(next, j, k)
+    let k: Kind
+    try {
+      if (!isObject(next)) break
+      k = kindOf(next)
+      if (!continues(kinds, k)) break
+      check(next, j, k)
+    } catch (e) {
+      // An item that cannot be read ends the turn: it is decoded (and named) on its own.
+      if (e instanceof ContextEditorError) throw e
+      break
+    }
     members.push(next)
     kinds.add(k)
   }
