@@ -1,0 +1,79 @@
+// A session call's plan crosses the boundary packed (src/packed.rs): four numbers per operation, its
+// kind a `PackedOpKind`, the strings interned, the rare operations whole. Unpacked by the shim
+// (ts/wire/packed.ts), it must be exactly the plan the plain call gives, for every kind of operation
+// and every pipeline: a kind renumbered on one side only, or a string table off by one, shows here.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { NativeContextEditor, PackedOpKind, toWireMessages } from '../index.js'
+import { unpack } from '../dist/wire/packed.js'
+import { Rng } from './support/prng.mjs'
+import { buildMessages, conversationSpecs, editOptions } from './support/conversations.mjs'
+
+const SEEDS = 120
+
+/** A random conversation in wire form, some assistant messages with reasoning. */
+function wireConversation(rng) {
+  const wire = toWireMessages(buildMessages(conversationSpecs(rng, { maxTurns: 12 })), { sendText: true })
+  for (const m of wire) if (m.role === 'assistant' && rng.chance(0.4)) m.thinking = `thinking ${'x'.repeat(rng.int(1, 200))}`
+  return wire
+}
+
+/** Editor options that make every kind of operation somewhere across the seeds. */
+function pipeline(rng, tokens, count) {
+  const { options, maxInputTokens } = editOptions(rng, tokens, count)
+  const always = { tokens: 1 }
+  const edits = [{ type: 'clear_tool_uses', ...options, cacheBreakpoints: rng.chance(0.5) }]
+  if (rng.chance(0.5)) edits.unshift({ type: 'clear_thinking', trigger: always, keep: { thinkingTurns: rng.int(0, 2) } })
+  if (rng.chance(0.5)) edits.unshift({ type: 'truncate_tool_results', trigger: always, maxChars: rng.int(5, 60) })
+  if (rng.chance(0.3)) edits.push({ type: 'strip_tool_calls', trigger: { messages: rng.int(1, count + 2) } })
+  if (rng.chance(0.3)) edits.push({ type: 'last_n', trigger: always, n: rng.int(1, count) })
+  return { options: { edits }, maxInputTokens }
+}
+
+test('PackedOpKind is the same object on both sides: the kinds the shim inlines', () => {
+  assert.deepEqual({ ...PackedOpKind }, { Remove: 0, ClearToolResult: 1, RemoveThinking: 2, CacheBreakpoint: 3, Other: 9 })
+})
+
+test('an unpacked session plan equals the plain plan, op for op, for every kind of operation', () => {
+  const seen = new Map()
+  const kinds = new Set(Object.values(PackedOpKind))
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    const rng = new Rng(seed)
+    const wire = wireConversation(rng)
+    const tokens = wire.reduce((n, m) => n + Math.ceil(((m.content ?? '').length + (m.thinking ?? '').length) / 4), 0)
+    const { options, maxInputTokens } = pipeline(rng, tokens, wire.length)
+    const context = maxInputTokens === undefined ? {} : { maxInputTokens }
+    let editor
+    try {
+      editor = new NativeContextEditor(options)
+    } catch (e) {
+      // A random option set the core refuses (a fraction without a limit...) is not this test's subject.
+      assert.equal(e.code, 'INVALID_OPTIONS', `seed ${seed}: ${e.message}`)
+      continue
+    }
+    let plain
+    try {
+      plain = editor.plan(wire, context)
+    } catch (e) {
+      assert.equal(e.code, 'INVALID_OPTIONS', `seed ${seed}: ${e.message}`)
+      continue
+    }
+    const packed = editor.planSession(seed, 0, wire, context)
+    for (let w = 0; w < packed.ops.length; w += 4) assert.ok(kinds.has(packed.ops[w]), `seed ${seed}: kind ${packed.ops[w]} is a PackedOpKind`)
+    const { plan, opsFrom } = unpack(packed)
+    const json = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
+    assert.deepEqual(json(plan.ops), json(plain.ops), `seed ${seed}: ops`)
+    assert.deepEqual(json(plan.report), json(plain.report), `seed ${seed}: report`)
+    assert.deepEqual(json(plan.summary), json(plain.summary), `seed ${seed}: summary`)
+    const from = Math.floor(plain.ops.length / 2)
+    assert.deepEqual(json(opsFrom(from)), json(plain.ops.slice(from)), `seed ${seed}: ops from ${from}`)
+    for (const op of plain.ops) seen.set(op.type, (seen.get(op.type) ?? 0) + 1)
+  }
+  // The comparison covered every operation type the core makes.
+  const types = ['remove', 'clear_tool_result', 'truncate_tool_result', 'remove_thinking', 'clear_tool_inputs', 'remove_tool_calls', 'cache_breakpoint']
+  assert.deepEqual(
+    types.filter((t) => !seen.has(t)),
+    [],
+    `op types seen: ${JSON.stringify(Object.fromEntries(seen))}`,
+  )
+})
