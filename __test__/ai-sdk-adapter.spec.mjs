@@ -48,7 +48,11 @@ function checkPrompt(prompt, k, editor) {
     if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result') results.push(p)
   }
   // Every call answered, in order, by the message right after it.
-  assert.deepEqual(results.map((r) => r.toolCallId), calls, `call ${k}: pairs`)
+  assert.deepEqual(
+    results.map((r) => r.toolCallId),
+    calls,
+    `call ${k}: pairs`,
+  )
   prompt.forEach((m, i) => {
     if (m.role === 'tool') assert.equal(prompt[i - 1].role, 'assistant', `call ${k}: a tool message follows its calls`)
   })
@@ -107,9 +111,14 @@ test('AI SDK v6: the language-model middleware over streamText, system prompt an
     doStream: async (options) => {
       calls.push(options)
       const t = turn(calls.length - 1, true)
-      const chunks = t.content[0].type === 'text'
-        ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'all read' }, { type: 'text-end', id: 't' }]
-        : [{ type: 'tool-call', toolCallId: t.content[0].toolCallId, toolName: 'read', input: t.content[0].input }]
+      const chunks =
+        t.content[0].type === 'text'
+          ? [
+              { type: 'text-start', id: 't' },
+              { type: 'text-delta', id: 't', delta: 'all read' },
+              { type: 'text-end', id: 't' },
+            ]
+          : [{ type: 'tool-call', toolCallId: t.content[0].toolCallId, toolName: 'read', input: t.content[0].input }]
       return { stream: simulateReadableStream({ chunks: [...chunks, { type: 'finish', finishReason: t.finishReason, usage: usageV3 }] }) }
     },
   })
@@ -154,7 +163,7 @@ test('AI SDK v5: prepareStep and the middleware on MockLanguageModelV2', async (
   }
 })
 
-test('AI SDK: options are the library\'s JSON options, checked when the adapter is made', () => {
+test("AI SDK: options are the library's JSON options, checked when the adapter is made", () => {
   assert.throws(() => contextEditingPrepareStep({ keep: { messages: -1 } }), { code: 'INVALID_OPTIONS' })
   assert.throws(() => contextEditingMiddleware({ trigger: { tokens: 'many' } }), { code: 'INVALID_OPTIONS' })
   assert.throws(() => contextEditingPrepareStep({ nope: 1 }), { code: 'INVALID_OPTIONS' })

@@ -51,7 +51,7 @@ function formatsOf(conv) {
 
 const messagesOf = (format, input) => (format === 'aisdk' ? input : format === 'anthropic' ? input.messages : input.input)
 
-test('every format gets the LangChain twin\'s decisions and counts, message by message', async () => {
+test("every format gets the LangChain twin's decisions and counts, message by message", async () => {
   let triggered = 0
   let cleared = 0
   let removed = 0
@@ -80,7 +80,11 @@ test('every format gets the LangChain twin\'s decisions and counts, message by m
       const refCounts = new ContextEditor(options).countTokens(ref, refContext)
       assert.equal(counts.total, refCounts.total, where)
       assert.equal(counts.messages.length, messagesOf(format, frozen).length, where)
-      assert.equal(counts.messages.reduce((a, b) => a + b, 0), refCounts.messages.reduce((a, b) => a + b, 0), where)
+      assert.equal(
+        counts.messages.reduce((a, b) => a + b, 0),
+        refCounts.messages.reduce((a, b) => a + b, 0),
+        where,
+      )
       triggered += got.report.triggered ? 1 : 0
       cleared += got.report.cleared.length
       removed += messagesOf(format, frozen).length - (format === 'aisdk' ? got.messages.length : messagesOf(format, got.request).length)
@@ -92,7 +96,7 @@ test('every format gets the LangChain twin\'s decisions and counts, message by m
   assert.ok(removed > 20, `removed ${removed}`)
 })
 
-test('plans name the caller\'s messages: an Anthropic result is its message and block, as the LangChain twin\'s op is its message', () => {
+test("plans name the caller's messages: an Anthropic result is its message and block, as the LangChain twin's op is its message", () => {
   for (let seed = 1; seed <= 40; seed++) {
     const rng = new Rng(1000 + seed)
     const conv = conversation(rng, { turns: rng.int(3, 10), big: 0.6 })
@@ -112,19 +116,32 @@ test('plans name the caller\'s messages: an Anthropic result is its message and 
   }
 })
 
-test('clear_thinking drops the same turns\' reasoning in Anthropic thinking blocks, Responses reasoning items and AI SDK reasoning parts', () => {
+test("clear_thinking drops the same turns' reasoning in Anthropic thinking blocks, Responses reasoning items and AI SDK reasoning parts", () => {
   const turns = 4
   const anthropic = []
   const responses = []
   const aisdk = []
   for (let t = 0; t < turns; t++) {
     anthropic.push({ role: 'user', content: `question ${t}` })
-    anthropic.push({ role: 'assistant', content: [{ type: 'thinking', thinking: `hm ${t}`, signature: 'sig' }, { type: 'redacted_thinking', data: 'xx' }, { type: 'text', text: `answer ${t}` }] })
+    anthropic.push({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: `hm ${t}`, signature: 'sig' },
+        { type: 'redacted_thinking', data: 'xx' },
+        { type: 'text', text: `answer ${t}` },
+      ],
+    })
     responses.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `question ${t}` }] })
     responses.push({ type: 'reasoning', id: `rs_${t}`, summary: [{ type: 'summary_text', text: `hm ${t}` }], encrypted_content: 'enc' })
     responses.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer ${t}`, annotations: [] }] })
     aisdk.push({ role: 'user', content: `question ${t}` })
-    aisdk.push({ role: 'assistant', content: [{ type: 'reasoning', text: `hm ${t}`, providerOptions: { anthropic: { signature: 'sig' } } }, { type: 'text', text: `answer ${t}` }] })
+    aisdk.push({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: `hm ${t}`, providerOptions: { anthropic: { signature: 'sig' } } },
+        { type: 'text', text: `answer ${t}` },
+      ],
+    })
   }
   const editor = new ContextEditor({ edits: [{ type: 'clear_thinking', keep: { thinkingTurns: 1 } }] })
   const a = editor.edit(anthropic).messages
@@ -132,9 +149,18 @@ test('clear_thinking drops the same turns\' reasoning in Anthropic thinking bloc
   const s = editor.edit(aisdk).messages
   for (let t = 0; t < turns; t++) {
     const keeps = t === turns - 1
-    assert.equal(a[2 * t + 1].content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking'), keeps)
-    assert.equal(r.some((i) => i.id === `rs_${t}`), keeps)
-    assert.equal(s[2 * t + 1].content.some((p) => p.type === 'reasoning'), keeps)
+    assert.equal(
+      a[2 * t + 1].content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking'),
+      keeps,
+    )
+    assert.equal(
+      r.some((i) => i.id === `rs_${t}`),
+      keeps,
+    )
+    assert.equal(
+      s[2 * t + 1].content.some((p) => p.type === 'reasoning'),
+      keeps,
+    )
     // The text stays, the same block object.
     assert.equal(a[2 * t + 1].content.at(-1), anthropic[2 * t + 1].content.at(-1))
   }

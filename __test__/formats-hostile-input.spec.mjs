@@ -47,7 +47,7 @@ const anthropic = () => toAnthropic(conversation(new Rng(3), { turns: 6, big: 1 
 const aisdk = () => toAiSdk(conversation(new Rng(3), { turns: 6, big: 1 }))
 const responses = () => toResponses(conversation(new Rng(3), { turns: 6, big: 1 })).input
 
-test('a getter that throws inside a foreign message is the caller\'s INVALID_MESSAGE at that message, from every entry point', async () => {
+test("a getter that throws inside a foreign message is the caller's INVALID_MESSAGE at that message, from every entry point", async () => {
   for (const [name, make, format] of [
     ['anthropic', anthropic, 'anthropic'],
     ['aisdk', aisdk, 'aisdk'],
@@ -56,7 +56,12 @@ test('a getter that throws inside a foreign message is the caller\'s INVALID_MES
     const messages = make()
     const k = messages.length - 1
     const bad = { ...messages[k] }
-    Object.defineProperty(bad, 'content', { get: () => { throw new Error('boom') }, enumerable: true })
+    Object.defineProperty(bad, 'content', {
+      get: () => {
+        throw new Error('boom')
+      },
+      enumerable: true,
+    })
     messages[k] = bad
     // Told from the other messages, or given: the culprit is named either way.
     for (const context of [undefined, { format }]) {
@@ -68,7 +73,11 @@ test('a getter that throws inside a foreign message is the caller\'s INVALID_MES
 })
 
 test('revoked Proxies as a message, a block, or the whole list are named, never a bare TypeError', async () => {
-  for (const [name, make] of [['anthropic', anthropic], ['aisdk', aisdk], ['responses', responses]]) {
+  for (const [name, make] of [
+    ['anthropic', anthropic],
+    ['aisdk', aisdk],
+    ['responses', responses],
+  ]) {
     const asMessage = make()
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
@@ -116,7 +125,16 @@ test('keys put on Object.prototype decide nothing for foreign messages', async (
     return out
   }
   const clean = run()
-  for (const [key, value] of Object.entries({ type: 'message', role: 'tool', format: 'aisdk', call_id: 'ghost', callId: 'ghost', tool_calls: [], providerOptions: {}, input: [] })) {
+  for (const [key, value] of Object.entries({
+    type: 'message',
+    role: 'tool',
+    format: 'aisdk',
+    call_id: 'ghost',
+    callId: 'ghost',
+    tool_calls: [],
+    providerOptions: {},
+    input: [],
+  })) {
     Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true })
     try {
       assert.deepEqual(run(), clean, `Object.prototype.${key}`)
@@ -126,13 +144,54 @@ test('keys put on Object.prototype decide nothing for foreign messages', async (
   }
 })
 
-test('malformed messages of a known format name the field, in the caller\'s indices', async () => {
+test("malformed messages of a known format name the field, in the caller's indices", async () => {
   const cases = [
-    [[{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'tool-call', toolName: 't', input: {} }] }], 1, 'content[0].toolCallId'],
-    [[{ role: 'user', content: 'go' }, { role: 'tool', content: [{ type: 'tool-result', toolName: 't', output: { type: 'text', value: 'x' } }] }], 1, 'content[0].toolCallId'],
-    [[{ role: 'user', content: 'go' }, { type: 'function_call', name: 'n', arguments: '{}' }], 1, 'call_id'],
-    [[{ role: 'user', content: 'go' }, { type: 'function_call_output', output: 'x' }], 1, 'call_id'],
-    [[{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 't', input: {} }] }, { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', content: 'r' }] }], 1, 'content[1].tool_use_id'],
+    [
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool-call', toolName: 't', input: {} }] },
+      ],
+      1,
+      'content[0].toolCallId',
+    ],
+    [
+      [
+        { role: 'user', content: 'go' },
+        { role: 'tool', content: [{ type: 'tool-result', toolName: 't', output: { type: 'text', value: 'x' } }] },
+      ],
+      1,
+      'content[0].toolCallId',
+    ],
+    [
+      [
+        { role: 'user', content: 'go' },
+        { type: 'function_call', name: 'n', arguments: '{}' },
+      ],
+      1,
+      'call_id',
+    ],
+    [
+      [
+        { role: 'user', content: 'go' },
+        { type: 'function_call_output', output: 'x' },
+      ],
+      1,
+      'call_id',
+    ],
+    [
+      [
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 't', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'tool_result', content: 'r' },
+          ],
+        },
+      ],
+      1,
+      'content[1].tool_use_id',
+    ],
   ]
   for (const [messages, index, path] of cases) assertNamed(await errorsOf(messages), index, path, JSON.stringify(messages).slice(0, 80))
 })

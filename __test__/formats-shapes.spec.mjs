@@ -16,7 +16,14 @@ const clearAll = { trigger: { tokens: 1 }, keep: { messages: 0 }, clearToolInput
 test('Anthropic: several tool_results in one user message are cleared one by one, every other field and block kept', () => {
   const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }
   const messages = deepFreeze([
-    { role: 'user', content: [{ type: 'text', text: 'look' }, image, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, citations: { enabled: true } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        image,
+        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' }, citations: { enabled: true } },
+      ],
+    },
     {
       role: 'assistant',
       id: 'msg_1',
@@ -45,10 +52,19 @@ test('Anthropic: several tool_results in one user message are cleared one by one
   assert.equal(out.length, 4)
   assert.equal(out[0], messages[0])
   assert.equal(out[3], messages[3])
-  assert.deepEqual(report.cleared.map((c) => [c.index, c.toolCallId]), [[2, 'a'], [2, 'c']])
+  assert.deepEqual(
+    report.cleared.map((c) => [c.index, c.toolCallId]),
+    [
+      [2, 'a'],
+      [2, 'c'],
+    ],
+  )
   const user = out[2]
   assert.notEqual(user, messages[2])
-  assert.deepEqual(user.content.map((b) => b.type), ['tool_result', 'tool_result', 'tool_result', 'text'])
+  assert.deepEqual(
+    user.content.map((b) => b.type),
+    ['tool_result', 'tool_result', 'tool_result', 'text'],
+  )
   assert.deepEqual(user.content[0], { type: 'tool_result', tool_use_id: 'a', content: '[cleared]', is_error: false, cache_control: { type: 'ephemeral' } })
   assert.equal(user.content[1], messages[2].content[1])
   assert.deepEqual(user.content[2], { type: 'tool_result', tool_use_id: 'c', content: '[cleared]', is_error: true })
@@ -56,7 +72,10 @@ test('Anthropic: several tool_results in one user message are cleared one by one
   // The cleared calls' inputs, in the assistant's own tool_use blocks; the thinking block stays.
   const assistant = out[1]
   assert.equal(assistant.id, 'msg_1')
-  assert.deepEqual(assistant.content.map((b) => b.input), [undefined, {}, { p: 2 }, {}])
+  assert.deepEqual(
+    assistant.content.map((b) => b.input),
+    [undefined, {}, { p: 2 }, {}],
+  )
   assert.equal(assistant.content[0], messages[1].content[0])
   // Sent again (the next model call), the cleared results are recognised as cleared.
   const again = editor.edit(out, { systemPrompt: 'sys' })
@@ -109,7 +128,14 @@ test('AI SDK: providerOptions, media parts and tool names ride along; a tool mes
   const bytes = new Uint8Array([1, 2, 3])
   const messages = deepFreeze([
     { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
-    { role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', image: new URL('https://example.com/a.png') }, { type: 'file', data: bytes, mediaType: 'application/pdf' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'see' },
+        { type: 'image', image: new URL('https://example.com/a.png') },
+        { type: 'file', data: bytes, mediaType: 'application/pdf' },
+      ],
+    },
     {
       role: 'assistant',
       content: [
@@ -121,7 +147,13 @@ test('AI SDK: providerOptions, media parts and tool names ride along; a tool mes
     {
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: 't1', toolName: 'read', output: { type: 'json', value: { text: BIG } }, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
+        {
+          type: 'tool-result',
+          toolCallId: 't1',
+          toolName: 'read',
+          output: { type: 'json', value: { text: BIG } },
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
         { type: 'tool-result', toolCallId: 't2', toolName: 'read', output: { type: 'text', value: 'short' } },
       ],
     },
@@ -129,14 +161,17 @@ test('AI SDK: providerOptions, media parts and tool names ride along; a tool mes
   ])
   const editor = new ContextEditor({ trigger: { tokens: 100 }, keep: { messages: 1 } })
   const { messages: out, report } = editor.edit(messages)
-  assert.deepEqual(report.cleared.map((c) => [c.index, c.toolCallId]), [[3, 't1']])
+  assert.deepEqual(
+    report.cleared.map((c) => [c.index, c.toolCallId]),
+    [[3, 't1']],
+  )
   for (const k of [0, 1, 2, 4]) assert.equal(out[k], messages[k])
   assert.deepEqual(out[3].content[0], { ...messages[3].content[0], output: { type: 'text', value: '[cleared]' } })
   assert.equal(out[3].content[1], messages[3].content[1])
   assert.equal(out[1].content[2].data, bytes)
 })
 
-test('the format is told from the messages, or given; a message of no format is named with each format\'s reason', () => {
+test("the format is told from the messages, or given; a message of no format is named with each format's reason", () => {
   const editor = new ContextEditor()
   const err = (f) => {
     try {
@@ -146,25 +181,56 @@ test('the format is told from the messages, or given; a message of no format is 
     }
     assert.fail('expected an error')
   }
-  const e = err(() => editor.edit([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 't', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] }]))
+  const e = err(() =>
+    editor.edit([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 't', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'r' }] },
+    ]),
+  )
   assert.ok(e instanceof ContextEditorError)
   assert.equal(e.code, 'INVALID_MESSAGE')
   assert.equal(e.messageIndex, 2)
-  for (const name of ['LangChain', 'OpenAI chat', 'Anthropic: messages[1]', 'OpenAI Responses', 'AI SDK: messages[2]']) assert.ok(e.message.includes(name), e.message)
+  for (const name of ['LangChain', 'OpenAI chat', 'Anthropic: messages[1]', 'OpenAI Responses', 'AI SDK: messages[2]'])
+    assert.ok(e.message.includes(name), e.message)
   // An explicit format: a malformed Anthropic message is named in the caller's terms.
-  const bad = err(() => editor.edit([{ role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool_use', name: 't', input: {} }] }], { format: 'anthropic' }))
+  const bad = err(() =>
+    editor.edit(
+      [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'tool_use', name: 't', input: {} },
+          ],
+        },
+      ],
+      { format: 'anthropic' },
+    ),
+  )
   assert.equal(bad.messageIndex, 0)
   assert.equal(bad.path, 'content[1].id')
   assert.equal(err(() => editor.edit([], { format: 'claude' })).code, 'INVALID_CONTEXT')
   assert.equal(err(() => new ContextEditor({ format: 'claude' })).code, 'INVALID_OPTIONS')
-  const badArgs = err(() => editor.edit([{ role: 'user', content: 'x' }, { type: 'function_call', call_id: 'c', name: 'n', arguments: '{' }]))
+  const badArgs = err(() =>
+    editor.edit([
+      { role: 'user', content: 'x' },
+      { type: 'function_call', call_id: 'c', name: 'n', arguments: '{' },
+    ]),
+  )
   assert.deepEqual([badArgs.messageIndex, badArgs.path], [1, 'arguments'])
   // Plain text messages are the same in every format: read as OpenAI chat (unchanged objects).
-  const plain = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]
+  const plain = [
+    { role: 'user', content: 'hi' },
+    { role: 'assistant', content: 'hello' },
+  ]
   assert.equal(editor.edit(plain).messages[0], plain[0])
   // `format` on the editor applies to every call; the call's own wins.
   const forced = new ContextEditor({ format: 'aisdk', trigger: { tokens: 1 }, keep: { messages: 0 } })
-  const tool = [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'k', toolName: 't', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'k', toolName: 't', output: { type: 'text', value: BIG } }] }]
+  const tool = [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'k', toolName: 't', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'k', toolName: 't', output: { type: 'text', value: BIG } }] },
+  ]
   assert.equal(forced.edit(tool).report.cleared.length, 1)
   assert.equal(err(() => forced.edit(tool, { format: 'anthropic' })).code, 'INVALID_MESSAGE')
 })
@@ -193,7 +259,7 @@ test('sessions: a growing Anthropic history, edited call by call (sync and async
   assert.ok(last > 10)
 })
 
-test('a summary is written in the conversation\'s own format, before the kept messages, tool pairs intact', async () => {
+test("a summary is written in the conversation's own format, before the kept messages, tool pairs intact", async () => {
   const conv = conversation(new Rng(11), { turns: 10 })
   const options = { edits: [{ type: 'summarize', trigger: { messages: 8 }, keep: { messages: 4 } }] }
   for (const [format, input, list] of [
@@ -220,23 +286,37 @@ function assertPairs(format, messages, where = format) {
     const parts = Array.isArray(m.content) ? m.content : []
     if (format === 'anthropic') {
       for (const b of parts) if (b.type === 'tool_use') calls.add(b.id)
-      for (const b of parts) if (b.type === 'tool_result') assert.ok(calls.has(b.tool_use_id) && !results.has(b.tool_use_id), `${where}: result ${b.tool_use_id}`) || results.add(b.tool_use_id)
+      for (const b of parts)
+        if (b.type === 'tool_result')
+          assert.ok(calls.has(b.tool_use_id) && !results.has(b.tool_use_id), `${where}: result ${b.tool_use_id}`) || results.add(b.tool_use_id)
     } else if (format === 'responses') {
       if (m.type === 'function_call') calls.add(m.call_id)
-      if (m.type === 'function_call_output') assert.ok(calls.has(m.call_id) && !results.has(m.call_id), `${where}: output ${m.call_id}`) || results.add(m.call_id)
+      if (m.type === 'function_call_output')
+        assert.ok(calls.has(m.call_id) && !results.has(m.call_id), `${where}: output ${m.call_id}`) || results.add(m.call_id)
     } else {
       for (const p of parts) if (p.type === 'tool-call') calls.add(p.toolCallId)
-      for (const p of parts) if (p.type === 'tool-result') assert.ok(calls.has(p.toolCallId) && !results.has(p.toolCallId), `${where}: result ${p.toolCallId}`) || results.add(p.toolCallId)
+      for (const p of parts)
+        if (p.type === 'tool-result')
+          assert.ok(calls.has(p.toolCallId) && !results.has(p.toolCallId), `${where}: result ${p.toolCallId}`) || results.add(p.toolCallId)
     }
   }
-  assert.deepEqual([...calls].filter((c) => !results.has(c)), [], `${where}: calls without results`)
+  assert.deepEqual(
+    [...calls].filter((c) => !results.has(c)),
+    [],
+    `${where}: calls without results`,
+  )
 }
 
 test('property: seeded conversations and pipelines in every format keep pairs valid, never mutate, and hand back untouched messages as themselves', () => {
   const pipelines = [
     { trigger: { tokens: 300 }, keep: { messages: 1 }, clearToolInputs: true },
     { edits: [{ type: 'last_n', n: 5 }] },
-    { edits: [{ type: 'trim_turns', maxTurns: 2 }, { type: 'clear_tool_uses', trigger: { tokens: 200 }, keep: { messages: 1 } }] },
+    {
+      edits: [
+        { type: 'trim_turns', maxTurns: 2 },
+        { type: 'clear_tool_uses', trigger: { tokens: 200 }, keep: { messages: 1 } },
+      ],
+    },
     { edits: [{ type: 'strip_tool_calls' }] },
     { edits: [{ type: 'truncate_tool_results', maxChars: 40 }, { type: 'clear_thinking' }] },
     { edits: [{ type: 'strip_and_truncate', n: 4 }] },

@@ -36,7 +36,8 @@ class Model extends BaseChatModel {
     }
     this.calls.push(messages)
     const n = this.calls.length - 1
-    const message = n < CALLS ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: 'read', args: { n }, type: 'tool_call' }] }) : new AIMessage('all read')
+    const message =
+      n < CALLS ? new AIMessage({ content: '', tool_calls: [{ id: `call_${n}`, name: 'read', args: { n }, type: 'tool_call' }] }) : new AIMessage('all read')
     return { generations: [{ text: '', message }] }
   }
 }
@@ -54,7 +55,11 @@ function pairs(messages, where) {
       assert.ok(['ai', 'tool'].includes(messages[i - 1]._getType()), `${where}: a result follows the calls`)
     }
   })
-  assert.deepEqual(results.map((r) => r.tool_call_id), calls, `${where}: every call answered`)
+  assert.deepEqual(
+    results.map((r) => r.tool_call_id),
+    calls,
+    `${where}: every call answered`,
+  )
   return results
 }
 
@@ -74,7 +79,10 @@ test('LangGraph createReactAgent: preModelHook edits 36 model calls; the state k
   const editor = new ContextEditor()
   let clearing = false
   llm.calls.forEach((messages, k) => {
-    const results = pairs(messages.filter((m) => m._getType() !== 'system'), `call ${k}`)
+    const results = pairs(
+      messages.filter((m) => m._getType() !== 'system'),
+      `call ${k}`,
+    )
     const cleared = results.filter((r) => r.content === '[cleared]').length
     if (cleared) clearing = true
     if (clearing) {
@@ -120,7 +128,10 @@ test('LangGraph createReactAgent: a summarize edit with a summaryModel stores th
   llm.calls.forEach((messages, k) => {
     if (messages[0].additional_kwargs?.lc_source === 'summarization') seen = true
     else assert.ok(!seen, `call ${k}: the summary stays`)
-    pairs(messages.filter((m) => m.additional_kwargs?.lc_source !== 'summarization'), `call ${k}`)
+    pairs(
+      messages.filter((m) => m.additional_kwargs?.lc_source !== 'summarization'),
+      `call ${k}`,
+    )
   })
   assert.ok(seen)
 })

@@ -25,11 +25,22 @@ test('Mastra: an input processor edits every generate() call; 36 model calls che
       prompts.push(prompt)
       const n = prompts.length
       // Odd calls read a file, even calls answer.
-      if (n % 2 === 1) return { content: [{ type: 'tool-call', toolCallId: `call_${n}`, toolName: 'read', input: JSON.stringify({ n }) }], finishReason: 'tool-calls', usage, warnings: [] }
+      if (n % 2 === 1)
+        return {
+          content: [{ type: 'tool-call', toolCallId: `call_${n}`, toolName: 'read', input: JSON.stringify({ n }) }],
+          finishReason: 'tool-calls',
+          usage,
+          warnings: [],
+        }
       return { content: [{ type: 'text', text: `read ${n - 1}` }], finishReason: 'stop', usage, warnings: [] }
     },
   })
-  const read = createTool({ id: 'read', description: 'read a file', inputSchema: z.object({ n: z.number() }), execute: async ({ context }) => OUTPUT(context.n) })
+  const read = createTool({
+    id: 'read',
+    description: 'read a file',
+    inputSchema: z.object({ n: z.number() }),
+    execute: async ({ context }) => OUTPUT(context.n),
+  })
   const reports = []
   const agent = new Agent({
     name: 'reader',
@@ -66,7 +77,11 @@ test('Mastra: an input processor edits every generate() call; 36 model calls che
       if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') calls.push(p.toolCallId)
       if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result') results.push(p)
     }
-    assert.deepEqual(results.map((r) => r.toolCallId), calls, `call ${k}: every call answered, in order`)
+    assert.deepEqual(
+      results.map((r) => r.toolCallId),
+      calls,
+      `call ${k}: every call answered, in order`,
+    )
     const text = (r) => (r.output.type === 'text' ? r.output.value : JSON.stringify(r.output.value))
     const cleared = results.filter((r) => text(r).includes('[cleared]')).length
     if (cleared) clearing = true
@@ -93,11 +108,19 @@ test('Mastra: messages in Mastra\'s stored shape are read by the library too (fo
       id: 'a1',
       role: 'assistant',
       createdAt: new Date(0),
-      content: { format: 2, parts: [inv('c1', 1), { type: 'step-start' }, inv('c2', 2), { type: 'step-start' }, { type: 'text', text: 'done' }], toolInvocations: [inv('c1', 1).toolInvocation, inv('c2', 2).toolInvocation], metadata: { x: 1 } },
+      content: {
+        format: 2,
+        parts: [inv('c1', 1), { type: 'step-start' }, inv('c2', 2), { type: 'step-start' }, { type: 'text', text: 'done' }],
+        toolInvocations: [inv('c1', 1).toolInvocation, inv('c2', 2).toolInvocation],
+        metadata: { x: 1 },
+      },
     },
   ]
   const { messages: out, report } = new ContextEditor({ trigger: { tokens: 100 }, keep: { messages: 1 }, clearToolInputs: true }).edit(messages)
-  assert.deepEqual(report.cleared.map((c) => [c.index, c.toolCallId]), [[1, 'c1']])
+  assert.deepEqual(
+    report.cleared.map((c) => [c.index, c.toolCallId]),
+    [[1, 'c1']],
+  )
   assert.equal(out[0], messages[0])
   const parts = out[1].content.parts
   assert.deepEqual(parts[0].toolInvocation, { ...messages[1].content.parts[0].toolInvocation, result: '[cleared]', args: {} })

@@ -39,7 +39,7 @@ class FakeModel {
 
 const read = tool({ name: 'read', description: 'read a file', parameters: z.object({ n: z.number() }), execute: async ({ n }) => OUTPUT(n) })
 
-test('OpenAI Agents: 36 model calls through run(); each request edited, pairs valid, the run\'s history whole', async () => {
+test("OpenAI Agents: 36 model calls through run(); each request edited, pairs valid, the run's history whole", async () => {
   const model = new FakeModel()
   const agent = new Agent({ name: 'reader', instructions: 'You read files, one at a time.', model, tools: [read] })
   const reports = []
@@ -54,7 +54,11 @@ test('OpenAI Agents: 36 model calls through run(); each request edited, pairs va
   model.requests.forEach((input, k) => {
     const calls = input.filter((i) => i.type === 'function_call').map((i) => i.callId)
     const results = input.filter((i) => i.type === 'function_call_result')
-    assert.deepEqual(results.map((r) => r.callId), calls, `call ${k}: every call answered`)
+    assert.deepEqual(
+      results.map((r) => r.callId),
+      calls,
+      `call ${k}: every call answered`,
+    )
     input.forEach((item, i) => {
       if (item.type === 'function_call_result') assert.equal(input[i - 1].callId, item.callId, `call ${k}: result right after its call`)
     })
@@ -127,7 +131,11 @@ test('OpenAI Agents: a summarizing session stores the summary; 12 runs, 36 model
   let seen = false
   model.requests.forEach((input, k) => {
     const calls = input.filter((i) => i.type === 'function_call').map((i) => i.callId)
-    assert.deepEqual(input.filter((i) => i.type === 'function_call_result').map((r) => r.callId), calls, `call ${k}: every call answered`)
+    assert.deepEqual(
+      input.filter((i) => i.type === 'function_call_result').map((r) => r.callId),
+      calls,
+      `call ${k}: every call answered`,
+    )
     if (isSummary(input[0])) seen = true
     else assert.ok(!seen, `call ${k}: the summary stays first`)
   })

@@ -59,8 +59,16 @@ function toAgents(messages) {
     if (type === 'human') out.push({ role: 'user', content: textOf(m.content) })
     else if (type === 'ai') {
       if (textOf(m.content)) out.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: textOf(m.content) }] })
-      for (const c of m.tool_calls ?? []) out.push({ type: 'function_call', callId: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' })
-    } else if (type === 'tool') out.push({ type: 'function_call_result', callId: m.tool_call_id, name: m.name ?? 'tool', status: 'completed', output: { type: 'text', text: textOf(m.content) } })
+      for (const c of m.tool_calls ?? [])
+        out.push({ type: 'function_call', callId: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' })
+    } else if (type === 'tool')
+      out.push({
+        type: 'function_call_result',
+        callId: m.tool_call_id,
+        name: m.name ?? 'tool',
+        status: 'completed',
+        output: { type: 'text', text: textOf(m.content) },
+      })
   }
   return out
 }
@@ -71,11 +79,13 @@ function toMastra(messages) {
   let id = 0
   for (const m of messages) {
     const type = m._getType()
-    if (type === 'human') out.push({ id: `m${id++}`, role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: textOf(m.content) }] } })
+    if (type === 'human')
+      out.push({ id: `m${id++}`, role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: textOf(m.content) }] } })
     else if (type === 'ai') {
       const parts = [{ type: 'step-start' }]
       if (textOf(m.content)) parts.push({ type: 'text', text: textOf(m.content) })
-      for (const c of m.tool_calls ?? []) parts.push({ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: c.id, toolName: c.name, args: c.args } })
+      for (const c of m.tool_calls ?? [])
+        parts.push({ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: c.id, toolName: c.name, args: c.args } })
       out.push({ id: `m${id++}`, role: 'assistant', createdAt: new Date(0), content: { format: 2, parts } })
     } else if (type === 'tool') {
       const part = out.at(-1).content.parts.find((p) => p.type === 'tool-invocation' && p.toolInvocation.toolCallId === m.tool_call_id)
@@ -118,19 +128,43 @@ export async function benchAdapters({ seed = 42, messages: n = 2000, nextCalls =
   const lcTurn = (m) => m._getType() === 'ai'
   const handler = async () => null
   const mw = contextEditingMiddlewareObject(OPTIONS)
-  rows.push(['LangChain `createAgent`', '`wrapModelCall` (context-editor/langchain)', lc.length, 'same', await loop(lc, lcTurn, nextCalls, (v) => mw.wrapModelCall({ messages: v, systemPrompt: conv.systemPrompt, model: { model: 'gpt-4o' } }, handler))])
+  rows.push([
+    'LangChain `createAgent`',
+    '`wrapModelCall` (context-editor/langchain)',
+    lc.length,
+    'same',
+    await loop(lc, lcTurn, nextCalls, (v) => mw.wrapModelCall({ messages: v, systemPrompt: conv.systemPrompt, model: { model: 'gpt-4o' } }, handler)),
+  ])
   const hook = contextEditingPreModelHook(OPTIONS)
   rows.push(['LangGraph `createReactAgent`', '`preModelHook`', lc.length, 'same', await loop(lc, lcTurn, nextCalls, (v) => hook({ messages: v }))])
   const sdkTurn = (m) => m.role === 'assistant'
   const prepareStep = contextEditingPrepareStep(OPTIONS)
   rows.push(['Vercel AI SDK', '`prepareStep`', aisdk.length, 'same', await loop(aisdk, sdkTurn, nextCalls, (v) => prepareStep({ messages: v, stepNumber: 0 }))])
   const middleware = contextEditingMiddleware(OPTIONS)
-  rows.push(['Vercel AI SDK', '`wrapLanguageModel` middleware', aisdk.length, 'new per call', await loop(aisdk, sdkTurn, nextCalls, (v) => middleware.transformParams({ params: { prompt: v } }), true)])
+  rows.push([
+    'Vercel AI SDK',
+    '`wrapLanguageModel` middleware',
+    aisdk.length,
+    'new per call',
+    await loop(aisdk, sdkTurn, nextCalls, (v) => middleware.transformParams({ params: { prompt: v } }), true),
+  ])
   const filter = contextEditingInputFilter(OPTIONS)
   const agentsTurn = (m) => m.type === 'function_call' || (m.type === 'message' && m.role === 'assistant')
-  rows.push(['OpenAI Agents SDK', '`callModelInputFilter`', agents.length, 'same', await loop(agents, agentsTurn, nextCalls, (v) => filter({ modelData: { input: v, instructions: conv.systemPrompt }, agent: {} }))])
+  rows.push([
+    'OpenAI Agents SDK',
+    '`callModelInputFilter`',
+    agents.length,
+    'same',
+    await loop(agents, agentsTurn, nextCalls, (v) => filter({ modelData: { input: v, instructions: conv.systemPrompt }, agent: {} })),
+  ])
   const processor = new ContextEditingProcessor(OPTIONS)
-  rows.push(['Mastra', 'input processor', mastra.length, 'new per call', await loop(mastra, sdkTurn, nextCalls, (v) => processor.processInput({ messages: v }), true)])
+  rows.push([
+    'Mastra',
+    'input processor',
+    mastra.length,
+    'new per call',
+    await loop(mastra, sdkTurn, nextCalls, (v) => processor.processInput({ messages: v }), true),
+  ])
   return rows
 }
 
@@ -145,6 +179,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const n = Number(flags.messages ?? 2000)
   const rows = await benchAdapters({ seed: Number(flags.seed ?? 42), messages: n, nextCalls: Number(flags['next-calls'] ?? 25) })
   console.log(`### Framework adapters: per-step overhead at ${n.toLocaleString('en-US')} messages\n`)
-  console.log(`Options \`trigger: { tokens: 100000 }, keep: { messages: 3 }\` (approx); the time the hook adds to one model call of an agent loop, median of the last calls.\n`)
+  console.log(
+    `Options \`trigger: { tokens: 100000 }, keep: { messages: 3 }\` (approx); the time the hook adds to one model call of an agent loop, median of the last calls.\n`,
+  )
   console.log(adaptersTable(rows))
 }

@@ -78,8 +78,16 @@ export function toResponses({ system, events }) {
     if (e.kind === 'human') input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: e.text }] })
     else if (e.kind === 'tool') input.push({ type: 'function_call_output', call_id: e.id, output: e.content })
     else {
-      if (e.text) input.push({ type: 'message', role: 'assistant', id: `msg_${input.length}`, status: 'completed', content: [{ type: 'output_text', text: e.text, annotations: [] }] })
-      for (const c of e.calls) input.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' })
+      if (e.text)
+        input.push({
+          type: 'message',
+          role: 'assistant',
+          id: `msg_${input.length}`,
+          status: 'completed',
+          content: [{ type: 'output_text', text: e.text, annotations: [] }],
+        })
+      for (const c of e.calls)
+        input.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' })
     }
   }
   return system === undefined ? { model: 'gpt-test', input } : { model: 'gpt-test', instructions: system, input }
@@ -110,7 +118,12 @@ export function toAiSdk({ system, events }, withSystem = false) {
 }
 
 const textOf = (content) =>
-  typeof content === 'string' ? content : content.filter((b) => b.type === 'text' || b.type === 'input_text' || b.type === 'output_text').map((b) => b.text).join('')
+  typeof content === 'string'
+    ? content
+    : content
+        .filter((b) => b.type === 'text' || b.type === 'input_text' || b.type === 'output_text')
+        .map((b) => b.text)
+        .join('')
 
 /** Appends an AI event, merging a call-only item into the open assistant turn (Responses). */
 function ai(out, text, calls, merge) {
@@ -129,10 +142,21 @@ export function canonical(format, messages) {
       if (m.type === 'system') continue
       if (m.type === 'human') out.push({ kind: 'human', text: textOf(m.content) })
       else if (m.type === 'tool') out.push({ kind: 'tool', id: m.tool_call_id, content: textOf(m.content) })
-      else ai(out, textOf(m.content), (m.tool_calls ?? []).map((c) => ({ id: c.id, args: c.args })), false)
+      else
+        ai(
+          out,
+          textOf(m.content),
+          (m.tool_calls ?? []).map((c) => ({ id: c.id, args: c.args })),
+          false,
+        )
     } else if (format === 'anthropic') {
       if (m.role === 'assistant') {
-        ai(out, textOf(m.content), (typeof m.content === 'string' ? [] : m.content).filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, args: b.input })), false)
+        ai(
+          out,
+          textOf(m.content),
+          (typeof m.content === 'string' ? [] : m.content).filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, args: b.input })),
+          false,
+        )
       } else if (typeof m.content === 'string') out.push({ kind: 'human', text: m.content })
       else {
         for (const b of m.content) {
@@ -151,10 +175,16 @@ export function canonical(format, messages) {
       if (m.role === 'system') continue
       if (m.role === 'user') out.push({ kind: 'human', text: textOf(m.content) })
       else if (m.role === 'tool') {
-        for (const p of m.content) out.push({ kind: 'tool', id: p.toolCallId, content: p.output.type === 'text' ? p.output.value : JSON.stringify(p.output.value) })
+        for (const p of m.content)
+          out.push({ kind: 'tool', id: p.toolCallId, content: p.output.type === 'text' ? p.output.value : JSON.stringify(p.output.value) })
       } else {
         const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
-        ai(out, textOf(parts), parts.filter((p) => p.type === 'tool-call').map((p) => ({ id: p.toolCallId, args: p.input })), false)
+        ai(
+          out,
+          textOf(parts),
+          parts.filter((p) => p.type === 'tool-call').map((p) => ({ id: p.toolCallId, args: p.input })),
+          false,
+        )
       }
     }
   }

@@ -42,9 +42,7 @@ function outputText(p: Record<string, any>): unknown {
   if (!isObject(out)) return typeof out === 'string' ? out : JSON.stringify(out ?? null)
   if (out.type === 'text' || out.type === 'error-text') return String(out.value ?? '')
   if (out.type === 'content' && Array.isArray(out.value)) {
-    return out.value.map((b: any) =>
-      isObject(b) && b.type === 'media' ? mediaBlock({ type: 'file', data: b.data, mediaType: b.mediaType }) : b,
-    )
+    return out.value.map((b: any) => (isObject(b) && b.type === 'media' ? mediaBlock({ type: 'file', data: b.data, mediaType: b.mediaType }) : b))
   }
   if (out.type === 'execution-denied') return String(out.reason ?? '')
   return JSON.stringify(out.value ?? null)
@@ -68,7 +66,8 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
   if (typeof m.content === 'string') return whole(m, { type: 'ai', content: m.content })
   m.content.forEach((p: unknown, k: number) => {
     if (isObject(p) && p.type === 'tool-call') {
-      if (typeof p.toolCallId !== 'string' || p.toolCallId === '') throw invalid(i, `content[${k}].toolCallId`, 'a `tool-call` part needs a non-empty string `toolCallId`')
+      if (typeof p.toolCallId !== 'string' || p.toolCallId === '')
+        throw invalid(i, `content[${k}].toolCallId`, 'a `tool-call` part needs a non-empty string `toolCallId`')
       if (typeof p.toolName !== 'string') throw invalid(i, `content[${k}].toolName`, 'a `tool-call` part needs a string `toolName`')
       const input = field(p, 'input')
       const call = { id: p.toolCallId, name: p.toolName, args: argsObject(input !== undefined ? input : field(p, 'args')), type: 'tool_call' }
@@ -120,7 +119,8 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
   const parts: number[] = []
   m.content.forEach((p: unknown, k: number) => {
     if (!isObject(p) || p.type !== 'tool-result') return
-    if (typeof p.toolCallId !== 'string' || p.toolCallId === '') throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
+    if (typeof p.toolCallId !== 'string' || p.toolCallId === '')
+      throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
     const content = outputText(p)
     const unit: AnyMessage = { type: 'tool', tool_call_id: p.toolCallId, content }
     if (typeof content === 'string' && placeholders.has(content)) unit.response_metadata = clearedMarker()

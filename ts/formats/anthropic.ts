@@ -20,7 +20,11 @@ export function anthropicSegment(m: Record<string, any>, i: number, placeholders
   const role = m.role
   const content = m.content
   if (role !== 'user' && role !== 'assistant') {
-    throw invalid(i, 'role', `expected "user" or "assistant" in the Anthropic Messages format, got ${JSON.stringify(role)}${role === 'system' ? ' (the system prompt goes in the request\'s top-level `system`)' : ''}`)
+    throw invalid(
+      i,
+      'role',
+      `expected "user" or "assistant" in the Anthropic Messages format, got ${JSON.stringify(role)}${role === 'system' ? " (the system prompt goes in the request's top-level `system`)" : ''}`,
+    )
   }
   if (typeof content !== 'string' && !Array.isArray(content)) {
     throw invalid(i, 'content', 'expected a string or an array of content blocks')

@@ -92,7 +92,8 @@ const TESTS: Record<MessageFormat, Test> = {
     if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`
     if (!OPENAI_ROLES.has(m.role)) return m.role === undefined ? 'no `role`' : `role ${JSON.stringify(m.role)}`
     if (m.role === 'tool' && m.tool_call_id === undefined) return 'role "tool" without `tool_call_id`'
-    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content)) return 'content is neither a string nor a list'
+    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content))
+      return 'content is neither a string nor a list'
     // An AI SDK file part's `data` may be bytes, which the native path would count as JSON.
     return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'file' && b.mediaType !== undefined))
   },
@@ -184,7 +185,7 @@ function detect(messages: readonly unknown[], from: number, known: ForeignFormat
     if (known === 'native' && from > 0) return detect(messages, 0, undefined)
   }
   const left = new Map<ForeignFormat, string | undefined>(FOREIGN.map((f) => [f, undefined]))
-  if (known !== undefined && known !== 'native') for (const f of FOREIGN) if (f !== known) left.set(f, 'not the conversation\'s format')
+  if (known !== undefined && known !== 'native') for (const f of FOREIGN) if (f !== known) left.set(f, "not the conversation's format")
   // Whether some message is in a foreign format (and in no native one) by itself: then a
   // conversation no format fits is a foreign one gone wrong, named here; otherwise the editor reads
   // it as native and names what is wrong with it in its own words.

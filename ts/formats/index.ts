@@ -19,15 +19,7 @@ import { anthropicSegment, anthropicSummary } from './anthropic.js'
 import { detectFormat, FORMAT_NAMES } from './detect.js'
 import { responsesJoins, responsesSegment, responsesSummary } from './responses.js'
 import { mastraSegment, mastraSummary } from '../mastra/codec.js'
-import {
-  type ForeignFormat,
-  isObject,
-  MESSAGE_FORMATS,
-  type MessageFormat,
-  type RequestParts,
-  type Segment,
-  systemText,
-} from './types.js'
+import { type ForeignFormat, isObject, MESSAGE_FORMATS, type MessageFormat, type RequestParts, type Segment, systemText } from './types.js'
 
 export { detectFormat, ruledOut } from './detect.js'
 export { MESSAGE_FORMATS } from './types.js'
@@ -99,9 +91,13 @@ export function readFormat(value: unknown, where: 'options' | 'context'): Format
   if (value === undefined || value === null) return undefined
   if (value === 'auto' || (typeof value === 'string' && (MESSAGE_FORMATS as readonly string[]).includes(value))) return value as FormatOption
   const code = where === 'options' ? 'INVALID_OPTIONS' : 'INVALID_CONTEXT'
-  throw new ContextEditorError(code, `${where === 'options' ? '' : 'context.'}format: expected one of auto, ${MESSAGE_FORMATS.join(', ')}, got ${JSON.stringify(value)}`, {
-    path: 'format',
-  })
+  throw new ContextEditorError(
+    code,
+    `${where === 'options' ? '' : 'context.'}format: expected one of auto, ${MESSAGE_FORMATS.join(', ')}, got ${JSON.stringify(value)}`,
+    {
+      path: 'format',
+    },
+  )
 }
 
 /** A decoded call: the units for the editor and the way back. */
@@ -208,9 +204,13 @@ export class FormatCodec {
     if (key === 'input' && typeof list === 'string') list = [{ role: 'user', content: list }]
     if (Array.isArray(list)) list = messageList(list)
     else {
-      throw new ContextEditorError('INVALID_MESSAGE', 'messages: expected an array of messages, or a request with a `messages` array (Anthropic, chat, AI SDK) or an `input` (Responses)', {
-        path: 'messages',
-      })
+      throw new ContextEditorError(
+        'INVALID_MESSAGE',
+        'messages: expected an array of messages, or a request with a `messages` array (Anthropic, chat, AI SDK) or an `input` (Responses)',
+        {
+          path: 'messages',
+        },
+      )
     }
     const parts: RequestParts = {}
     const system = systemText(key === 'input' ? req.instructions : req.system)
@@ -240,7 +240,7 @@ export class FormatCodec {
   #segmentsOf(list: readonly unknown[], format: ForeignFormat): Placed[] {
     const out: Placed[] = []
     let unit = 0
-    for (let i = 0; i < list.length; ) {
+    for (let i = 0; i < list.length;) {
       const m = list[i]
       let seg: Segment | undefined
       try {
@@ -330,24 +330,80 @@ function decoded(
   parts: RequestParts,
   rebuild: ((m: unknown[]) => unknown) | undefined,
 ): Decoded {
-  /** For each unit: the caller's message index, and the part of it. */
-  const origin: number[] = []
-  const partOf: Array<number | undefined> = []
+  const origins = new Origins(list.length, placed)
+  return {
+    format,
+    count: list.length,
+    units,
+    parts,
+    encode(edited, plan) {
+      const messages = encodeAll(format, placed, units, edited, plan)
+      return rebuild === undefined ? { messages } : { messages, request: rebuild(messages) }
+    },
+    remapReport: (report) => origins.report(report),
+    remapPlan: (plan) => origins.plan(plan),
+    remapCounts: (counts) => origins.counts(counts),
+    remapError: (e) => origins.error(e, format),
+  }
+}
+
+/** The caller's messages rebuilt from the edited units, segment by segment, the summary in its place. */
+function encodeAll(
+  format: ForeignFormat,
+  placed: readonly Placed[],
+  units: readonly AnyMessage[],
+  edited: readonly AnyMessage[],
+  plan: Pick<EditPlan, 'ops' | 'summary'>,
+): unknown[] {
+  const aligned = align(units, edited, plan)
+  const messages: unknown[] = []
+  let summaryDone = aligned.summaryAt === undefined
   for (const p of placed) {
-    for (const f of p.seg.from) {
-      origin.push(p.start + f.message)
-      partOf.push(f.part)
+    if (!summaryDone && aligned.summaryAt! < p.unit + p.seg.units.length) {
+      messages.push(summaryOf(format, aligned.summary!))
+      summaryDone = true
+    }
+    const { units: own, members } = p.seg
+    let same = true
+    for (let k = 0; k < own.length && same; k++) same = aligned.after[p.unit + k] === own[k]
+    if (same) for (const m of members) messages.push(m)
+    else for (const m of p.seg.encode(aligned.after.slice(p.unit, p.unit + own.length))) messages.push(m)
+  }
+  if (!summaryDone) messages.push(summaryOf(format, aligned.summary!))
+  return messages
+}
+
+/** Where each unit comes from: unit indices in reports, plans, counts and errors turned into the caller's. */
+class Origins {
+  /** For each unit: the caller's message index, and the part of it. */
+  readonly #origin: number[] = []
+  readonly #partOf: Array<number | undefined> = []
+  readonly #count: number
+  readonly #placed: readonly Placed[]
+
+  constructor(count: number, placed: readonly Placed[]) {
+    this.#count = count
+    this.#placed = placed
+    for (const p of placed) {
+      for (const f of p.seg.from) {
+        this.#origin.push(p.start + f.message)
+        this.#partOf.push(f.part)
+      }
     }
   }
-  const at = (u: number): number => origin[u] ?? list.length
+
+  at(u: number): number {
+    return this.#origin[u] ?? this.#count
+  }
+
   /**
    * The caller's messages all of whose units are in `units` (a Responses turn is several items for one
    * unit; an Anthropic user message may be several units): a message only partly summarized is kept.
    */
-  const wholly = (units: readonly number[]): number[] => {
+  wholly(units: readonly number[]): number[] {
     const set = new Set(units)
     const out: number[] = []
-    for (const p of placed) {
+    for (const p of this.#placed) {
       const n = p.seg.units.length
       let all = n > 0
       for (let k = 0; k < n && all; k++) all = set.has(p.unit + k)
@@ -355,63 +411,43 @@ function decoded(
     }
     return out
   }
-  const remapReport = (report: EditReport): EditReport => {
-    for (const c of report.cleared ?? []) c.index = at(c.index)
-    for (const o of report.removedOrphans ?? []) o.index = at(o.index)
+
+  report(report: EditReport): EditReport {
+    for (const c of report.cleared ?? []) c.index = this.at(c.index)
+    for (const o of report.removedOrphans ?? []) o.index = this.at(o.index)
     return report
   }
-  return {
-    format,
-    count: list.length,
-    units,
-    parts,
-    encode(edited, plan) {
-      const aligned = align(units, edited, plan)
-      const messages: unknown[] = []
-      let summaryDone = aligned.summaryAt === undefined
-      for (const p of placed) {
-        if (!summaryDone && aligned.summaryAt! < p.unit + p.seg.units.length) {
-          messages.push(summaryOf(format, aligned.summary!))
-          summaryDone = true
-        }
-        const { units: own, members } = p.seg
-        let same = true
-        for (let k = 0; k < own.length && same; k++) same = aligned.after[p.unit + k] === own[k]
-        if (same) for (const m of members) messages.push(m)
-        else for (const m of p.seg.encode(aligned.after.slice(p.unit, p.unit + own.length))) messages.push(m)
-      }
-      if (!summaryDone) messages.push(summaryOf(format, aligned.summary!))
-      return rebuild === undefined ? { messages } : { messages, request: rebuild(messages) }
-    },
-    remapReport,
-    remapPlan(plan) {
-      const ops = plan.ops.map((op): PlanOp => {
-        const part = partOf[op.index]
-        return (part === undefined ? { ...op, index: at(op.index) } : { ...op, index: at(op.index), part }) as PlanOp
-      })
-      const out: EditPlan = { ...plan, ops }
-      Object.defineProperty(out, 'report', { get: () => remapReport(plan.report), enumerable: true, configurable: true })
-      if (plan.summary) {
-        const s = plan.summary
-        out.summary = { ...s, replaced: wholly(s.replaced), summarized: wholly(s.summarized), insertAt: at(s.insertAt) }
-      }
-      return out
-    },
-    remapCounts(counts) {
-      const perMessage = new Array<number>(list.length).fill(0)
-      counts.messages.forEach((n, u) => {
-        perMessage[at(u)] += n
-      })
-      return { ...counts, messages: perMessage }
-    },
-    remapError(e) {
-      if (!(e instanceof ContextEditorError) || e.messageIndex === undefined || e.messageIndex >= origin.length) return e
-      const u = e.messageIndex
-      const part = partOf[u]
-      const where = `messages[${at(u)}]${part === undefined ? '' : `.content[${part}]`}`
-      const message = e.message.replace(/^messages\[\d+\]/, where)
-      return new ContextEditorError(e.code, `${message} (in the ${FORMAT_NAMES[format]} format)`, { messageIndex: at(u), path: e.path, cause: e })
-    },
+
+  plan(plan: EditPlan): EditPlan {
+    const ops = plan.ops.map((op): PlanOp => {
+      const part = this.#partOf[op.index]
+      const index = this.at(op.index)
+      return (part === undefined ? { ...op, index } : { ...op, index, part }) as PlanOp
+    })
+    const out: EditPlan = { ...plan, ops }
+    Object.defineProperty(out, 'report', { get: () => this.report(plan.report), enumerable: true, configurable: true })
+    if (plan.summary) {
+      const s = plan.summary
+      out.summary = { ...s, replaced: this.wholly(s.replaced), summarized: this.wholly(s.summarized), insertAt: this.at(s.insertAt) }
+    }
+    return out
+  }
+
+  counts(counts: TokenCountResult): TokenCountResult {
+    const perMessage = new Array<number>(this.#count).fill(0)
+    counts.messages.forEach((n, u) => {
+      perMessage[this.at(u)] += n
+    })
+    return { ...counts, messages: perMessage }
+  }
+
+  error(e: unknown, format: ForeignFormat): unknown {
+    if (!(e instanceof ContextEditorError) || e.messageIndex === undefined || e.messageIndex >= this.#origin.length) return e
+    const u = e.messageIndex
+    const part = this.#partOf[u]
+    const where = `messages[${this.at(u)}]${part === undefined ? '' : `.content[${part}]`}`
+    const message = e.message.replace(/^messages\[\d+\]/, where)
+    return new ContextEditorError(e.code, `${message} (in the ${FORMAT_NAMES[format]} format)`, { messageIndex: this.at(u), path: e.path, cause: e })
   }
 }
 
@@ -441,7 +477,10 @@ function align(
   const written = summary !== undefined && edited.length === units.length - removed.size + 1
   if (!written) for (const i of replaced) removed.delete(i)
   if (edited.length !== units.length - removed.size + (written ? 1 : 0)) {
-    throw new ContextEditorError('INTERNAL', `internal error: ${edited.length} edited messages for ${units.length} - ${removed.size} removed (please report this with the input)`)
+    throw new ContextEditorError(
+      'INTERNAL',
+      `internal error: ${edited.length} edited messages for ${units.length} - ${removed.size} removed (please report this with the input)`,
+    )
   }
   const after: Array<AnyMessage | undefined> = []
   let k = 0

@@ -71,9 +71,7 @@ export function printOf(m: Record<string, any>, fields: readonly string[], list?
 export function systemText(system: unknown): string | undefined {
   if (typeof system === 'string') return system
   if (Array.isArray(system)) {
-    return system
-      .map((b: any) => (typeof b === 'string' ? b : isObject(b) && typeof b.text === 'string' ? b.text : ''))
-      .join('\n')
+    return system.map((b: any) => (typeof b === 'string' ? b : isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n')
   }
   return undefined
 }

@@ -13,8 +13,7 @@ import { invalid } from '../formats/errors.js'
 import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from '../formats/types.js'
 import type { AnyMessage } from '../wire.js'
 
-const textOf = (parts: unknown[]): string =>
-  parts.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
+const textOf = (parts: unknown[]): string => parts.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
 
 /** A result as the content of a tool message (text as it is, anything else as JSON). */
 const resultText = (r: unknown): string => (typeof r === 'string' ? r : (JSON.stringify(r ?? null) ?? ''))
@@ -72,7 +71,7 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
     }
   })
   close()
-  if (units.length === 0) units.push({ type: 'ai', content: textOf(parts) }), from.push({ message: 0 })
+  if (units.length === 0) (units.push({ type: 'ai', content: textOf(parts) }), from.push({ message: 0 }))
   return {
     members: [m],
     prints: [],

@@ -75,7 +75,8 @@ export type SummarizingSessionOptions = AdapterOptions & {
  */
 export function contextEditingSession(session: SessionLike, options: SummarizingSessionOptions) {
   const { summarize, ...rest } = options
-  if (typeof summarize !== 'function') throw new ContextEditorError('INVALID_OPTIONS', 'summarize: expected a function that writes the summary', { path: 'summarize' })
+  if (typeof summarize !== 'function')
+    throw new ContextEditorError('INVALID_OPTIONS', 'summarize: expected a function that writes the summary', { path: 'summarize' })
   const { edit } = adapter(rest, 'openai-agents.session')
   return {
     getSessionId: () => session.getSessionId(),
