@@ -56,6 +56,11 @@ const values = {
     { stepRatio: null, stepTokens: 5 }, { steps: 2 }, 'yes', 1, [],
   ],
   cacheBreakpoints: [true, false, 'anthropic', 'openai', 1, {}, []],
+  prefer: [
+    {}, { duplicate: true }, { duplicate: false }, { superseded: true }, { superseded: false, duplicate: true },
+    { superseded: { writers: ['fs_put:target.file'], readers: ['fs_read'] } }, { superseded: {} }, { duplicate: 1 }, { stale: true },
+    { superseded: 'yes' }, 'duplicate', 5,
+  ],
 }
 
 /** The JSON-only extensions of `stable` and `cacheBreakpoints` (checked in the next test). */
@@ -63,7 +68,8 @@ function jsonOnly(key, v) {
   return (
     (key === 'stable' && v !== null && typeof v === 'object' && !Array.isArray(v)) ||
     (key === 'cacheBreakpoints' && v === 'anthropic') ||
-    (key === 'trigger' && Array.isArray(v)) // a list of trigger conditions (`[]`: never fires)
+    (key === 'trigger' && Array.isArray(v)) || // a list of trigger conditions (`[]`: never fires)
+    (key === 'prefer' && v !== null && typeof v === 'object' && typeof v.superseded === 'object') // writers/readers lists
   )
 }
 
@@ -92,6 +98,7 @@ test('documented JSON-only extensions: accepted by the core, left out of the UI 
     { trigger: [{ tokens: 5 }] }, { trigger: [{ messages: 2 }, { tokens: 5 }] }, { clearToolInputs: ['read_file'] },
     { stable: { stepRatio: 2, maxTokens: 80000 } }, { stable: { stepTokens: 8000 } }, { stable: {} }, { cacheBreakpoints: 'anthropic' },
     { trigger: [] },
+    { prefer: ['superseded', 'duplicate'] }, { prefer: { superseded: { writers: ['fs_put:target.file'] } } },
   ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))

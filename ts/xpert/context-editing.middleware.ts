@@ -8,12 +8,17 @@ import { contextEditingMiddlewareObject, readMiddlewareOptions, type ContextEdit
 import { configSchema, MIDDLEWARE_NAME, OPTION_NAMES, type ContextEditingOptions, type I18nText } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
 import { ICON } from './icon.js'
+import { withRecall } from './recall.js'
+import { RECALL_PLACEHOLDER } from '../recall.js'
 
 /** LangChain's deprecated `ClearToolUsesEdit` aliases, still accepted from old configurations. */
 const LEGACY_ALIASES: ReadonlySet<string> = new Set(['triggerTokens', 'keepMessages'])
 
-/** Options the middleware reads itself (JSON-only until the form offers them): `recovery`. */
-const MIDDLEWARE_ONLY: ReadonlySet<string> = new Set(['recovery'])
+/**
+ * Options the middleware reads itself (JSON-only until the form offers them): `recovery`, and
+ * `recall` (`true`: the `recall_tool_result` tool, with a placeholder that names each call).
+ */
+const MIDDLEWARE_ONLY: ReadonlySet<string> = new Set(['recovery', 'recall'])
 
 /** `TAgentMiddlewareMeta` of @metad/contracts, structurally. */
 export interface ContextEditingStrategyMeta {
@@ -65,7 +70,10 @@ export class ContextEditingStrategy {
         { path: key },
       )
     }
-    const flat = { ...(options ?? {}) }
-    return contextEditingMiddlewareObject(flat as ContextEditingOptions)
+    const { recall, ...flat } = { ...(options ?? {}) } as ContextEditingOptions & { recall?: unknown }
+    if (recall === undefined || recall === null || recall === false) return contextEditingMiddlewareObject(flat as ContextEditingOptions)
+    if (recall !== true) throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: recall: expected a boolean`, { path: 'recall' })
+    const withPlaceholder = { ...flat, placeholder: (flat as { placeholder?: unknown }).placeholder ?? RECALL_PLACEHOLDER }
+    return withRecall(contextEditingMiddlewareObject(withPlaceholder as ContextEditingOptions))
   }
 }
