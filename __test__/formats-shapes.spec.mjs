@@ -346,3 +346,33 @@ test('property: seeded conversations and pipelines in every format keep pairs va
     }
   }
 })
+
+test('AI SDK: a call the provider ran (providerExecuted, its result in the same message) is content, never a dangling call', () => {
+  const big = 'x '.repeat(3000)
+  const messages = [
+    { role: 'user', content: 'search' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'ws', toolName: 'web_search', input: { q: 'x' }, providerExecuted: true },
+        { type: 'tool-result', toolCallId: 'ws', toolName: 'web_search', output: { type: 'json', value: { hits: 3 } } },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { p: 1 } },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'text', value: big } }] },
+    { role: 'assistant', content: 'ok' },
+  ]
+  const { messages: out, report } = new ContextEditor({ trigger: { tokens: 100 }, keep: { messages: 0 }, clearToolInputs: true }).edit(messages)
+  assert.deepEqual(
+    report.cleared.map((c) => c.toolCallId),
+    ['c1'],
+  )
+  assert.deepEqual(
+    report.warnings.filter((w) => w.code === 'dangling_tool_call'),
+    [],
+  )
+  // The provider's call and result stay as they were; only the client call's input is cleared.
+  assert.equal(out[1].content[0], messages[1].content[0])
+  assert.equal(out[1].content[1], messages[1].content[1])
+  assert.deepEqual(out[1].content[2].input, {})
+})

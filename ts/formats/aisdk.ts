@@ -65,7 +65,8 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
   const callOf = new Map<object, AnyMessage>()
   if (typeof m.content === 'string') return whole(m, { type: 'ai', content: m.content })
   m.content.forEach((p: unknown, k: number) => {
-    if (isObject(p) && p.type === 'tool-call') {
+    // A call the provider ran (`providerExecuted`) has its result in this message: opaque content.
+    if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
       if (typeof p.toolCallId !== 'string' || p.toolCallId === '')
         throw invalid(i, `content[${k}].toolCallId`, 'a `tool-call` part needs a non-empty string `toolCallId`')
       if (typeof p.toolName !== 'string') throw invalid(i, `content[${k}].toolName`, 'a `tool-call` part needs a string `toolName`')
@@ -91,7 +92,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
       for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
       const parts: unknown[] = []
       for (const p of m.content as unknown[]) {
-        if (isObject(p) && p.type === 'tool-call') {
+        if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
           const after = edited.get(p.toolCallId)
           if (after === undefined) continue
           if (!argsCleared(callOf.get(p), after)) parts.push(p)
