@@ -248,6 +248,11 @@ test('sessions: a growing Anthropic history, edited call by call (sync and async
     r.messages.forEach((m, k) => assert.ok(m === messages[k] || fresh.messages[k] !== messages[k], `call ${n}: message ${k}`))
   }
   assert.equal(editor.sessionCount, 1)
+  // Forgetting the conversation by its own (Anthropic) messages drops the session of its units.
+  assert.equal(editor.forget(req.messages), 1)
+  assert.equal(editor.sessionCount, 0)
+  editor.edit(req.messages)
+  assert.equal(editor.sessionCount, 1)
   const last = req.messages.length - 1
   const user = req.messages.findLastIndex((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'))
   const mine = structuredClone(req.messages)
