@@ -586,6 +586,12 @@ export interface EditContext {
    * `cache_breakpoint` ops keep the total at 4 or fewer.
    */
   cacheBreakpointsInUse?: number
+  /** Usage anchor: the index of the newest assistant message whose call the provider reported... */
+  anchorIndex?: number
+  /** ...and the reported size of the request through it (its input plus that message's output). */
+  anchorTokens?: number
+  /** Ratio of true to counted size learned for the conversation; request totals are multiplied by it. */
+  tokenCorrection?: number
 }
 
 /** The decision for one request. */

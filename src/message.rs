@@ -73,6 +73,12 @@ pub struct EditContext {
   /// Prompt-cache breakpoints the request already has (`cache_control` markers); planned
   /// `cache_breakpoint` ops keep the total at 4 or fewer.
   pub cache_breakpoints_in_use: Option<u32>,
+  /// Usage anchor: the index of the newest assistant message whose call the provider reported...
+  pub anchor_index: Option<f64>,
+  /// ...and the reported size of the request through it (its input plus that message's output).
+  pub anchor_tokens: Option<f64>,
+  /// Ratio of true to counted size learned for the conversation; request totals are multiplied by it.
+  pub token_correction: Option<f64>,
 }
 
 /// Converts wire messages, the first of which has index `offset` in the conversation.
@@ -161,13 +167,46 @@ pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
       ))
     }
   };
+  let anchor = match (c.anchor_index, c.anchor_tokens) {
+    (None, None) => None,
+    (Some(i), Some(t)) => Some((
+      context_count(i, "anchorIndex")?,
+      u64::try_from(context_count(t, "anchorTokens")?).unwrap_or(u64::MAX),
+    )),
+    (None, Some(_)) => {
+      return Err(core::Error::invalid_context(
+        "anchorIndex",
+        "missing (anchorTokens is set)",
+      ))
+    }
+    (Some(_), None) => {
+      return Err(core::Error::invalid_context(
+        "anchorTokens",
+        "missing (anchorIndex is set)",
+      ))
+    }
+  };
   let context = core::Context {
     max_input_tokens,
     system_prompt: c.system_prompt,
     tools: c.tools.unwrap_or_default(),
     model: c.model,
     cache_breakpoints_in_use: c.cache_breakpoints_in_use.unwrap_or(0),
+    anchor,
+    correction: c.token_correction,
   };
   core::validate_context(&context)?;
   Ok(context)
+}
+
+/// A non-negative safe integer of the context (`anchorIndex`, `anchorTokens`).
+fn context_count(n: f64, field: &str) -> CoreResult<usize> {
+  #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+  if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
+    return Ok(usize::try_from(n as u64).unwrap_or(usize::MAX));
+  }
+  Err(core::Error::invalid_context(
+    field,
+    format!("expected a non-negative integer, got {n}"),
+  ))
 }

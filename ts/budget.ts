@@ -22,7 +22,7 @@ export function coreAdjusts(): boolean {
       const editor = new ContextEditor({ trigger: [] })
       const messages = [{ role: 'user', content: 'x'.repeat(400) }]
       const plain = editor.countTokens(messages).total
-      adjusts = editor.countTokens(messages, { tokenCorrection: 2 } as EditContext).total > plain
+      adjusts = editor.countTokens(messages, { tokenCorrection: 2 }).total > plain
     } catch {
       adjusts = false
     }
@@ -49,7 +49,12 @@ export function takeMiddlewareOnly(options: unknown, name: string): { only: Midd
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     return { only: { recovery: readRecoveryOption(undefined, name), usage: false }, rest: options }
   }
-  const { recovery, usageFallback, ...rest } = options as Record<string, unknown>
+  const { recovery, usageFallback } = options as Record<string, unknown>
+  // A copy without a prototype, as the options' snapshot is: a key put on Object.prototype is no option.
+  const rest = Object.create(null) as Record<string, unknown>
+  for (const key of Object.keys(options)) {
+    if (key !== 'recovery' && key !== 'usageFallback') rest[key] = (options as Record<string, unknown>)[key]
+  }
   const usage = rest.tokenCountMethod === 'usage'
   if (usageFallback !== undefined && usageFallback !== null) {
     if (!FALLBACKS.includes(usageFallback as never)) {
@@ -125,14 +130,15 @@ function fixedText(context: EditContext): string {
  * anchor also teaches the correction: its reported input over what the middleware counted it sent.
  */
 export function prepareCall(state: ConversationState | undefined, messages: readonly unknown[], context: EditContext, usageMode: boolean): PreparedCall {
-  const fixed = usageMode || state?.sawUsage ? fixedText(context) : ''
-  if (state === undefined) return { context, fixed }
+  if (state === undefined) return { context, fixed: '' }
+  const fixed = fixedText(context)
   let anchor: AnchorReport | undefined
   let anchorTokens: number | undefined
-  if (usageMode || state.sawUsage || messages.length > 0) {
+  {
     const found = findAnchor(messages, state.log, fixed)
     if (found.usage !== undefined) state.sawUsage = true
-    if (found.report.status === 'used' && found.record?.countedSent !== undefined && found.record.countedSent > 0) {
+    // A correction for the other methods: "usage" counts from the report itself.
+    if (!usageMode && found.report.status === 'used' && found.record?.countedSent !== undefined && found.record.countedSent > 0) {
       const ratio = found.usage!.input / found.record.countedSent
       if (Math.abs(ratio - 1) > USAGE_CORRECTION_THRESHOLD) {
         state.ratio = ratio
@@ -148,19 +154,20 @@ export function prepareCall(state: ConversationState | undefined, messages: read
       if (found.report.status === 'used') anchorTokens = found.report.tokens
     }
   }
-  const out: EditContext & Record<string, unknown> = { ...context }
+  const out: EditContext = { ...context }
   // Keep the non-enumerable fields the caller put on the context (where its limit came from).
   for (const key of Object.getOwnPropertySymbols(context)) Object.defineProperty(out, key, { value: (context as never)[key], enumerable: false })
   const applies = coreAdjusts()
+  // "usage" is corrected only by what a recovery learned; the other methods by provider reports too.
+  const ratio = usageMode && state.ratioSource !== 'recovery' ? undefined : state.ratio
   if (anchorTokens !== undefined && applies) {
-    out.anchorIndex = anchor!.index
-    out.anchorTokens = anchorTokens
+    out.usageAnchor = { index: anchor!.index!, tokens: anchorTokens }
   } else if (anchor?.status === 'used') {
     anchor = { ...anchor, status: 'unverified' }
   }
-  if (state.ratio !== undefined && applies) out.tokenCorrection = state.ratio
+  if (ratio !== undefined && applies) out.tokenCorrection = ratio
   const prepared: PreparedCall = { context: out, fixed }
-  if (state.ratio !== undefined && applies) prepared.correction = state.ratio
+  if (ratio !== undefined && applies) prepared.correction = ratio
   if (anchor !== undefined) prepared.anchor = anchor
   return prepared
 }

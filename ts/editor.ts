@@ -70,6 +70,16 @@ export interface EditContext {
    */
   summarize?: ((request: SummaryRequest) => SummaryAnswer | Promise<SummaryAnswer>) | null
   /**
+   * What the provider reported for an earlier call: the request through message `index` (the newest
+   * assistant message) has `tokens` tokens (that call's input plus the message's output). The request
+   * then counts as `tokens` plus the counted size of the messages after `index`; edits still free
+   * counted tokens. You make sure nothing at or before `index` changed since that call (the
+   * middlewares do, see docs/token-counting.md). An `index` past the messages is ignored.
+   */
+  usageAnchor?: { index: number; tokens: number } | null
+  /** Ratio of true to counted size learned for this conversation (0 < ratio <= 100): request totals are multiplied by it. */
+  tokenCorrection?: number | null
+  /**
    * The messages' format for this call (overrides the editor's `format` option): `auto` (the
    * default) tells it from the messages; see docs/library.md, *Message formats*.
    */
@@ -1068,6 +1078,28 @@ function readContext(context: EditContext | null | undefined, messages = MAX_MES
   if (model !== undefined && model !== null) {
     if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
     out.model = model
+  }
+  const anchor = read('usageAnchor')
+  if (anchor !== undefined && anchor !== null) {
+    const part = (key: 'index' | 'tokens'): number => {
+      let v: unknown
+      try {
+        v = typeof anchor === 'object' ? field(anchor, key) : undefined
+      } catch (e) {
+        throw unreadable('INVALID_CONTEXT', `context.usageAnchor.${key}`, e, { path: `usageAnchor.${key}` })
+      }
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw contextError(`usageAnchor.${key}`, `expected an integer >= 0, got ${shown(v)}`)
+      return v
+    }
+    out.anchorIndex = part('index')
+    out.anchorTokens = part('tokens')
+  }
+  const correction = read('tokenCorrection')
+  if (correction !== undefined && correction !== null) {
+    if (typeof correction !== 'number' || !Number.isFinite(correction) || correction <= 0 || correction > 100) {
+      throw contextError('tokenCorrection', `expected a ratio above 0 and at most 100, got ${shown(correction)}`)
+    }
+    out.tokenCorrection = correction
   }
   const counts = read('messageTokens')
   if (counts !== undefined && counts !== null) {

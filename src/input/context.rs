@@ -10,12 +10,15 @@ use crate::error::{caller_error, coded_error, take_exception, thrown_text};
 use crate::message::EditContext;
 
 /// The fields of the call context.
-const CONTEXT_FIELDS: [&str; 5] = [
+const CONTEXT_FIELDS: [&str; 8] = [
   "maxInputTokens",
   "systemPrompt",
   "tools",
   "model",
   "cacheBreakpointsInUse",
+  "anchorIndex",
+  "anchorTokens",
+  "tokenCorrection",
 ];
 
 /// The call context: `undefined`/`null` = none; anything but an object, or a field that cannot be
@@ -92,6 +95,18 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
     cache_breakpoints_in_use: obj
       .get::<Option<u32>>("cacheBreakpointsInUse")
       .map_err(|e| field("cacheBreakpointsInUse", e))?
+      .flatten(),
+    anchor_index: obj
+      .get::<Option<f64>>("anchorIndex")
+      .map_err(|e| field("anchorIndex", e))?
+      .flatten(),
+    anchor_tokens: obj
+      .get::<Option<f64>>("anchorTokens")
+      .map_err(|e| field("anchorTokens", e))?
+      .flatten(),
+    token_correction: obj
+      .get::<Option<f64>>("tokenCorrection")
+      .map_err(|e| field("tokenCorrection", e))?
       .flatten(),
   }))
 }

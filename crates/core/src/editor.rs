@@ -19,7 +19,7 @@ use crate::session::{Session, SessionStore};
 use crate::tokenizer;
 
 /// What the model sees besides the messages, and what the editor should know about the model.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Context {
   /// The model's input limit in tokens, for `fraction` options. When absent, the limit of a known
   /// OpenAI model name is used; otherwise fraction triggers do not fire (and the report says so).
@@ -34,6 +34,15 @@ pub struct Context {
   /// `cacheBreakpoints` option adds at most [`MAX_CACHE_BREAKPOINTS`](crate::MAX_CACHE_BREAKPOINTS)
   /// minus this many.
   pub cache_breakpoints_in_use: u32,
+  /// What the provider reported for an earlier call, as `(index, tokens)`: the request through
+  /// message `index` (the newest assistant message) has `tokens` tokens. The request is then
+  /// counted as `tokens` plus the counted size of the messages after `index` (what edits free is
+  /// still counted). The caller makes sure nothing at or before `index` changed since; an index
+  /// past the messages is ignored.
+  pub anchor: Option<(usize, u64)>,
+  /// Ratio of true to counted size learned for this conversation (from a provider's report or a
+  /// context-length error): request totals are multiplied by it (not the anchored part). `None` = 1.
+  pub correction: Option<f64>,
 }
 
 /// Token counts of a request.
@@ -251,10 +260,12 @@ impl ContextEditor {
     warnings: Vec<Warning>,
     context: &Context,
   ) -> Result<EditPlan> {
+    let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let meter = &meter.adjusted(context, fixed, measures);
     let planner = Planner {
       edits: &self.options.edits,
       meter,
-      fixed: meter.fixed_size(context.system_prompt.as_deref(), &context.tools),
+      fixed,
       max_input_tokens: self.max_input_tokens(context),
       breakpoints_in_use: context.cache_breakpoints_in_use,
     };
@@ -271,6 +282,7 @@ impl ContextEditor {
     let meter = self.meter(context, &mut warnings);
     let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
     let measures = meter.measure(messages);
+    let meter = meter.adjusted(context, fixed, &measures);
     let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
     Ok(TokenCount {
       total: meter.total_tokens(sum),
@@ -308,5 +320,16 @@ pub fn validate_context(context: &Context) -> Result<()> {
       "expected a positive integer, got 0",
     ));
   }
+  if let Some(c) = context.correction {
+    if !(c.is_finite() && c > 0.0 && c <= MAX_CORRECTION) {
+      return Err(Error::invalid_context(
+        "tokenCorrection",
+        format!("expected a ratio above 0 and at most {MAX_CORRECTION}, got {c}"),
+      ));
+    }
+  }
   Ok(())
 }
+
+/// The largest correction ratio a context may carry (a count off by more is no count).
+pub const MAX_CORRECTION: f64 = 100.0;

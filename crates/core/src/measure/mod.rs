@@ -8,14 +8,18 @@
 //! per tool call and tool definition, images at a fixed price, and the reply priming. Exact counts
 //! of long strings go through the editor's [`TokenCache`].
 
+mod adjust;
 mod cache;
 
 use std::sync::Mutex;
+
+use crate::editor::Context;
 
 use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 use crate::options::TokenCountMethod;
 use crate::tokenizer::{self, approx, Counter, Encoding, Framing, HfTokenizer, CHARS_PER_TOKEN};
 
+use adjust::Adjust;
 pub use cache::TokenCache;
 use cache::{cached_counts, count_short, SHORT_BYTES};
 
@@ -37,6 +41,7 @@ pub const IMAGE_TOKENS: u64 = 765;
 
 /// Measures messages for one call: a method, the counter it selects with the chat framing counted
 /// around messages, and optionally the editor's cache.
+#[derive(Clone)]
 pub(crate) struct Meter<'a> {
   pub method: TokenCountMethod,
   /// What counts the text: the encoding's name, or the Hugging Face tokenizer's.
@@ -44,6 +49,8 @@ pub(crate) struct Meter<'a> {
   counter: &'static dyn Counter,
   framing: Framing,
   cache: Option<&'a Mutex<TokenCache>>,
+  /// How request totals are corrected (the call's usage anchor and correction; see `adjust.rs`).
+  adjust: Adjust,
 }
 
 impl<'a> Meter<'a> {
@@ -73,6 +80,7 @@ impl<'a> Meter<'a> {
       counter,
       framing,
       cache,
+      adjust: Adjust::default(),
     }
   }
 
@@ -90,6 +98,7 @@ impl<'a> Meter<'a> {
       counter: hf,
       framing,
       cache,
+      adjust: Adjust::default(),
     }
   }
 }
@@ -210,6 +219,21 @@ impl Meter<'_> {
 
   /// The size of a whole request (sum of measures plus fixed parts) in tokens.
   pub fn total_tokens(&self, size: u64) -> u64 {
+    self.adjust.apply(self.base_total(size))
+  }
+
+  /// This meter with the context's usage anchor and correction applied to request totals;
+  /// `fixed` and `measures` are the request's, measured by this meter.
+  #[must_use]
+  pub fn adjusted(&self, context: &Context, fixed: u64, measures: &[Measure]) -> Self {
+    Self {
+      adjust: Adjust::for_call(context, fixed, measures, |size| self.base_total(size)),
+      ..self.clone()
+    }
+  }
+
+  /// A request's size in tokens as counted, uncorrected.
+  fn base_total(&self, size: u64) -> u64 {
     match self.method {
       TokenCountMethod::Approx => approx::tokens(size),
       TokenCountMethod::Model | TokenCountMethod::Estimate => {
