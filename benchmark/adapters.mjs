@@ -8,10 +8,11 @@
 //   node benchmark/adapters.mjs [--seed 42] [--messages 2000] [--next-calls 25]
 //
 // Where the framework hands the hook the same message objects step after step (AI SDK
-// `prepareStep`, LangGraph state, OpenAI Agents items), the editor's per-conversation session
-// applies and only new messages are converted. Where it rebuilds them for every call (the AI SDK
-// builds the provider prompt anew per step; Mastra rebuilds its messages per `generate()`), each
-// call gets fresh objects here too, and the adapter converts the whole history.
+// `prepareStep`, LangGraph state), the editor's per-conversation session applies and only new
+// messages are converted. Where it makes them anew for every call (the AI SDK builds the provider
+// prompt per step; the OpenAI Agents SDK deep-copies the items before the filter; Mastra rebuilds
+// its messages per `generate()`), each call gets fresh objects here too, and the adapter converts
+// the whole history.
 
 import { pathToFileURL } from 'node:url'
 
@@ -154,8 +155,8 @@ export async function benchAdapters({ seed = 42, messages: n = 2000, nextCalls =
     'OpenAI Agents SDK',
     '`callModelInputFilter`',
     agents.length,
-    'same',
-    await loop(agents, agentsTurn, nextCalls, (v) => filter({ modelData: { input: v, instructions: conv.systemPrompt }, agent: {} })),
+    'new per call',
+    await loop(agents, agentsTurn, nextCalls, (v) => filter({ modelData: { input: v, instructions: conv.systemPrompt }, agent: {} }), true),
   ])
   const processor = new ContextEditingProcessor(OPTIONS)
   rows.push([
