@@ -12,7 +12,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import { z } from 'zod'
 import { contextEditingMiddleware } from 'context-editor/langchain'
 import { ContextEditor } from 'context-editor'
-import { contextEditingMiddlewareObject } from 'context-editor/xpert'
+import { contextEditingMiddlewareObject, ContextEditingStrategy } from 'context-editor/xpert'
 import { fakeOpenAI } from './support/fake-openai-server.mjs'
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling'
 import { usageOf } from '../dist/usage.js'
@@ -149,6 +149,26 @@ describe('tokenCountMethod "usage" in createAgent', () => {
     for (const bad of [null, 1, {}, { usage_metadata: { input_tokens: -1, output_tokens: 2 } }, { usage_metadata: { input_tokens: 1.5, output_tokens: 2 } }, { usage_metadata: { input_tokens: '9', output_tokens: 2 } }]) {
       assert.equal(usageOf(bad), undefined)
     }
+  })
+
+  test('the Xpert strategy takes tokenCountMethod "usage" and usageFallback from its JSON options', async () => {
+    const mw = new ContextEditingStrategy().createMiddleware({ tokenCountMethod: 'usage', usageFallback: 'model', trigger: null })
+    const first = [new HumanMessage('hi')]
+    const answer = new AIMessage({ content: 'hello', usage_metadata: { input_tokens: 700, output_tokens: 9, total_tokens: 709 } })
+    await mw.wrapModelCall({ messages: first }, async () => answer)
+    // The host sends the grown history; the strategy has no onReport, so the count shows in what a
+    // trigger does: 709 + the new question is over a 700-token trigger only when anchored.
+    const anchored = new ContextEditingStrategy().createMiddleware({ tokenCountMethod: 'usage', trigger: { tokens: 700 }, keep: { messages: 0 } })
+    const history = [new HumanMessage('read'), new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'read_file', args: {} }] }), new ToolMessage({ tool_call_id: 'c', name: 'read_file', content: 'short' })]
+    const reply = new AIMessage({ content: '', tool_calls: [{ id: 'd', name: 'read_file', args: {} }], usage_metadata: { input_tokens: 900, output_tokens: 9, total_tokens: 909 } })
+    await anchored.wrapModelCall({ messages: history }, async () => reply)
+    let sent
+    await anchored.wrapModelCall({ messages: [...history, reply, new ToolMessage({ tool_call_id: 'd', name: 'read_file', content: 'also short' })] }, async (r) => {
+      sent = r.messages
+      return new AIMessage('ok')
+    })
+    assert.equal(sent[2].content, '[cleared]', 'the anchored size (909 + …) fired the 700-token trigger')
+    assert.equal(mw.name, 'ContextEditingMiddleware')
   })
 
   test('usageFallback without "usage", or a method it cannot fall back to, is INVALID_OPTIONS', () => {

@@ -15,10 +15,11 @@ import { RECALL_PLACEHOLDER } from '../recall.js'
 const LEGACY_ALIASES: ReadonlySet<string> = new Set(['triggerTokens', 'keepMessages'])
 
 /**
- * Options the middleware reads itself (JSON-only until the form offers them): `recovery`, and
+ * Options the middleware reads itself (JSON-only until the form offers them): `recovery`,
+ * `usageFallback` (with `tokenCountMethod: "usage"`), and
  * `recall` (`true`: the `recall_tool_result` tool, with a placeholder that names each call).
  */
-const MIDDLEWARE_ONLY: ReadonlySet<string> = new Set(['recovery', 'recall'])
+const MIDDLEWARE_ONLY: ReadonlySet<string> = new Set(['recovery', 'recall', 'usageFallback'])
 
 /** `TAgentMiddlewareMeta` of @metad/contracts, structurally. */
 export interface ContextEditingStrategyMeta {
