@@ -36,12 +36,15 @@ const PLAN_AND_REPORT_TYPES = [
 /** Per entry: the values (run time and types) and the type-only names. */
 const ENTRIES = {
   'context-editor': {
-    values: ['ContextEditor', 'ContextEditorError', 'applyPlan', 'default'],
+    values: ['ContextEditor', 'ContextEditorError', 'applyPlan', 'clearMedia', 'default', 'imageTokens'],
     types: [
       ...OPTION_TYPES,
       ...PLAN_AND_REPORT_TYPES,
       'AnyMessage',
       'ApplicablePlan',
+      'ClearMediaOptions',
+      'ClearMediaReport',
+      'ImageTokenFormula',
       'ContextEditorErrorCode',
       'EditContext',
       'EditResult',

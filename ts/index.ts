@@ -14,6 +14,8 @@ export type { EditContext, EditResult, SummaryAnswer } from './editor.js'
 export { ContextEditorError } from './errors.js'
 export type { ContextEditorErrorCode } from './errors.js'
 export { applyPlan } from './wire.js'
+export { clearMedia, imageTokens } from './media.js'
+export type { ClearMediaOptions, ClearMediaReport, ImageTokenFormula } from './media.js'
 export type { AnyMessage, ApplicablePlan, MessageShape } from './wire.js'
 export type { MessageFormat } from './formats/index.js'
 // Options.
