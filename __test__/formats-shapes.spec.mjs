@@ -381,3 +381,25 @@ test('AI SDK: a call the provider ran (providerExecuted, its result in the same 
   assert.equal(out[1].content[1], messages[1].content[1])
   assert.deepEqual(out[1].content[2].input, {})
 })
+
+test('cacheBreakpoints: Anthropic blocks get cache_control, AI SDK parts and messages providerOptions.anthropic.cacheControl, Responses and Mastra keep their shape', () => {
+  const conv = conversation(new Rng(21), { turns: 8, big: 0.7 })
+  const options = { trigger: { tokens: 500 }, keep: { messages: 2 }, cacheBreakpoints: true }
+  const marks = (s) => (s.match(/cache_control|cacheControl/g) ?? []).length
+  const anthropicOut = new ContextEditor(options).edit(toAnthropic(conv)).messages
+  const sdkIn = toAiSdk(conv, true)
+  const sdk = new ContextEditor(options).edit(sdkIn)
+  assert.ok(marks(JSON.stringify(anthropicOut)) > 0)
+  assert.equal(marks(JSON.stringify(sdk.messages)), marks(JSON.stringify(anthropicOut)))
+  for (const m of sdk.messages) {
+    for (const p of Array.isArray(m.content) ? m.content : []) {
+      // A result keeps its text output, placeholder or not; the mark is the part's provider option.
+      if (p.type === 'tool-result') assert.equal(p.output.type, 'text')
+      assert.equal(p.cache_control, undefined)
+    }
+  }
+  const responsesIn = toResponses(conv)
+  const responses = new ContextEditor(options).edit(responsesIn)
+  assert.equal(marks(JSON.stringify(responses.request)), 0)
+  for (const item of responses.messages) if (item.type === 'function_call_output') assert.equal(typeof item.output, 'string')
+})

@@ -12,7 +12,17 @@
 
 import { type AnyMessage, field } from '../wire.js'
 import { invalid } from './errors.js'
-import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
+import { argsCleared, argsObject, clearedMarker, hasBreakpoint, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from './types.js'
+
+/**
+ * `o` with Anthropic's cache breakpoint in its `providerOptions` (how the AI SDK says `cache_control`):
+ * the editor's `cacheBreakpoints` mark, in this format's words.
+ */
+function withCacheControl(o: Record<string, any>): Record<string, any> {
+  const options = isObject(o.providerOptions) ? o.providerOptions : {}
+  const anthropic = isObject(options.anthropic) ? options.anthropic : {}
+  return { ...o, providerOptions: { ...options, anthropic: { ...anthropic, cacheControl: { type: 'ephemeral' } } } }
+}
 
 /** Part types of AI SDK messages, per role (detection). */
 export const AISDK_PARTS: Record<string, ReadonlySet<string>> = {
@@ -103,14 +113,21 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
           parts.push(p)
         }
       }
-      return [{ ...m, content: parts }]
+      const rebuilt = { ...m, content: parts }
+      return [hasBreakpoint(e.content) && !hasBreakpoint(unit.content) ? withCacheControl(rebuilt) : rebuilt]
     },
   }
 }
 
-/** A message that is one unit the edit can only remove (or leave). */
+/** A message that is one unit the edit can only remove, or mark with a cache breakpoint. */
 function whole(m: Record<string, any>, unit: AnyMessage): Segment {
-  return { members: [m], prints: [], units: [unit], from: [{ message: 0 }], encode: ([e]) => (e === undefined ? [] : [m]) }
+  return {
+    members: [m],
+    prints: [],
+    units: [unit],
+    from: [{ message: 0 }],
+    encode: ([e]) => (e === undefined ? [] : [onlyBreakpoint(unit.content, e.content) ? withCacheControl(m) : m]),
+  }
 }
 
 function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<string>): Segment {
@@ -145,7 +162,12 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
         const e = edited[u]
         const unit = units[u++]
         if (e === undefined) return
-        out.push(e === unit ? p : withOutput(p as Record<string, any>, e.content))
+        if (e === unit) out.push(p)
+        else if (onlyBreakpoint(unit.content, e.content)) out.push(withCacheControl(p as Record<string, any>))
+        else {
+          const rebuilt = withOutput(p as Record<string, any>, unmarked(e.content)) as Record<string, any>
+          out.push(hasBreakpoint(e.content) ? withCacheControl(rebuilt) : rebuilt)
+        }
       })
       return out.some((p) => isObject(p) && p.type === 'tool-result') ? [{ ...m, content: out }] : []
     },

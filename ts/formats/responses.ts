@@ -16,7 +16,7 @@
 import { type AnyMessage, field } from '../wire.js'
 import { ContextEditorError } from '../errors.js'
 import { invalid } from './errors.js'
-import { argsCleared, clearedMarker, isObject, type Segment, type UnitSource } from './types.js'
+import { argsCleared, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from './types.js'
 
 const CALLS = new Set(['function_call', 'custom_tool_call'])
 // `function_call_result` (with `callId`) is the OpenAI Agents SDK's spelling of the same items.
@@ -188,8 +188,9 @@ function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: Re
     from: [{ message: 0 }],
     encode([e]) {
       if (e === undefined) return []
-      if (kind !== 'output' || e.content === unit.content) return [m]
-      return [{ ...m, output: outputBack(m.output, contentBack(e.content, derived)) }]
+      // Responses has no cache breakpoints: a mark alone leaves the item as it is.
+      if (kind !== 'output' || e.content === unit.content || onlyBreakpoint(unit.content, e.content)) return [m]
+      return [{ ...m, output: outputBack(m.output, contentBack(unmarked(e.content), derived)) }]
     },
   }
 }

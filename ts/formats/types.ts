@@ -81,6 +81,42 @@ export function argsObject(input: unknown): Record<string, any> {
   return isObject(input) ? input : input === undefined ? {} : { input }
 }
 
+/**
+ * Whether `after` is `before` with only a cache breakpoint added (`cacheBreakpoints`): a string
+ * became one text block marked with `cache_control`, or the last block got one.
+ */
+export function onlyBreakpoint(before: unknown, after: unknown): boolean {
+  if (!Array.isArray(after) || after.length === 0) return false
+  const last = after[after.length - 1]
+  if (!isObject(last) || last.cache_control === undefined) return false
+  if (typeof before === 'string') return after.length === 1 && last.type === 'text' && last.text === before
+  if (!Array.isArray(before) || before.length !== after.length) return false
+  for (let k = 0; k < after.length - 1; k++) if (after[k] !== before[k]) return false
+  const was = before[before.length - 1]
+  if (!isObject(was)) return false
+  const { cache_control: _mark, ...rest } = last
+  const keys = Object.keys(rest)
+  return keys.length === Object.keys(was).length && keys.every((k) => Object.is(rest[k], was[k]))
+}
+
+/**
+ * `content` without the cache breakpoint the edit put on its last block (a marked lone text block is
+ * its text again), for formats that say it elsewhere or not at all.
+ */
+export function unmarked(content: unknown): unknown {
+  if (!Array.isArray(content) || content.length === 0) return content
+  const last = content[content.length - 1]
+  if (!isObject(last) || last.cache_control === undefined) return content
+  const { cache_control: _mark, ...rest } = last
+  if (content.length === 1 && rest.type === 'text' && typeof rest.text === 'string' && Object.keys(rest).length === 2) return rest.text
+  return [...content.slice(0, -1), rest]
+}
+
+/** Whether any block of `content` carries a cache breakpoint. */
+export function hasBreakpoint(content: unknown): boolean {
+  return Array.isArray(content) && content.some((b) => isObject(b) && b.cache_control !== undefined)
+}
+
 /** Whether a call's arguments were cleared by the edit (`clear_tool_inputs`). */
 export function argsCleared(before: AnyMessage | undefined, after: AnyMessage | undefined): boolean {
   return before !== undefined && after !== undefined && before !== after && isObject(after.args) && Object.keys(after.args).length === 0

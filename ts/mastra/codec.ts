@@ -10,7 +10,7 @@
 // `{}`, a call the edit removed goes with its invocation, a removed reasoning part is left out.
 
 import { invalid } from '../formats/errors.js'
-import { argsCleared, argsObject, clearedMarker, isObject, type Segment, type UnitSource } from '../formats/types.js'
+import { argsCleared, argsObject, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from '../formats/types.js'
 import type { AnyMessage } from '../wire.js'
 
 const textOf = (parts: unknown[]): string => parts.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
@@ -94,7 +94,8 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
         const u = resultUnit.get(inv.toolCallId)
         const e = u === undefined ? undefined : edited[u]
         if (u !== undefined && e === undefined) return undefined
-        if (u !== undefined && e !== units[u]) out = { ...out, result: e!.content }
+        // Mastra has no cache breakpoints: a mark alone leaves the result as it is.
+        if (u !== undefined && e !== units[u] && !onlyBreakpoint(units[u].content, e!.content)) out = { ...out, result: unmarked(e!.content) }
         return out
       }
       const next: unknown[] = []
