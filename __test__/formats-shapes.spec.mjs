@@ -403,3 +403,20 @@ test('cacheBreakpoints: Anthropic blocks get cache_control, AI SDK parts and mes
   assert.equal(marks(JSON.stringify(responses.request)), 0)
   for (const item of responses.messages) if (item.type === 'function_call_output') assert.equal(typeof item.output, 'string')
 })
+
+test("plan() and edit() agree on the report's message counts, in the caller's messages", () => {
+  const req = toAnthropic(conversation(new Rng(5), { turns: 10 }))
+  for (const options of [
+    { edits: [{ type: 'last_n', n: 5 }] },
+    { edits: [{ type: 'strip_tool_calls' }] },
+    { trigger: { tokens: 100 }, keep: { messages: 1 } },
+  ]) {
+    const editor = new ContextEditor(options)
+    const plan = editor.plan(req)
+    const edited = editor.edit(req)
+    assert.equal(plan.report.messagesBefore, req.messages.length)
+    assert.equal(edited.report.messagesBefore, req.messages.length)
+    assert.equal(plan.report.messagesAfter, edited.messages.length, JSON.stringify(options))
+    assert.equal(edited.report.messagesAfter, edited.messages.length)
+  }
+})

@@ -425,7 +425,21 @@ class Origins {
       return (part === undefined ? { ...op, index } : { ...op, index, part }) as PlanOp
     })
     const out: EditPlan = { ...plan, ops }
-    Object.defineProperty(out, 'report', { get: () => this.report(plan.report), enumerable: true, configurable: true })
+    let report: EditReport | undefined
+    const removed = (): number => this.wholly(plan.ops.filter((op) => op.type === 'remove').map((op) => op.index)).length
+    Object.defineProperty(out, 'report', {
+      get: () => {
+        if (report === undefined) {
+          report = this.report(plan.report)
+          // Counted in the caller's messages: those the plan removes whole (a summary counts as one).
+          report.messagesBefore = this.#count
+          report.messagesAfter = this.#count - removed() + (plan.summary ? 1 : 0)
+        }
+        return report
+      },
+      enumerable: true,
+      configurable: true,
+    })
     if (plan.summary) {
       const s = plan.summary
       out.summary = { ...s, replaced: this.wholly(s.replaced), summarized: this.wholly(s.summarized), insertAt: this.at(s.insertAt) }
