@@ -2,8 +2,8 @@
 //
 // A fingerprint is a flat array: a header (the message's kind and what its fields hold), a fixed
 // head of top-level fields, then what hangs below them (the `context_editing` marker, reasoning
-// kwargs, each content block and tool call), in an order where each entry depends only on entries
-// before it. A check re-reads the same values and stops at the first difference.
+// kwargs, the pin markers, each content block and tool call, `metadata.pinned`), in an order where
+// each entry depends only on entries before it. A check re-reads the same values and stops at the first difference.
 //
 // The check runs over the whole held history on every call, where nearly every load misses the
 // cache, so it is written to touch little memory and run few instructions per message:
@@ -26,18 +26,23 @@ import { isObject } from './fields.js'
 import { DICT, GENERIC, INSTANCE, KIND_BITS, MAX_ITEMS, OPENAI, OTHER, STALE, STORED, kindOf, type AnyMessage } from './shapes.js'
 
 // Header flags.
-/** `response_metadata` is an object without `context_editing` (no entries). */
+/** `response_metadata` is an object without `context_editing` or `pinned` (no entries). */
 const NO_MARKER = 8
-/** `response_metadata` is an object with `context_editing` (entries: it, and its fields if an object). */
+/**
+ * `response_metadata` is an object with `context_editing` or `pinned` (entries: `context_editing`,
+ * its fields if an object, `pinned`).
+ */
 const HAS_MARKER = 16
-/** `additional_kwargs` is an object without reasoning (no entries). */
+/** `additional_kwargs` is an object without reasoning or `pinned` (no entries). */
 const NO_REASONING = 32
-/** `additional_kwargs` is an object with reasoning (entries: `reasoning_content`, `reasoning`). */
+/** `additional_kwargs` is an object with reasoning or `pinned` (entries: `reasoning_content`, `reasoning`, `pinned`). */
 const HAS_REASONING = 64
 /** `content` is an array (entries: its length, each block and its fields). */
 const BLOCKS = 128
 /** `tool_calls` is an array (entries: its length, each call and its fields). */
 const CALL_LIST = 256
+/** `metadata` is an object (entry, last: its `pinned`). */
+const META_OBJECT = 512
 
 // The head: one slot per top-level field; a kind that does not read a field leaves it undefined.
 const HEADER = 0
@@ -51,7 +56,9 @@ const KWARGS = 7
 const NAME = 8
 const CALL_ID = 9
 const REASONING = 10
-const HEAD = 11
+/** `metadata` (the pin marker of dicts and other shapes). */
+const META = 11
+const HEAD = 12
 
 /** A message's fingerprint; `undefined` for a non-object. */
 export function fingerprint(m: unknown): unknown[] | undefined {
@@ -62,6 +69,7 @@ export function fingerprint(m: unknown): unknown[] | undefined {
   const ak = f.additional_kwargs
   const content = f.content
   const calls = f.tool_calls
+  const meta = f.metadata
   const fp: unknown[] = [
     kind,
     // `type` decides the kind of every shape (1.x instances hold it; 0.3 ones have none, harmlessly).
@@ -75,22 +83,24 @@ export function fingerprint(m: unknown): unknown[] | undefined {
     f.name,
     f.tool_call_id,
     kind === OPENAI || kind === OTHER ? f.reasoning_content : undefined,
+    meta,
   ]
   let header = kind
   if (isObject(md)) {
     const ce = md.context_editing
-    if (ce === undefined) header |= NO_MARKER
+    if (ce === undefined && md.pinned === undefined) header |= NO_MARKER
     else {
       header |= HAS_MARKER
       fp.push(ce)
-      if (isObject(ce)) fp.push(ce.cleared, ce.truncated, ce.cleared_tool_inputs)
+      if (isObject(ce)) fp.push(ce.cleared, ce.truncated, ce.cleared_tool_inputs, ce.pinned)
+      fp.push(md.pinned)
     }
   }
   if (isObject(ak)) {
-    if (ak.reasoning_content === undefined && ak.reasoning === undefined) header |= NO_REASONING
+    if (ak.reasoning_content === undefined && ak.reasoning === undefined && ak.pinned === undefined) header |= NO_REASONING
     else {
       header |= HAS_REASONING
-      fp.push(ak.reasoning_content, ak.reasoning)
+      fp.push(ak.reasoning_content, ak.reasoning, ak.pinned)
     }
   }
   // Conversion rejects longer lists; should a getter hand out another one here, never pass.
@@ -120,6 +130,10 @@ export function fingerprint(m: unknown): unknown[] | undefined {
       fp.push(c.id, c.name, c.args, fn)
       if (isObject(fn)) fp.push(fn.name, fn.arguments)
     }
+  }
+  if (isObject(meta)) {
+    header |= META_OBJECT
+    fp.push(meta.pinned)
   }
   fp[HEADER] = header
   // An exact-size copy: the history's fingerprints are read on every call, so they should be small.
@@ -160,6 +174,7 @@ function instanceUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
   const name = m.name
   const id = m.tool_call_id
   const type = m.type
+  const meta = m.metadata
   return (
     Object.is(content, fp[CONTENT]) &&
     calls === fp[CALLS] &&
@@ -167,6 +182,7 @@ function instanceUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
     ak === fp[KWARGS] &&
     Object.is(name, fp[NAME]) &&
     Object.is(id, fp[CALL_ID]) &&
+    Object.is(meta, fp[META]) &&
     // Type names are a few shared strings: `===` is cheap here.
     type === fp[TYPE] &&
     (((fp[HEADER] as number) & KIND_BITS) !== GENERIC || Object.is(m.role, fp[ROLE]))
@@ -183,7 +199,8 @@ function storedUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
     Object.is(f.response_metadata, fp[METADATA]) &&
     Object.is(f.additional_kwargs, fp[KWARGS]) &&
     Object.is(f.name, fp[NAME]) &&
-    Object.is(f.tool_call_id, fp[CALL_ID])
+    Object.is(f.tool_call_id, fp[CALL_ID]) &&
+    Object.is(f.metadata, fp[META])
   )
 }
 
@@ -198,6 +215,7 @@ function plainUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
     Object.is(m.additional_kwargs, fp[KWARGS]) &&
     Object.is(m.name, fp[NAME]) &&
     Object.is(m.tool_call_id, fp[CALL_ID]) &&
+    Object.is(m.metadata, fp[META]) &&
     (kind === DICT || Object.is(m.role, fp[ROLE])) &&
     (kind === OPENAI || Object.is(m.data, fp[DATA])) &&
     (kind === DICT || Object.is(m.reasoning_content, fp[REASONING]))
@@ -210,10 +228,13 @@ function plainUnchanged(m: AnyMessage, fp: readonly unknown[]): boolean {
  */
 function belowUnchanged(fp: readonly unknown[]): boolean {
   const header = fp[HEADER] as number
-  if (header & NO_MARKER && (fp[METADATA] as AnyMessage).context_editing !== undefined) return false
+  if (header & NO_MARKER) {
+    const md = fp[METADATA] as AnyMessage
+    if (md.context_editing !== undefined || md.pinned !== undefined) return false
+  }
   if (header & NO_REASONING) {
     const ak = fp[KWARGS] as AnyMessage
-    if (ak.reasoning_content !== undefined || ak.reasoning !== undefined) return false
+    if (ak.reasoning_content !== undefined || ak.reasoning !== undefined || ak.pinned !== undefined) return false
   }
   let k = HEAD
   if (header & (HAS_MARKER | HAS_REASONING | BLOCKS)) {
@@ -236,6 +257,7 @@ function belowUnchanged(fp: readonly unknown[]): boolean {
       if (isObject(fn) && !(Object.is(fn.name, fp[k++]) && Object.is(fn.arguments, fp[k++]))) return false
     }
   }
+  if (header & META_OBJECT && !Object.is((fp[META] as AnyMessage).pinned, fp[k++])) return false
   return k === fp.length
 }
 
@@ -248,11 +270,15 @@ function unchangedRare(fp: readonly unknown[], header: number): number {
   if (header & HAS_MARKER) {
     const ce = md.context_editing
     if (!Object.is(ce, fp[k++])) return -1
-    if (isObject(ce) && !(Object.is(ce.cleared, fp[k++]) && Object.is(ce.truncated, fp[k++]) && Object.is(ce.cleared_tool_inputs, fp[k++]))) {
+    if (
+      isObject(ce) &&
+      !(Object.is(ce.cleared, fp[k++]) && Object.is(ce.truncated, fp[k++]) && Object.is(ce.cleared_tool_inputs, fp[k++]) && Object.is(ce.pinned, fp[k++]))
+    ) {
       return -1
     }
+    if (!Object.is(md.pinned, fp[k++])) return -1
   }
-  if (header & HAS_REASONING && !(Object.is(ak.reasoning_content, fp[k++]) && Object.is(ak.reasoning, fp[k++]))) {
+  if (header & HAS_REASONING && !(Object.is(ak.reasoning_content, fp[k++]) && Object.is(ak.reasoning, fp[k++]) && Object.is(ak.pinned, fp[k++]))) {
     return -1
   }
   if (header & BLOCKS) {

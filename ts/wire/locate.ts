@@ -22,7 +22,18 @@ export function messageError(e: unknown, i: number, m: unknown): ContextEditorEr
 }
 
 /** The fields of a message (or of a stored message's `data`) that conversion or copying reads. */
-const MESSAGE_FIELDS = ['content', 'tool_calls', 'response_metadata', 'additional_kwargs', 'name', 'tool_call_id', 'reasoning_content', 'lc_kwargs', 'id']
+const MESSAGE_FIELDS = [
+  'content',
+  'tool_calls',
+  'response_metadata',
+  'additional_kwargs',
+  'name',
+  'tool_call_id',
+  'reasoning_content',
+  'metadata',
+  'lc_kwargs',
+  'id',
+]
 
 /**
  * Which of a message's fields throws when read (`''`: the message object itself, e.g. a revoked
@@ -61,9 +72,10 @@ const READ_BELOW: Readonly<Record<string, readonly string[]>> = {
   content: ['type', 'text', 'id', 'mime_type', 'input', 'cache_control'],
   tool_calls: ['id', 'function', 'name', 'args', 'type'],
   function: ['name', 'arguments'],
-  response_metadata: ['context_editing'],
-  context_editing: ['cleared', 'truncated', 'cleared_tool_inputs', 'strategy'],
-  additional_kwargs: ['reasoning_content', 'reasoning', 'tool_calls'],
+  response_metadata: ['context_editing', 'pinned'],
+  context_editing: ['cleared', 'truncated', 'cleared_tool_inputs', 'strategy', 'pinned'],
+  additional_kwargs: ['reasoning_content', 'reasoning', 'tool_calls', 'pinned'],
+  metadata: ['pinned'],
 }
 
 /**
