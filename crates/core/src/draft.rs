@@ -12,7 +12,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message, Role};
-use crate::options::TokenCountMethod;
+use crate::options::{Pin, TokenCountMethod};
 use crate::plan::{Op, Warning, TRUNCATE_STRATEGY};
 use crate::trigger::Facts;
 
@@ -86,18 +86,46 @@ impl<'m, 'c> Draft<'m, 'c> {
         }
       })
       .collect();
-    let mut draft = Self {
+    Self {
       msgs,
       slots,
       total,
       meter,
       pairs: std::cell::OnceCell::new(),
       pinned: Vec::new(),
-    };
-    if msgs.iter().any(|m| m.pinned) {
-      draft.pinned = pinned_closure(msgs, &draft.pair());
     }
-    draft
+  }
+
+  /// Pins the messages marked `pinned` and those the rules name (see [`pinned_closure`]).
+  pub fn pin(&mut self, rules: &Pin) {
+    let msgs = self.msgs;
+    let after = if rules.current_run {
+      msgs
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map(|u| u + 1)
+    } else {
+      None
+    };
+    let by_tool = |m: &Message| {
+      !rules.tools.is_empty()
+        && match m.role {
+          Role::Tool => m
+            .name
+            .as_deref()
+            .is_some_and(|n| rules.tools.iter().any(|t| t == n)),
+          Role::Assistant => m.tool_calls.iter().any(|c| rules.tools.contains(&c.name)),
+          Role::System | Role::User => false,
+        }
+    };
+    let marked: Vec<bool> = msgs
+      .iter()
+      .enumerate()
+      .map(|(i, m)| m.pinned || after.is_some_and(|a| i >= a) || by_tool(m))
+      .collect();
+    if marked.iter().any(|&p| p) {
+      self.pinned = pinned_closure(marked, &self.pair());
+    }
   }
 
   /// Whether message `i` is pinned.
@@ -413,11 +441,10 @@ impl<'m, 'c> Draft<'m, 'c> {
   }
 }
 
-/// The pinned messages: those marked `pinned`, with what keeps them valid: a pinned tool result
+/// The pinned messages: those marked (by `pinned` or a rule), with what keeps them valid: a pinned tool result
 /// pins the assistant message that called it, and a pinned assistant message pins every result of
 /// its calls (so no edit can separate a pinned message from its pair).
-fn pinned_closure(msgs: &[Message], pairs: &[Option<CallRef>]) -> Vec<bool> {
-  let mut pinned: Vec<bool> = msgs.iter().map(|m| m.pinned).collect();
+fn pinned_closure(mut pinned: Vec<bool>, pairs: &[Option<CallRef>]) -> Vec<bool> {
   for (i, pair) in pairs.iter().enumerate() {
     if let Some((ai, _)) = pair {
       if pinned[i] {

@@ -268,6 +268,7 @@ impl ContextEditor {
       fixed,
       max_input_tokens: self.max_input_tokens(context),
       breakpoints_in_use: context.cache_breakpoints_in_use,
+      pin: &self.options.pin,
     };
     planner.plan(messages, measures, warnings)
   }

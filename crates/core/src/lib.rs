@@ -76,6 +76,9 @@ pub use options::{
   DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
   DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE, EDIT_TYPES,
 };
+pub use options::{
+  Pin, Prefer, ResourceTool, Supersede, DEFAULT_READERS, DEFAULT_RESOURCE_ARGS, DEFAULT_WRITERS,
+};
 pub use pipeline::MAX_CACHE_BREAKPOINTS;
 pub use plan::{
   AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,

@@ -11,11 +11,13 @@ use std::cell::OnceCell;
 use std::rc::Rc;
 
 use crate::draft::{dangling_warnings, CallRef, Draft};
-use crate::edits::{answered, clear_tool_uses, gate, plan_summary, run_structural, trigger_of};
+use crate::edits::{
+  answered, clear_tool_uses, gate, pins_over_budget, plan_summary, run_structural, trigger_of,
+};
 use crate::error::Result;
 use crate::measure::{Measure, Meter};
 use crate::message::{Message, Role};
-use crate::options::{Edit, Trigger};
+use crate::options::{Edit, Pin, Trigger};
 use crate::plan::{AppliedEdit, EditPlan, Op, RemovedOrphan, Report, SummaryRequest, Warning};
 use crate::trigger::{is_triggered, summary_triggered, Facts};
 
@@ -33,6 +35,8 @@ pub(crate) struct Planner<'a> {
   pub max_input_tokens: Option<u64>,
   /// Cache breakpoints the request already carries.
   pub breakpoints_in_use: u32,
+  /// Pin rules (`pin`): what no edit may change.
+  pub pin: &'a Pin,
 }
 
 /// A plan, with each message's final size (`None` = removed) and the cleared boundaries (current
@@ -112,6 +116,7 @@ impl Planner<'_> {
     report.encoding = Some(self.meter.tokenizer);
     report.max_input_tokens = self.max_input_tokens;
     let mut draft = Draft::with_measures(messages, self.meter, self.fixed, measures);
+    draft.pin(self.pin);
     report.tokens_before = draft.tokens();
     report.messages_before = messages.len();
     let pairs = remove_orphans(&mut draft, &mut report);
@@ -194,6 +199,16 @@ impl Planner<'_> {
   /// whether a trigger still holds or the limit is exceeded.
   fn close_report(&self, draft: &Draft<'_, '_>, report: &mut Report) {
     report.warnings.extend(dangling_warnings(draft));
+    let triggers: Vec<Trigger> = self
+      .edits
+      .iter()
+      .filter_map(trigger_of)
+      .flatten()
+      .copied()
+      .collect();
+    report
+      .warnings
+      .extend(pins_over_budget(&triggers, draft, self.max_input_tokens));
     report.tokens_after = draft.tokens();
     report.messages_after = draft.alive_count();
     let facts = draft.facts(self.max_input_tokens);

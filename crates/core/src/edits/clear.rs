@@ -15,7 +15,6 @@ use crate::plan::{AppliedEdit, Report, Warning, CLEARED_AT_LEAST, CLEARED_OLD};
 use crate::trigger::is_triggered;
 
 use super::clearing::{keep_count, Clearing};
-use super::pins::{pins_over_budget, PINS_OVER_BUDGET};
 use super::prefer::{stale_results, Stale};
 use super::stable::{ceiling, stable_clear, StableRun};
 
@@ -82,11 +81,6 @@ pub(crate) fn clear_tool_uses(
   }
   applied.cleared_tool_uses = run.count;
   applied.cleared_input_tokens = run.freed;
-  if !report.warnings.iter().any(|w| w.code == PINS_OVER_BUDGET) {
-    report
-      .warnings
-      .extend(pins_over_budget(&edit.trigger, draft, max_input_tokens));
-  }
   applied
 }
 

@@ -28,6 +28,7 @@ use crate::options::{Edit, Trigger};
 use crate::plan::AppliedEdit;
 
 pub(crate) use clear::clear_tool_uses;
+pub(crate) use pins::pins_over_budget;
 pub use structural::truncation_marker;
 pub(crate) use structural::{answered, gate};
 pub(crate) use summarize::plan_summary;

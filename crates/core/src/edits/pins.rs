@@ -10,7 +10,7 @@ use crate::plan::Warning;
 use crate::trigger::fraction_of;
 
 /// The `pins_over_budget` warning code.
-pub(crate) const PINS_OVER_BUDGET: &str = "pins_over_budget";
+const PINS_OVER_BUDGET: &str = "pins_over_budget";
 
 /// The `pins_over_budget` warning, when the pinned messages alone reach the smallest size
 /// threshold of `trigger`, or the model's input limit.

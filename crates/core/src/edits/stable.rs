@@ -194,14 +194,10 @@ impl<'a> Replay<'a> {
       let saves = if draft.msgs[i].cleared || slot.cleared.is_some() {
         0
       } else {
-        slot.size.saturating_sub(
-          self
-            .meter
-            .cleared_size(
-              &draft.msgs[i],
-              &run.placeholder_for(draft.msgs[i].tool_call_id.as_deref().unwrap_or("")),
-            ),
-        )
+        slot.size.saturating_sub(self.meter.cleared_size(
+          &draft.msgs[i],
+          &run.placeholder_for(draft.msgs[i].tool_call_id.as_deref().unwrap_or("")),
+        ))
       };
       let freed = self.freed.last().copied().unwrap_or(0);
       self.freed.push(freed + saves);

@@ -52,6 +52,9 @@ impl Options {
     check_top_level_keys(obj)?;
     let mut options = Self::default();
     read_counting(obj, &mut options)?;
+    if let Some(v) = field(obj, "pin") {
+      options.pin = super::prefer::parse_pin(v, "pin")?;
+    }
     options.edits = match field(obj, "edits") {
       Some(edits) => parse_edit_list(obj, edits)?,
       None => vec![Edit::ClearToolUses(parse_clear_tool_uses(obj, "")?)],

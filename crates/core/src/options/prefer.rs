@@ -1,11 +1,11 @@
-//! `prefer` of `clear_tool_uses`: which stale results go first. The object form is declared in
+//! `pin` of the editor, and `prefer` of `clear_tool_uses`: which stale results go first. The object form is declared in
 //! `spec` (`PREFER`, `SUPERSEDE`); the list form `["superseded", "duplicate"]` (the and
 //! the docs' short way to turn rules on with the default tool lists) is read here too.
 
 use serde_json::Value;
 
-use super::spec::{PREFER, SUPERSEDE};
-use super::types::{Prefer, ResourceTool, Supersede};
+use super::spec::{PIN, PREFER, SUPERSEDE};
+use super::types::{Pin, Prefer, ResourceTool, Supersede};
 use super::values::{field, only_keys, show, string_list, type_name};
 use crate::error::{Error, Result};
 
@@ -93,6 +93,31 @@ fn tools(value: &Value, path: &str) -> Result<Vec<ResourceTool>> {
     }
   }
   Ok(names.iter().map(|n| ResourceTool::parse(n)).collect())
+}
+
+/// `pin: { tools?, currentRun?, ids? }`.
+pub(super) fn parse_pin(value: &Value, path: &str) -> Result<Pin> {
+  let Value::Object(obj) = value else {
+    return Err(Error::invalid_option(
+      path,
+      format!(
+        "expected {{ tools?, currentRun?, ids? }}, got {}",
+        type_name(value)
+      ),
+    ));
+  };
+  only_keys(obj, &PIN, "pin", path)?;
+  let mut pin = Pin::default();
+  if let Some(v) = field(obj, "tools") {
+    pin.tools = string_list(v, &format!("{path}.tools"))?;
+  }
+  if let Some(v) = field(obj, "currentRun") {
+    pin.current_run = bool_of(v, &format!("{path}.currentRun"))?;
+  }
+  if let Some(v) = field(obj, "ids") {
+    pin.ids = string_list(v, &format!("{path}.ids"))?;
+  }
+  Ok(pin)
 }
 
 fn bool_of(value: &Value, path: &str) -> Result<bool> {

@@ -342,6 +342,22 @@ pub static EDITOR: Group = Group {
     )
     .default(|| json!(DEFAULT_TOKEN_CACHE_SIZE)),
     Key::new("edits", Type::Edits, "A pipeline of edits applied in order (instead of the top-level clearing keys)."),
+    Key::new(
+      "pin",
+      Type::Object(&PIN),
+      "Messages no edit changes or removes (nor their tool calls and results): by tool name, the current run, message id, or a `pinned: true` marker in `additional_kwargs` / `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over budget the report warns `pins_over_budget`.",
+    ),
+  ],
+};
+
+/// `pin` of the editor.
+pub static PIN: Group = Group {
+  name: "PinRules",
+  doc: "Pin rules: the messages they name are never cleared, truncated, trimmed or summarized.",
+  keys: &[
+    Key::new("tools", Type::Names, "Results of these tools (and the assistant messages that call them)."),
+    Key::new("currentRun", Type::Bool, "Everything after the last user message: the agent's current run."),
+    Key::new("ids", Type::Names, "Messages with these ids."),
   ],
 };
 

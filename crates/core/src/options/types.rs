@@ -484,6 +484,8 @@ pub struct Options {
   pub tokenizer: TokenizerOption,
   /// Bound of the token cache in entries; 0 disables caching.
   pub token_cache_size: usize,
+  /// Pin rules applied to every edit.
+  pub pin: Pin,
 }
 
 impl Default for Options {
@@ -496,6 +498,20 @@ impl Default for Options {
       encoding: None,
       tokenizer: TokenizerOption::default(),
       token_cache_size: DEFAULT_TOKEN_CACHE_SIZE,
+      pin: Pin::default(),
     }
   }
+}
+
+/// Pin rules (`pin`): the messages they name are never changed or removed by any edit, nor are
+/// their tool calls and results. A message can also be pinned one by one (`Message::pinned`, which
+/// shims set from a marker or from `ids`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pin {
+  /// Results of these tools, and the assistant messages that call them.
+  pub tools: Vec<String>,
+  /// Everything after the last user message (the agent's current run).
+  pub current_run: bool,
+  /// Message ids (matched by the shim, which sets `Message::pinned`).
+  pub ids: Vec<String>,
 }
