@@ -47,6 +47,8 @@ export interface WireOptions {
   messageTokens?: ReadonlyArray<number | null | undefined>
   /** Send tool-call arguments even when `sendText` is off (`prefer` compares them). */
   sendArgs?: boolean
+  /** Ids of the messages the `pin` option names (`pin.ids`): they are sent `pinned`. */
+  pinIds?: ReadonlySet<string>
 }
 
 const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
@@ -274,6 +276,10 @@ function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opt
     if (opts.placeholders.has(content)) wire.cleared = true
   }
   if (pinnedByMarker(p, md, ce)) wire.pinned = true
+  if (opts.pinIds !== undefined && opts.pinIds.size > 0) {
+    const id = field(p.fields, 'id')
+    if (typeof id === 'string' && opts.pinIds.has(id)) wire.pinned = true
+  }
 }
 
 /**
