@@ -12,7 +12,18 @@
 
 import { type AnyMessage, field } from '../wire.js'
 import { invalid } from './errors.js'
-import { argsCleared, argsObject, clearedMarker, hasBreakpoint, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from './types.js'
+import {
+  argsCleared,
+  argsObject,
+  clearedMarker,
+  hasBreakpoint,
+  isObject,
+  onlyBreakpoint,
+  type Segment,
+  type UnitSource,
+  unmarked,
+  isPlaceholder,
+} from './types.js'
 
 /**
  * `o` with Anthropic's cache breakpoint in its `providerOptions` (how the AI SDK says `cache_control`):
@@ -141,7 +152,7 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
       throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
     const content = outputText(p)
     const unit: AnyMessage = { type: 'tool', tool_call_id: p.toolCallId, content }
-    if (typeof content === 'string' && placeholders.has(content)) unit.response_metadata = clearedMarker()
+    if (isPlaceholder(placeholders, content)) unit.response_metadata = clearedMarker()
     units.push(unit)
     from.push({ message: 0, part: k })
     parts.push(k)

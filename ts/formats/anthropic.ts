@@ -11,7 +11,7 @@
 
 import type { AnyMessage } from '../wire.js'
 import { invalid } from './errors.js'
-import { clearedMarker, isObject, printOf, type Segment, type UnitSource } from './types.js'
+import { clearedMarker, isObject, printOf, type Segment, type UnitSource, isPlaceholder } from './types.js'
 
 const FIELDS = ['role', 'content']
 
@@ -73,7 +73,7 @@ function user(m: Record<string, any>, i: number, print: unknown[], placeholders:
           throw invalid(i, `content[${k}].tool_use_id`, 'a `tool_result` block needs a non-empty string `tool_use_id`')
         }
         const unit: AnyMessage = { type: 'tool', tool_call_id: b.tool_use_id, content: b.content ?? '' }
-        if (typeof b.content === 'string' && placeholders.has(b.content)) unit.response_metadata = clearedMarker()
+        if (isPlaceholder(placeholders, b.content)) unit.response_metadata = clearedMarker()
         units.push(unit)
         from.push({ message: 0, part: k })
         blocks.push([k])

@@ -16,7 +16,7 @@
 import { type AnyMessage, field } from '../wire.js'
 import { ContextEditorError } from '../errors.js'
 import { invalid } from './errors.js'
-import { argsCleared, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from './types.js'
+import { argsCleared, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked, isPlaceholder } from './types.js'
 
 const CALLS = new Set(['function_call', 'custom_tool_call'])
 // `function_call_result` (with `callId`) is the OpenAI Agents SDK's spelling of the same items.
@@ -177,7 +177,7 @@ function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: Re
   let unit: AnyMessage
   if (kind === 'output') {
     unit = { type: 'tool', tool_call_id: callIdOf(m), content: contentOf(outputOf(m.output), derived) }
-    if (typeof unit.content === 'string' && placeholders.has(unit.content)) unit.response_metadata = clearedMarker()
+    if (isPlaceholder(placeholders, unit.content)) unit.response_metadata = clearedMarker()
   } else {
     unit = { type: kind === 'system' ? 'system' : 'human', content: contentOf(m.content, derived) }
   }

@@ -52,6 +52,16 @@ export interface RequestParts {
 
 export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
+/**
+ * Whether `s` is one of the placeholders, by length first: a Set lookup would hash every result's
+ * whole text, anew for each fresh copy a framework hands over.
+ */
+export function isPlaceholder(placeholders: ReadonlySet<string>, s: unknown): boolean {
+  if (typeof s !== 'string') return false
+  for (const p of placeholders) if (p.length === s.length && p === s) return true
+  return false
+}
+
 /** The LangChain marker of a result cleared earlier (its placeholder is all that is left of it). */
 export function clearedMarker(): Record<string, any> {
   return { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }

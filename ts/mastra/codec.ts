@@ -10,7 +10,7 @@
 // `{}`, a call the edit removed goes with its invocation, a removed reasoning part is left out.
 
 import { invalid } from '../formats/errors.js'
-import { argsCleared, argsObject, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked } from '../formats/types.js'
+import { argsCleared, argsObject, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked, isPlaceholder } from '../formats/types.js'
 import type { AnyMessage } from '../wire.js'
 
 const textOf = (parts: unknown[]): string => parts.map((p) => (isObject(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
@@ -37,7 +37,7 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
   const close = (): void => {
     for (const r of pending) {
       const unit: AnyMessage = { type: 'tool', tool_call_id: r.id, content: resultText(r.result) }
-      if (typeof unit.content === 'string' && placeholders.has(unit.content)) unit.response_metadata = clearedMarker()
+      if (isPlaceholder(placeholders, unit.content)) unit.response_metadata = clearedMarker()
       resultUnit.set(r.id, units.length)
       units.push(unit)
       from.push({ message: 0, part: r.k })
