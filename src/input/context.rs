@@ -78,11 +78,16 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       cause,
     })
   };
+  let number = |name: &'static str| -> Result<Option<f64>> {
+    Ok(
+      obj
+        .get::<Option<f64>>(name)
+        .map_err(|e| field(name, e))?
+        .flatten(),
+    )
+  };
   Ok(Some(EditContext {
-    max_input_tokens: obj
-      .get::<Option<f64>>("maxInputTokens")
-      .map_err(|e| field("maxInputTokens", e))?
-      .flatten(),
+    max_input_tokens: number("maxInputTokens")?,
     system_prompt: obj
       .get::<Option<String>>("systemPrompt")
       .map_err(|e| field("systemPrompt", e))?
@@ -96,18 +101,9 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       .get::<Option<u32>>("cacheBreakpointsInUse")
       .map_err(|e| field("cacheBreakpointsInUse", e))?
       .flatten(),
-    anchor_index: obj
-      .get::<Option<f64>>("anchorIndex")
-      .map_err(|e| field("anchorIndex", e))?
-      .flatten(),
-    anchor_tokens: obj
-      .get::<Option<f64>>("anchorTokens")
-      .map_err(|e| field("anchorTokens", e))?
-      .flatten(),
-    token_correction: obj
-      .get::<Option<f64>>("tokenCorrection")
-      .map_err(|e| field("tokenCorrection", e))?
-      .flatten(),
+    anchor_index: number("anchorIndex")?,
+    anchor_tokens: number("anchorTokens")?,
+    token_correction: number("tokenCorrection")?,
   }))
 }
 
