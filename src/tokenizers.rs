@@ -52,13 +52,15 @@ pub fn load_tokenizer(
         core::Error::invalid_option("tokenizer", format!("unknown tokenizer family `{f}`"))
       })?),
     };
-    core::load_tokenizer(&source, json.as_bytes(), family).map(|t| t.name().to_owned())
+    core::load_tokenizer(&source, json.as_bytes(), family)?;
+    Ok(family.map_or(source, |f| f.as_str().to_owned()))
   })
   .map_err(|e| to_js_error(&env, &e))
 }
 
 /// Whether a tokenizer was loaded from `source` in this process.
 #[napi(js_name = "tokenizerLoaded")]
+#[must_use]
 pub fn tokenizer_loaded(source: String) -> bool {
   core::tokenizer_loaded(&source)
 }

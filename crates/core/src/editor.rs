@@ -149,7 +149,7 @@ impl ContextEditor {
     }
     let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
     match choice.hf {
-      Some(hf) => Meter::with_tokenizer(method, hf, choice.framing, cache),
+      Some(hf) => Meter::with_tokenizer(method, hf, (choice.name, choice.framing), cache),
       None => Meter::new(method, choice.encoding, cache),
     }
   }

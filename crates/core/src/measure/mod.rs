@@ -54,19 +54,17 @@ pub(crate) struct Meter<'a> {
 }
 
 impl<'a> Meter<'a> {
-  /// A meter counting with `method` and `encoding` (exact counts in model mode, which approx mode
-  /// never needs; the estimate with `encoding`'s rates in estimate mode), with OpenAI's framing.
+  /// A meter counting with `method` and `encoding` (exact counts in model and estimate modes, which
+  /// approx mode never needs), with OpenAI's framing.
   pub fn new(
     method: TokenCountMethod,
     encoding: Encoding,
     cache: Option<&'a Mutex<TokenCache>>,
   ) -> Self {
-    let counter = match method {
-      TokenCountMethod::Estimate => tokenizer::estimate(encoding),
-      TokenCountMethod::Approx | TokenCountMethod::Model => tokenizer::exact(encoding),
-    };
+    // `estimate` is an alias of `model`: both count exactly.
+    let counter = tokenizer::exact(encoding);
     let mut framing = Framing::OPENAI;
-    if method == TokenCountMethod::Model {
+    if method != TokenCountMethod::Approx {
       // Each role name is one token in o200k and cl100k; counted for the older encodings.
       let role = |r: Role| MESSAGE_OVERHEAD + counter.count(r.as_str());
       framing.system = role(Role::System);
@@ -84,17 +82,17 @@ impl<'a> Meter<'a> {
     }
   }
 
-  /// A meter counting exactly with a Hugging Face tokenizer and `framing` (its family's chat
-  /// template), in model and estimate modes alike.
+  /// A meter counting exactly with a Hugging Face tokenizer, reported as `name`, and `framing`
+  /// (its family's chat template), in model and estimate modes alike.
   pub fn with_tokenizer(
     method: TokenCountMethod,
     hf: &'static HfTokenizer,
-    framing: Framing,
+    (name, framing): (&'static str, Framing),
     cache: Option<&'a Mutex<TokenCache>>,
   ) -> Self {
     Self {
       method,
-      tokenizer: hf.name(),
+      tokenizer: name,
       counter: hf,
       framing,
       cache,

@@ -319,7 +319,7 @@ pub static EDITOR: Group = Group {
     Key::new(
       "tokenCountMethod",
       Type::Enum(&["approx", "model", "estimate"]),
-      "`\"approx\"`: LangChain's `ceil(chars / 4)`; `\"model\"`: exact tiktoken counts (offline); `\"estimate\"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up to 55 %).",
+      "`\"approx\"`: LangChain's `ceil(chars / 4)`; `\"model\"`: exact counts, offline (tiktoken for OpenAI models, the model family's own tokenizer with `tokenizer` or an installed tokenizer package); `\"estimate\"`: an alias of `\"model\"` (the estimator it named was retired).",
     )
     .default(|| json!("approx")),
     Key::new(

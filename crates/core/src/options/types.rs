@@ -24,8 +24,9 @@ pub enum TokenCountMethod {
   Approx,
   /// Exact BPE counts from the embedded tiktoken ranks, plus OpenAI's per-message overhead.
   Model,
-  /// A fast script-aware estimate of the BPE count (no tokenizer tables, see
-  /// [`estimate_tokens`](crate::estimate_tokens)), plus the same per-message overhead as `Model`.
+  /// An alias of `Model` that counts exactly (reported as `"estimate"`): the script-aware
+  /// estimator it named was retired, being neither within 5 % of exact counts on every kind of
+  /// text nor 10 times faster than them (`docs/performance.md`).
   Estimate,
 }
 

@@ -12,6 +12,8 @@ use super::hf::HfTokenizer;
 pub(crate) struct Choice {
   /// The Hugging Face tokenizer, when one counts.
   pub hf: Option<&'static HfTokenizer>,
+  /// What reports say counted: the family's name, or the tokenizer's path, or the encoding's name.
+  pub name: &'static str,
   /// The tiktoken encoding otherwise.
   pub encoding: Encoding,
   /// The chat framing to count: the tokenizer's family's, else the model name's family's (a
@@ -24,22 +26,29 @@ pub(crate) struct Choice {
 
 /// Chooses the tokenizer of a call (see the module notes).
 pub(crate) fn choose(
-  tokenizer: Option<&'static HfTokenizer>,
+  tokenizer: Option<(&'static HfTokenizer, Option<Family>)>,
   encoding: Option<Encoding>,
   model: Option<&str>,
 ) -> Choice {
   let model_family = model.and_then(Family::for_model);
+  let explicit = encoding;
+  let encoding = encoding.unwrap_or(Encoding::O200kBase);
   let mut choice = Choice {
-    hf: tokenizer,
-    encoding: encoding.unwrap_or(Encoding::O200kBase),
+    hf: None,
+    name: encoding.as_str(),
+    encoding,
     framing: Framing::OPENAI,
     warning: None,
   };
-  if let Some(t) = tokenizer {
-    choice.framing = t.family().or(model_family).map_or(Framing::OPENAI, Family::framing);
+  if let Some((t, family)) = tokenizer {
+    choice.hf = Some(t);
+    choice.name = family.map_or(t.source(), Family::as_str);
+    choice.framing = family
+      .or(model_family)
+      .map_or(Framing::OPENAI, Family::framing);
     return choice;
   }
-  if encoding.is_some() {
+  if explicit.is_some() {
     return choice;
   }
   let Some(name) = model else {
@@ -47,12 +56,14 @@ pub(crate) fn choose(
   };
   if let Some(e) = Encoding::for_model(name) {
     choice.encoding = e;
+    choice.name = e.as_str();
     return choice;
   }
   let (code, message) = match model_family {
     Some(f) => match hf::loaded_family(f) {
       Some(t) => {
         choice.hf = Some(t);
+        choice.name = f.as_str();
         choice.framing = f.framing();
         return choice;
       }
@@ -74,21 +85,21 @@ pub(crate) fn choose(
   choice
 }
 
-/// The `tokenizer` option's value as [`Options`](crate::Options) keeps it: a loaded tokenizer,
-/// compared by identity.
+/// The `tokenizer` option's value as [`Options`](crate::Options) keeps it: a loaded tokenizer
+/// (compared by identity) and its family when the option named one.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TokenizerOption(Option<&'static HfTokenizer>);
+pub struct TokenizerOption(Option<(&'static HfTokenizer, Option<Family>)>);
 
 impl TokenizerOption {
-  /// The option set to `t`.
+  /// The option set to `t`, named as `family` when given.
   #[must_use]
-  pub fn new(t: Option<&'static HfTokenizer>) -> Self {
+  pub fn new(t: Option<(&'static HfTokenizer, Option<Family>)>) -> Self {
     Self(t)
   }
 
-  /// The tokenizer, when set.
+  /// The tokenizer and its family, when set.
   #[must_use]
-  pub fn get(self) -> Option<&'static HfTokenizer> {
+  pub fn get(self) -> Option<(&'static HfTokenizer, Option<Family>)> {
     self.0
   }
 
@@ -104,7 +115,7 @@ impl TokenizerOption {
 impl PartialEq for TokenizerOption {
   fn eq(&self, other: &Self) -> bool {
     match (self.0, other.0) {
-      (Some(a), Some(b)) => std::ptr::eq(a, b),
+      (Some((a, fa)), Some((b, fb))) => std::ptr::eq(a, b) && fa == fb,
       (None, None) => true,
       _ => false,
     }

@@ -241,10 +241,10 @@ impl Family {
         name: None,
       },
       // `<s>`, `[INST]{user}[/INST]{assistant}</s>`; the system prompt joins the last user
-      // message after `\n\n`.
+      // message after `\n\n`, which merges with the end of the system text (no token of its own).
       Self::MistralTekken => Framing {
         start: 1,
-        system: 1,
+        system: 0,
         user: 2,
         assistant: 1,
         tool: 2,

@@ -19,27 +19,24 @@ use tokenizers::Tokenizer;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::counter::Counter;
-use super::family::{Family, Framing};
+use super::family::Family;
 use crate::error::{Error, Result};
 
 /// Batches smaller than this (total bytes) are counted on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 
-/// A parsed `tokenizer.json` and what it is known as.
+/// A parsed `tokenizer.json` and the source it was loaded from.
 pub struct HfTokenizer {
   tokenizer: Tokenizer,
-  /// The family whose chat framing is counted, when known.
-  family: Option<Family>,
-  /// The family name, or the source for a file of no known family (what reports show).
-  name: &'static str,
+  /// The path of the file, or the name its text was loaded under.
+  source: &'static str,
   seed: u64,
 }
 
 impl std::fmt::Debug for HfTokenizer {
   fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
     f.debug_struct("HfTokenizer")
-      .field("name", &self.name)
-      .field("family", &self.family)
+      .field("source", &self.source)
       .finish_non_exhaustive()
   }
 }
@@ -50,7 +47,7 @@ impl HfTokenizer {
   /// # Errors
   /// [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions) at `tokenizer` when the text
   /// is not a tokenizer the crate can load.
-  pub fn from_json(source: &str, json: &[u8], family: Option<Family>) -> Result<Self> {
+  pub fn from_json(source: &str, json: &[u8]) -> Result<Self> {
     let mut tokenizer = Tokenizer::from_bytes(json).map_err(|e| {
       Error::invalid_option(
         "tokenizer",
@@ -61,32 +58,18 @@ impl HfTokenizer {
       .with_truncation(None)
       .map_err(|e| Error::invalid_option("tokenizer", format!("`{source}`: {e}")))?;
     tokenizer.with_padding(None);
-    let name = family.map_or_else(|| leak(source), Family::as_str);
     Ok(Self {
       tokenizer,
-      family,
-      name,
+      source: leak(source),
       // Apart from the tiktoken encodings' seeds (1..=6) and from other files.
       seed: xxh3_64(source.as_bytes()) | (1 << 63),
     })
   }
 
-  /// The family name, or the source of a file of no known family.
+  /// The path of the file, or the name its text was loaded under.
   #[must_use]
-  pub fn name(&self) -> &'static str {
-    self.name
-  }
-
-  /// The family, when known.
-  #[must_use]
-  pub fn family(&self) -> Option<Family> {
-    self.family
-  }
-
-  /// The chat framing counted around messages, when the family is known.
-  #[must_use]
-  pub fn framing(&self) -> Option<Framing> {
-    self.family.map(Family::framing)
+  pub fn source(&self) -> &'static str {
+    self.source
   }
 
   /// The number of tokens of `text`: `encode_fast(text, false)` (no offsets) and its length. Text
@@ -189,7 +172,8 @@ pub fn loaded_family(family: Family) -> Option<&'static HfTokenizer> {
 }
 
 /// The tokenizer of `source`: the one loaded before, else parsed from `json` and kept for the
-/// rest of the process (also as `family`'s, when given).
+/// rest of the process; it becomes `family`'s tokenizer when given (the latest load of a family
+/// wins).
 ///
 /// # Errors
 /// As [`HfTokenizer::from_json`].
@@ -201,8 +185,7 @@ pub fn load(source: &str, json: &[u8], family: Option<Family>) -> Result<&'stati
     return Ok(t);
   }
   // Parsed outside the lock: other threads keep counting with loaded tokenizers meanwhile.
-  let parsed: &'static HfTokenizer =
-    Box::leak(Box::new(HfTokenizer::from_json(source, json, family)?));
+  let parsed: &'static HfTokenizer = Box::leak(Box::new(HfTokenizer::from_json(source, json)?));
   let mut r = registry();
   let t = *r.by_source.entry(source.to_owned()).or_insert(parsed);
   if let Some(f) = family {
@@ -211,12 +194,12 @@ pub fn load(source: &str, json: &[u8], family: Option<Family>) -> Result<&'stati
   Ok(t)
 }
 
-/// The tokenizer of the file at `path`, read and parsed on first use (as `family`'s, when given).
+/// The tokenizer of the file at `path`, read and parsed on first use.
 ///
 /// # Errors
 /// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) when the file
 /// cannot be read; as [`load`] when it does not parse.
-pub fn load_path(path: &str, family: Option<Family>) -> Result<&'static HfTokenizer> {
+pub fn load_path(path: &str) -> Result<&'static HfTokenizer> {
   if let Some(t) = loaded(path) {
     return Ok(t);
   }
@@ -226,36 +209,36 @@ pub fn load_path(path: &str, family: Option<Family>) -> Result<&'static HfTokeni
       format!("cannot read the tokenizer file `{path}`: {e}"),
     )
   })?;
-  load(path, &json, family)
+  load(path, &json, None)
 }
 
 /// The `tokenizer` option: a family name (loaded before, by the JavaScript shim from its npm
-/// package, or by [`load`]), or a path to a `tokenizer.json` (loaded before, or read now). `null`
-/// means unset.
+/// package, or by [`load`]), or a path to a `tokenizer.json` (loaded before, or read now), with
+/// the family when named. `null` means unset.
 ///
 /// # Errors
 /// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) for a family that
 /// is not loaded or a file that cannot be read; `InvalidOptions` at `tokenizer` for anything else
 /// that is not a tokenizer.
-pub fn from_option(value: &serde_json::Value) -> Result<Option<&'static HfTokenizer>> {
+pub fn from_option(
+  value: &serde_json::Value,
+) -> Result<Option<(&'static HfTokenizer, Option<Family>)>> {
   use serde_json::Value;
   match value {
     Value::Null => Ok(None),
-    Value::String(s) if !s.trim().is_empty() => match loaded(s) {
-      Some(t) => Ok(Some(t)),
-      None => match Family::parse(s) {
-        Some(f) => loaded_family(f).map(Some).ok_or_else(|| {
-          Error::tokenizer_unavailable(
-            "tokenizer",
-            format!(
-              "the {} tokenizer is not loaded: {}",
-              f.as_str(),
-              f.install_hint()
-            ),
-          )
-        }),
-        None => load_path(s, None).map(Some),
+    Value::String(s) if !s.trim().is_empty() => match Family::parse(s) {
+      Some(f) => match loaded_family(f) {
+        Some(t) => Ok(Some((t, Some(f)))),
+        None => Err(Error::tokenizer_unavailable(
+          "tokenizer",
+          format!(
+            "the {} tokenizer is not loaded: {}",
+            f.as_str(),
+            f.install_hint()
+          ),
+        )),
       },
+      None => load_path(s).map(|t| Some((t, None))),
     },
     other => Err(Error::invalid_option(
       "tokenizer",
@@ -313,8 +296,7 @@ mod tests {
     assert_eq!(t.count("a b  zz\na"), 4);
     assert_eq!(t.count(""), 0);
     assert_eq!(t.count_reference("a b zz"), 3);
-    assert_eq!(t.name(), source);
-    assert_eq!(t.framing(), None);
+    assert_eq!(t.source(), source);
     let many: Vec<String> = (0..5000).map(|i| "a b ".repeat(i % 90)).collect();
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     let expected: Vec<u64> = refs.iter().map(|s| t.count(s)).collect();
@@ -340,15 +322,8 @@ mod tests {
     let err = load("bad.json", b"{\"model\": 1}", None).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
     assert!(err.to_string().contains("bad.json"), "{err}");
-    assert_eq!(
-      from_option(&json!(null)).unwrap().map(HfTokenizer::name),
-      None
-    );
-    assert_eq!(
-      from_option(&json!(tiny_tokenizer()))
-        .unwrap()
-        .map(HfTokenizer::name),
-      Some(tiny_tokenizer())
-    );
+    assert!(from_option(&json!(null)).unwrap().is_none());
+    let (t, family) = from_option(&json!(tiny_tokenizer())).unwrap().unwrap();
+    assert_eq!((t.source(), family), (tiny_tokenizer(), None));
   }
 }

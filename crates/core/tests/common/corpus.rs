@@ -180,14 +180,21 @@ fn json_object(r: &mut Rng, s: &mut String) {
 
 fn minified_js(r: &mut Rng, s: &mut String) {
   use std::fmt::Write;
-  let (f, x, y) = (r.pick(IDENTS), r.pick(IDENTS), r.pick(IDENTS));
+  let (name, x, y) = (r.pick(IDENTS), r.pick(IDENTS), r.pick(IDENTS));
   let _ = write!(
     s,
-    "function {f}({x},{y}){{return {x}&&{y}.length>{n}?{x}[{y}]:void 0}}var {f}{n}=[{n},{m}].map(({x})=>{x}*2),",
+    "function {name}({x},{y}){{return {x}&&{y}.length>{n}?{x}[{y}]:void 0}}var {name}{n}=[{n},{m}].map(({x})=>{x}*2),",
     n = r.below(100),
     m = r.below(10_000)
   );
-  s.push_str(r.pick(&["!0;", "!1,", "null==", "===\"x\"", "`${a}`;", "/\\d+/g.test(e);"]));
+  s.push_str(r.pick(&[
+    "!0;",
+    "!1,",
+    "null==",
+    "===\"x\"",
+    "`${a}`;",
+    "/\\d+/g.test(e);",
+  ]));
 }
 
 fn urls_and_paths(r: &mut Rng, s: &mut String) {
