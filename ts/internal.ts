@@ -33,3 +33,20 @@ export function __referenceCountTokens(texts: string[], encoding: string): numbe
   }
   return binding.__referenceCountTokens(texts, encoding)
 }
+
+/**
+ * The open-model oracle of the tests and benchmarks: the `tokenizers` crate's plain
+ * `encode(text, false)` length of each string with the tokenizer loaded from `source` (a path
+ * the shim loaded, see ts/tokenizers.ts), one thread, no cache.
+ */
+export function __referenceCountHf(texts: string[], source: string): number[] {
+  const binding = nativeBinding()
+  if (!Array.isArray(texts)) throw Object.assign(new TypeError('texts: expected a list of strings'), { code: 'INVALID_CONTEXT', path: 'texts' })
+  if (texts.length > MAX_REFERENCE_TEXTS) {
+    throw Object.assign(new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`), {
+      code: 'INVALID_CONTEXT',
+      path: 'texts',
+    })
+  }
+  return binding.__referenceCountHf(texts, source)
+}

