@@ -36,7 +36,19 @@ const PLAN_AND_REPORT_TYPES = [
 /** Per entry: the values (run time and types) and the type-only names. */
 const ENTRIES = {
   'context-editor': {
-    values: ['ContextEditor', 'ContextEditorError', 'applyPlan', 'clearMedia', 'default', 'imageTokens'],
+    values: [
+      'ContextEditor',
+      'ContextEditorError',
+      'FileRecallStore',
+      'InMemoryRecallStore',
+      'RECALL_PLACEHOLDER',
+      'RECALL_TOOL_NAME',
+      'applyPlan',
+      'clearMedia',
+      'createRecall',
+      'default',
+      'imageTokens',
+    ],
     types: [
       ...OPTION_TYPES,
       ...PLAN_AND_REPORT_TYPES,
@@ -45,6 +57,8 @@ const ENTRIES = {
       'ClearMediaOptions',
       'ClearMediaReport',
       'ImageTokenFormula',
+      'Recall',
+      'RecallStore',
       'ContextEditorErrorCode',
       'EditContext',
       'EditResult',

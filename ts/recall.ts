@@ -145,14 +145,64 @@ function isCleared(m: unknown): boolean {
   return own(ce, 'cleared') === true
 }
 
-/** The original content of the result of call `toolCallId` in `messages`, if it is there. */
+/**
+ * The original content of the result of call `toolCallId` in `messages`, if it is there: a
+ * LangChain or OpenAI tool message, an AI SDK `tool-result` part (its output's value) or an
+ * Anthropic `tool_result` block (its content).
+ */
 export function originalIn(messages: unknown, toolCallId: string): { content: unknown } | undefined {
   if (!Array.isArray(messages)) return undefined
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]
     if (isToolResult(m) && own(m, 'tool_call_id') === toolCallId && !isCleared(m)) return { content: own(m, 'content') }
+    const parts = own(m, 'content')
+    if (!Array.isArray(parts)) continue
+    for (const part of parts) {
+      const type = own(part, 'type')
+      if (type === 'tool-result' && own(part, 'toolCallId') === toolCallId) {
+        const output = own(part, 'output')
+        return { content: output !== null && typeof output === 'object' && 'value' in output ? own(output, 'value') : output }
+      }
+      if (type === 'tool_result' && own(part, 'tool_use_id') === toolCallId) return { content: own(part, 'content') }
+    }
   }
   return undefined
+}
+
+/** The recall tool for any framework: its name, description and schema, and what it answers. */
+export interface Recall {
+  name: typeof RECALL_TOOL_NAME
+  description: string
+  /** The input, as JSON Schema (`{ tool_call_id }`). */
+  inputSchema: typeof recallToolSchema
+  /** The placeholder to give `clear_tool_uses` so the model knows the id and the tool. */
+  placeholder: string
+  /** Records the host's own (unedited) messages of the latest model call, and keeps them in the store. */
+  remember(messages: readonly unknown[]): Promise<void>
+  /** The tool's answer: from `messages` when given, else from what `remember` recorded, else the store. */
+  answer(input: unknown, messages?: readonly unknown[]): Promise<unknown>
+}
+
+/**
+ * The recall tool for frameworks without a ready-made one (AI SDK, OpenAI Agents, Mastra, your own
+ * loop): call `remember(messages)` with the unedited messages before each model call (e.g. at the
+ * start of AI SDK's `prepareStep`), and answer the tool with `answer(input)`.
+ */
+export function createRecall(options: { store?: RecallStore | LangGraphStoreLike | null } = {}): Recall {
+  const store = recallStoreOf(options.store)
+  const seen = new Set<string>()
+  let latest: readonly unknown[] = []
+  return {
+    name: RECALL_TOOL_NAME,
+    description: RECALL_TOOL_DESCRIPTION,
+    inputSchema: recallToolSchema,
+    placeholder: RECALL_PLACEHOLDER,
+    async remember(messages) {
+      latest = Array.isArray(messages) ? [...messages] : []
+      if (store) await rememberToolResults(latest, store, seen)
+    },
+    answer: (input, messages) => recallToolResult(input, messages ?? latest, store),
+  }
 }
 
 /** What the tool answers when the original is gone. */
@@ -180,9 +230,20 @@ export async function recallToolResult(input: unknown, messages: unknown, store?
 export async function rememberToolResults(messages: unknown, store: RecallStore, seen: Set<string>): Promise<void> {
   if (!Array.isArray(messages)) return
   for (const m of messages) {
+    const ids: string[] = []
     const id = own(m, 'tool_call_id')
-    if (!isToolResult(m) || typeof id !== 'string' || seen.has(id) || isCleared(m)) continue
-    await store.set(id, own(m, 'content'))
-    seen.add(id)
+    if (isToolResult(m) && typeof id === 'string' && !isCleared(m)) ids.push(id)
+    const parts = own(m, 'content')
+    if (Array.isArray(parts)) {
+      for (const part of parts) {
+        const partId = own(part, 'type') === 'tool-result' ? own(part, 'toolCallId') : own(part, 'type') === 'tool_result' ? own(part, 'tool_use_id') : undefined
+        if (typeof partId === 'string') ids.push(partId)
+      }
+    }
+    for (const k of ids) {
+      if (seen.has(k)) continue
+      await store.set(k, originalIn([m], k)?.content)
+      seen.add(k)
+    }
   }
 }
