@@ -5,7 +5,7 @@
 
 import type { EditContext } from '../editor.js'
 import { ContextEditor } from '../editor.js'
-import { readMiddlewareOptions } from '../middleware.js'
+import { readMiddlewareOptions } from '../options.js'
 import type { EditReport } from '../native.js'
 import { type ContextEditingMiddlewareConfig, resolveOptions } from '../schema.js'
 import type { MessageFormat } from './types.js'
@@ -26,7 +26,7 @@ export interface Adapter {
 }
 
 export function adapter(config: AdapterOptions | null | undefined, hook: string): Adapter {
-  const { editor, onReport, maxInputTokens } = resolveOptions(readMiddlewareOptions(config) as ContextEditingMiddlewareConfig)
+  const { editor, onReport, maxInputTokens } = resolveOptions(readMiddlewareOptions(config, hook) as ContextEditingMiddlewareConfig)
   return {
     editor,
     async edit(messages, format, context = {}) {
