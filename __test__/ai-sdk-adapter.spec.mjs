@@ -167,4 +167,15 @@ test("AI SDK: options are the library's JSON options, checked when the adapter i
   assert.throws(() => contextEditingPrepareStep({ keep: { messages: -1 } }), { code: 'INVALID_OPTIONS' })
   assert.throws(() => contextEditingMiddleware({ trigger: { tokens: 'many' } }), { code: 'INVALID_OPTIONS' })
   assert.throws(() => contextEditingPrepareStep({ nope: 1 }), { code: 'INVALID_OPTIONS' })
+  // An option that cannot be read is the caller's, named, with what it threw.
+  const boom = new Error('boom')
+  assert.throws(
+    () =>
+      contextEditingMiddleware({
+        get keep() {
+          throw boom
+        },
+      }),
+    (e) => e.code === 'INVALID_OPTIONS' && e.path === 'keep' && e.cause === boom,
+  )
 })
