@@ -99,3 +99,51 @@ test('createAgent: without recovery the same provider error ends the run with th
   await assert.rejects(agent.invoke({ messages: earlier() }), (e) => e.name === 'ContextOverflowError' && /maximum context length/.test(e.message))
   assert.equal(server.requests.length, 1)
 })
+
+/** A run against a provider that counts characters / 2 of the JSON it receives, with a 12,000-token window. */
+async function correctedRun({ usage }) {
+  const LIMIT = 12000
+  const server = fakeOpenAI({
+    steps: 12,
+    tool: 'read_file',
+    args: (step) => ({ path: `src/${step}.ts` }),
+    answer: 'done',
+    usage,
+    sizeOf: (body) => Math.ceil(JSON.stringify({ messages: body.messages, tools: body.tools ?? [] }).length / 2),
+    refuse: ({ size }) => (size > LIMIT ? LIMIT : undefined),
+  })
+  const model = new ChatOpenAI({ model: 'gpt-4o', apiKey: 'test', maxRetries: 0, configuration: { baseURL: 'http://fake.invalid/v1', fetch: server.fetch } })
+  const reports = []
+  const agent = createAgent({
+    model,
+    tools: [readFile],
+    // approx counts characters / 4 of the text: about half of what the provider counts.
+    middleware: [contextEditingMiddleware({ trigger: { fraction: 0.8 }, keep: { messages: 2 }, maxInputTokens: LIMIT, onReport: (r) => reports.push(r) })],
+  })
+  const result = await agent.invoke({ messages: [new HumanMessage('Read the files one by one, then say done.')] }, { recursionLimit: 100 })
+  assert.equal(result.messages.at(-1).content, 'done')
+  return { server, reports, LIMIT }
+}
+
+test('createAgent: the ratio a recovery learns corrects later calls, so the provider refuses only once', async () => {
+  const { server, reports, LIMIT } = await correctedRun({ usage: false })
+  const refused = server.requests.filter((r) => r.refusedWith !== undefined)
+  assert.equal(refused.length, 1, 'refused once, then the corrected count keeps every request under the window')
+  const at = reports.findIndex((r) => r.recovery)
+  const { ratio } = reports[at].recovery
+  assert.ok(ratio > 1.5, `the provider counts more than approx (${ratio})`)
+  const later = reports.slice(at + 1)
+  assert.ok(later.length >= 3)
+  for (const r of later) assert.equal(r.tokenCorrection, ratio, 'later calls are corrected by the learned ratio')
+  assert.ok(later.some((r) => r.triggered), 'the corrected count fires the fraction trigger')
+  const k = server.requests.indexOf(refused[0])
+  for (const r of server.requests.slice(k + 1)) assert.ok(r.size <= LIMIT)
+})
+
+test('createAgent: with usage reported, the correction it teaches keeps every request under the window', async () => {
+  const { server, reports, LIMIT } = await correctedRun({ usage: true })
+  assert.equal(server.requests.filter((r) => r.refusedWith !== undefined).length, 0)
+  assert.ok(server.requests.every((r) => r.size <= LIMIT))
+  assert.ok(reports.slice(2).every((r) => r.tokenCorrection > 1.5), 'corrected from the third call on')
+  assert.ok(reports.some((r) => r.triggered))
+})

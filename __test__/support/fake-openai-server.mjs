@@ -2,7 +2,7 @@
 // (`configuration: { fetch }`): no network. It counts a request's "true" size with its own
 // tokenizer (`sizeOf`, by default characters / 3 of the messages and tools as sent, which differs
 // from any counter of ours), answers with a scripted tool call per step and then a final answer,
-// and reports `usage` (`prompt_tokens` = the true size) like OpenAI does.
+// and reports `usage` (`prompt_tokens` = the true size) like OpenAI does, unless `usage: false`.
 //
 // `refuse(request)` decides, per request, whether to answer with OpenAI's real context-length error
 // instead: it returns the limit to state, or undefined.
@@ -13,7 +13,7 @@ export const charsOver3 = (body) => Math.ceil(JSON.stringify({ messages: body.me
 /**
  * @param {{ steps: number, tool: string, args: (step: number) => object, answer?: string,
  *           sizeOf?: (body: object) => number, refuse?: (info: { body: object, size: number, step: number }) => number | undefined,
- *           completionTokens?: number }} script
+ *           completionTokens?: number, usage?: boolean }} script
  */
 export function fakeOpenAI(script) {
   const sizeOf = script.sizeOf ?? charsOver3
@@ -55,7 +55,7 @@ export function fakeOpenAI(script) {
         created: 1764000000,
         model: body.model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: done ? 'stop' : 'tool_calls' }],
-        usage: { prompt_tokens: size, completion_tokens: completion, total_tokens: size + completion, prompt_tokens_details: { cached_tokens: 0 } },
+        ...(script.usage === false ? {} : { usage: { prompt_tokens: size, completion_tokens: completion, total_tokens: size + completion, prompt_tokens_details: { cached_tokens: 0 } } }),
       })
     },
   }
