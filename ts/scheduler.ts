@@ -1,0 +1,77 @@
+// The asynchronous calls' scheduler, shared by every editor: how many calls are in flight, and the
+// turns of the event loop their pieces of work wait for (one piece per turn, first come first
+// served), so that long histories cross the boundary and are applied without holding the loop.
+// The sizes of the pieces are here too: they are what the pacing is tuned by.
+
+/** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
+export const PIECE_CHARS = 64 * 1024
+/**
+ * Held messages checked per piece by an asynchronous call: a piece costs about 0.2 ms per 1,000
+ * messages alone, and up to several times that among other calls (their histories compete for the
+ * CPU cache), where pieces are kept short.
+ */
+export const CHECK_PIECE = 1000
+export const CHECK_PIECE_ALONE = 5000
+/**
+ * `planAsync` plans a next call on the calling thread when no other asynchronous call is in
+ * flight (`asyncCalls`), at most `INLINE_TAIL` messages are new and the history holds at most
+ * `INLINE_HISTORY` (a session plan costs about 0.15 ms per 1,000 messages: at most ~3 ms on the
+ * loop, less than the thread pool's round trip and the pieces); other work goes to the pool.
+ */
+export const INLINE_TAIL = 16
+export const INLINE_HISTORY = 20000
+/** Messages a plan is applied to at once by `editAsync` before yielding. */
+export const APPLY_PIECE = 500
+/** Asynchronous calls in flight, across editors. */
+let asyncCalls = 0
+
+/** Asynchronous calls in flight now, across editors. */
+export function concurrentCalls(): number {
+  return asyncCalls
+}
+
+/** Runs `wait` (a wait for the caller's code) within an in-flight call, not counted in `asyncCalls`. */
+export async function outsideInFlight<T>(wait: () => Promise<T>): Promise<T> {
+  asyncCalls--
+  try {
+    return await wait()
+  } finally {
+    asyncCalls++
+  }
+}
+
+/** Runs an asynchronous call, counted in `asyncCalls` while it is in flight. */
+export async function inFlight<T>(call: () => Promise<T>): Promise<T> {
+  asyncCalls++
+  try {
+    return await call()
+  } finally {
+    asyncCalls--
+  }
+}
+
+/**
+ * The asynchronous calls' pieces of work wait here for their turn: one piece per turn of the event
+ * loop, across all calls and editors, first come first served. Resuming every waiting call from its
+ * own `setImmediate` would run all their pieces back to back in one turn; here each release
+ * schedules the next one, which Node runs in the next turn, after timers and I/O.
+ */
+const waiting: Array<() => void> = []
+let releasing = false
+
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve)
+    if (!releasing) {
+      releasing = true
+      setImmediate(release)
+    }
+  })
+}
+
+function release(): void {
+  const resolve = waiting.shift()
+  if (waiting.length > 0) setImmediate(release)
+  else releasing = false
+  resolve?.()
+}

@@ -1,0 +1,342 @@
+// The conversations an editor's native side holds (sessions): a call that continues one sends
+// and counts only its new messages. A conversation is found by its first message object; its
+// messages are checked unchanged (by identity and fingerprint) up to where it grew; a long tail
+// crosses in pieces off the event loop (scheduler.ts). The previous edit's output is kept on the
+// conversation so the next edit copies the unchanged prefix instead of rebuilding it.
+
+import { fromNative } from './errors.js'
+import type { EditContext as WireContext, EditPlan, NativeContextEditor, PackedPlan, PlanOp, WireMessage } from './native.js'
+import type { EditResult, Finished } from './edit-result.js'
+import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE_TAIL, nextTurn, PIECE_CHARS } from './scheduler.js'
+import { jsonText, messageError, toWireRemembered, unchanged, type ApplyOptions, type WireOptions } from './wire.js'
+import { samePrefix, unpack } from './wire/packed.js'
+
+/** What the sessions need of their editor. */
+export interface SessionHost {
+  readonly native: NativeContextEditor
+  /** Whether messages cross as objects with their text (else as one JSON string of lengths). */
+  readonly sendText: boolean
+  /** How messages are converted (no per-message counts: a call with its own counts has no session). */
+  wireOptions(): WireOptions
+  /** Plans the messages whole, off the event loop (a session lost while a call was in flight). */
+  planWholeAsync(messages: readonly unknown[], ctx: WireContext): Promise<Planned>
+}
+
+/** The conversations of one editor. */
+export class Sessions {
+  readonly #host: SessionHost
+  /** Conversations the native editor holds, by first message (see `pick`). */
+  #conversations = new WeakMap<object, Conversation[]>()
+  /** Conversations with a call in flight (`clear` marks them stale). */
+  readonly #busy = new Set<Conversation>()
+  /** Drops the native session of a conversation whose first message was garbage-collected. */
+  readonly #collected = new FinalizationRegistry<number>((id) => this.#host.native.dropSession(id))
+  #nextSession = 1
+
+  constructor(host: SessionHost) {
+    this.#host = host
+  }
+
+  /** Forgets every conversation; calls in flight finish on theirs, which is dropped then. */
+  clear(): void {
+    this.#conversations = new WeakMap()
+    for (const conv of this.#busy) conv.stale = true
+  }
+
+  /**
+   * Drops the conversations `list` is (from their first message): returns how many. A call in
+   * flight keeps its session until it finishes.
+   */
+  forget(list: readonly unknown[]): number {
+    let dropped = 0
+    const head = list[0]
+    const convs = head !== null && typeof head === 'object' ? this.#conversations.get(head) : undefined
+    for (const conv of convs?.slice() ?? []) {
+      const j = Math.min(list.length, conv.refs.length) - 1
+      if (j < 0 || list[j] !== conv.refs[j]) continue
+      dropped++
+      if (conv.busy) conv.stale = true
+      else this.#forget(conv.list, conv)
+    }
+    return dropped
+  }
+
+  /**
+   * The conversation `messages` continues, with `reuse` = how many of its first messages may be
+   * the very objects of that conversation's previous call (checked with `#unchangedUpTo`): the
+   * native editor holds those converted and counted, so only the rest crosses the boundary.
+   * `undefined` when sessions do not apply.
+   */
+  pick(messages: readonly unknown[], messageTokens: unknown): Pick | undefined {
+    if (messages.length === 0 || messageTokens) return undefined
+    const head = messages[0]
+    if (head === null || typeof head !== 'object') return undefined
+    let list = this.#conversations.get(head)
+    if (list === undefined) {
+      list = []
+      this.#conversations.set(head, list)
+    }
+    const idle = list.filter((c) => !c.busy)
+    // The usual case: the history grew by a turn, so the previous call's last message is still in place.
+    const grown = idle.find((c) => {
+      const j = Math.min(messages.length, c.refs.length) - 1
+      return j >= 0 && messages[j] === c.refs[j]
+    })
+    // Otherwise a new session: another thread sharing the first message object, or a history the
+    // host rewrote (it is sent whole once, then grows again).
+    const conv = grown
+    if (conv !== undefined) {
+      conv.used = ++useClock
+      return { conv, reuse: Math.min(messages.length, conv.refs.length) }
+    }
+    if (list.length >= MAX_CONVERSATIONS_PER_HEAD) {
+      const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
+      if (oldest !== undefined) this.#forget(list, oldest)
+    }
+    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, stale: false, used: ++useClock, list }
+    list.push(fresh)
+    // Nothing else drops a finished conversation: when its first message is collected, so is its session.
+    this.#collected.register(head, fresh.id, fresh)
+    return { conv: fresh, reuse: 0 }
+  }
+
+  #forget(list: Conversation[], conv: Conversation): void {
+    const k = list.indexOf(conv)
+    if (k >= 0) list.splice(k, 1)
+    this.#collected.unregister(conv)
+    this.#host.native.dropSession(conv.id)
+  }
+
+  /** Marks a call on `conv` in flight (`false`: done; a conversation gone stale meanwhile is forgotten). */
+  #inFlight(conv: Conversation, busy: boolean): void {
+    conv.busy = busy
+    if (busy) {
+      this.#busy.add(conv)
+    } else {
+      this.#busy.delete(conv)
+      if (conv.stale) this.#forget(conv.list, conv)
+    }
+  }
+
+  /** The end of the run of `messages[from..to)` that are the conversation's own, unchanged. */
+  #unchangedUpTo(messages: readonly unknown[], conv: Conversation, from: number, to: number): number {
+    let i = from
+    try {
+      while (i < to && messages[i] === conv.refs[i] && unchanged(messages[i], conv.prints[i])) i++
+    } catch (e) {
+      throw messageError(e, i, messages[i])
+    }
+    return i
+  }
+
+  /**
+   * Wire form of `messages[from..)` up to `to`, or a shorter piece once it holds `maxChars` of
+   * text, as the native call takes it; their fingerprints go to `prints`. Returns the piece and
+   * where it ends.
+   */
+  #piece(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>, maxChars = Infinity): [string | WireMessage[], number] {
+    const opts = this.#host.wireOptions()
+    const out: WireMessage[] = []
+    let chars = 0
+    let i = from
+    while (i < to && chars < maxChars) {
+      const [wire, print] = toWireRemembered(messages[i], i, opts)
+      chars += (wire.content?.length ?? 0) + (wire.other?.length ?? 0) + 64
+      if (wire.toolCalls) for (const c of wire.toolCalls) chars += c.args?.length ?? 0
+      out.push(wire)
+      prints.push(print)
+      i++
+    }
+    // Lengths only (approx): one JSON string beats reading every field through napi. With text
+    // (model, estimate, summaries), napi's string copies beat escaping megabytes of JSON.
+    return [this.#host.sendText ? out : jsonText(out)!, i]
+  }
+
+  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
+    return this.#piece(messages, from, to, prints)[0]
+  }
+
+  #remember(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
+    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed;
+    // the fingerprints are a new array too: a call still applying its plan keeps reading its own.
+    conv.refs = messages as unknown[]
+    const next = conv.prints.slice(0, reuse)
+    for (const p of prints) next.push(p)
+    conv.prints = next
+  }
+
+  /** Plans through the conversation's native session; on a miss, sends everything once. */
+  planSync(messages: readonly unknown[], ctx: WireContext, pick: Pick, checked = false): Planned {
+    const { conv } = pick
+    let reuse = checked ? pick.reuse : this.#unchangedUpTo(messages, conv, 0, pick.reuse)
+    try {
+      let prints: Array<unknown[] | undefined> = []
+      let packed = this.#host.native.planSession(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
+      if (packed === null) {
+        reuse = 0
+        prints = []
+        packed = this.#host.native.planSession(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
+      }
+      return this.#planned(conv, messages, reuse, prints, packed!)
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    }
+  }
+
+  /** Records the call on its conversation and unpacks its plan. */
+  #planned(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>, packed: PackedPlan): Planned {
+    const previous = conv.refs
+    this.#remember(conv, messages, reuse, prints)
+    const { plan, strings, opsFrom } = unpack(packed)
+    return {
+      plan,
+      unchangedBelow: reuse,
+      session: { conv, previous, refs: conv.refs, prints: conv.prints, words: packed.ops, strings, opsFrom },
+    }
+  }
+
+  /**
+   * `planSync` off the event loop: checking a long held history, sending a long tail and
+   * counting it go in pieces, yielding in between; the counting and planning run on the pool.
+   * Short next calls run on this thread (cheaper than the pool's round trip).
+   */
+  async planAsync(messages: readonly unknown[], ctx: WireContext, pick: Pick): Promise<Planned> {
+    const { conv } = pick
+    const n = messages.length
+    this.#inFlight(conv, true)
+    try {
+      // Alone, the first piece runs at once; among others, in its turn.
+      if (concurrentCalls() > 1) await nextTurn()
+      let reuse = 0
+      while (reuse < pick.reuse) {
+        const stop = Math.min(pick.reuse, reuse + (concurrentCalls() > 1 ? CHECK_PIECE : CHECK_PIECE_ALONE))
+        reuse = this.#unchangedUpTo(messages, conv, reuse, stop)
+        if (reuse < stop) break
+        if (reuse < pick.reuse) await nextTurn()
+      }
+      // Alone: concurrent calls inline would run back to back in one turn of the event loop.
+      if (reuse > 0 && n - reuse <= INLINE_TAIL && n <= INLINE_HISTORY && concurrentCalls() === 1) {
+        return this.planSync(messages, ctx, { conv, reuse }, true)
+      }
+      let prints: Array<unknown[] | undefined> = []
+      let sent = reuse
+      for (;;) {
+        const [piece, end] = this.#piece(messages, sent, n, prints, PIECE_CHARS)
+        if (end === n) {
+          let packed = await this.#host.native.planSessionAsync(conv.id, sent, piece, ctx)
+          if (packed === null) {
+            reuse = 0
+            prints = []
+            packed = await this.#host.native.planSessionAsync(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
+          }
+          // Plans that come back together are unpacked in turns too.
+          await nextTurn()
+          return this.#planned(conv, messages, reuse, prints, packed!)
+        }
+        if (!this.#host.native.appendSession(conv.id, sent, piece)) {
+          // Evicted, or `clearCache()` ran, meanwhile. Starting over could be undone again by the
+          // next eviction or clear, and again (a livelock): finish on this call's own messages,
+          // without the session, and start a new one next time.
+          conv.stale = true
+          return await this.#host.planWholeAsync(messages, ctx)
+        }
+        sent = end
+        await nextTurn()
+      }
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    } finally {
+      this.#inFlight(conv, false)
+    }
+  }
+}
+
+/** A conversation the native editor holds as session `id`. */
+export interface Conversation {
+  id: number
+  /** The messages of its previous call, and their fingerprints then. */
+  refs: unknown[]
+  prints: Array<unknown[] | undefined>
+  /** A call on it is in flight (async): others must not use it meanwhile. */
+  busy: boolean
+  /** Forgotten (`clearCache`, `forget`) or its session lost while a call was in flight: dropped when it ends. */
+  stale: boolean
+  /** The output of an `edit` of it, and that call's plan (see `reusedPrefix`). */
+  output?: Output
+  used: number
+  /** The list holding it (per first message). */
+  list: Conversation[]
+}
+
+export interface Pick {
+  conv: Conversation
+  /** Leading messages the session already holds. */
+  reuse: number
+}
+
+export interface Planned {
+  plan: EditPlan
+  /** Messages below this index are unchanged since the previous call of the same conversation. */
+  unchangedBelow: number
+  /** For a plan made through a session: the packed plan, and the conversation's calls it follows. */
+  session?: SessionPlan
+}
+
+export interface SessionPlan {
+  conv: Conversation
+  /** `conv.refs` of the previous call (what `unchangedBelow` was checked against) and of this one. */
+  previous: unknown[]
+  refs: unknown[]
+  /** The fingerprints of `refs`, as this call found them. */
+  prints: ReadonlyArray<unknown[] | undefined>
+  words: Uint32Array
+  strings: string[]
+  opsFrom: (first: number) => PlanOp[]
+}
+
+/** An edit's output, kept to be reused by the conversation's next edit. */
+interface Output {
+  /** `conv.refs` of the call it came from. */
+  refs: unknown[]
+  words: Uint32Array
+  strings: string[]
+  /** The output as the editor keeps it: templates of the copies (see `Applied`), and where they are. */
+  kept: unknown[]
+  made: number[]
+}
+
+/** Conversations kept per first message (threads that share one system-message object). */
+const MAX_CONVERSATIONS_PER_HEAD = 8
+let useClock = 0
+
+/**
+ * How much of the previous edit's output this edit can take as it is. The messages below
+ * `unchangedBelow` are the previous call's own objects, unchanged; up to the first message where
+ * the two plans' operations differ, the output is the same too (cleared copies included), so it
+ * is copied instead of rebuilt. Only when that output came from the very call this one's
+ * messages were checked against.
+ */
+export function reusedPrefix(session: SessionPlan, unchangedBelow: number): ApplyOptions['prefix'] {
+  const last = session.conv.output
+  if (last === undefined || last.refs !== session.previous || unchangedBelow === 0) return undefined
+  const { words, strings } = session
+  if (strings.length !== last.strings.length || strings.some((s, k) => s !== last.strings[k])) return undefined
+  const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow)
+  return upTo > 0 ? { kept: last.kept, made: last.made, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
+}
+
+/**
+ * Keeps an edit's output on its conversation, for the next edit (see `reusedPrefix`): the kept
+ * templates, never the shells the caller got (which are the caller's to change).
+ */
+export function keepOutput<T>(planned: Planned, { result, applied }: Finished<T>): EditResult<T> {
+  const session = planned.session
+  if (session !== undefined) {
+    session.conv.output = planned.plan.summary
+      ? undefined
+      : { refs: session.refs, words: session.words, strings: session.strings, kept: applied.kept, made: applied.made }
+  }
+  return result
+}
