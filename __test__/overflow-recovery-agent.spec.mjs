@@ -65,7 +65,7 @@ test('createAgent: the first 5 model calls overflow, each is recovered once, the
   assert.equal(result.messages.at(-1).content, 'done', 'the run finishes')
   assert.equal(refusals, 5)
   const refused = server.requests.filter((r) => r.refusedWith !== undefined)
-  assert.equal(refused.length, 5, 'no retry was refused: each fit the stated limit in the server\'s own count')
+  assert.equal(refused.length, 5, "no retry was refused: each fit the stated limit in the server's own count")
   assert.equal(server.requests.length, STEPS + 1 + 5, 'one retry per refused call, no more')
   // Each refused request is followed by its retry, smaller than the limit the server stated.
   server.requests.forEach((r, k) => {
@@ -89,10 +89,14 @@ test('createAgent: the first 5 model calls overflow, each is recovered once, the
   const results = result.messages.filter((m) => m._getType() === 'tool')
   assert.equal(results.length, 4 + STEPS)
   assert.ok(results.every((m) => !String(m.content).includes('[cleared]') && m.content.length > 1000))
-  assert.equal(input.filter((m) => m._getType() === 'tool').every((m) => m.content.length > 1000), true, "the caller's input is untouched")
+  assert.equal(
+    input.filter((m) => m._getType() === 'tool').every((m) => m.content.length > 1000),
+    true,
+    "the caller's input is untouched",
+  )
 })
 
-test('createAgent: without recovery the same provider error ends the run with the provider\'s error', async () => {
+test("createAgent: without recovery the same provider error ends the run with the provider's error", async () => {
   const server = fakeOpenAI({ steps: 2, tool: 'read_file', args: (s) => ({ path: `${s}` }), refuse: ({ size }) => Math.floor(size * 0.85) })
   const model = new ChatOpenAI({ model: 'gpt-4o', apiKey: 'test', maxRetries: 0, configuration: { baseURL: 'http://fake.invalid/v1', fetch: server.fetch } })
   const agent = createAgent({ model, tools: [readFile], middleware: [contextEditingMiddleware({ recovery: false })] })
@@ -135,7 +139,10 @@ test('createAgent: the ratio a recovery learns corrects later calls, so the prov
   const later = reports.slice(at + 1)
   assert.ok(later.length >= 3)
   for (const r of later) assert.equal(r.tokenCorrection, ratio, 'later calls are corrected by the learned ratio')
-  assert.ok(later.some((r) => r.triggered), 'the corrected count fires the fraction trigger')
+  assert.ok(
+    later.some((r) => r.triggered),
+    'the corrected count fires the fraction trigger',
+  )
   const k = server.requests.indexOf(refused[0])
   for (const r of server.requests.slice(k + 1)) assert.ok(r.size <= LIMIT)
 })
@@ -144,6 +151,9 @@ test('createAgent: with usage reported, the correction it teaches keeps every re
   const { server, reports, LIMIT } = await correctedRun({ usage: true })
   assert.equal(server.requests.filter((r) => r.refusedWith !== undefined).length, 0)
   assert.ok(server.requests.every((r) => r.size <= LIMIT))
-  assert.ok(reports.slice(2).every((r) => r.tokenCorrection > 1.5), 'corrected from the third call on')
+  assert.ok(
+    reports.slice(2).every((r) => r.tokenCorrection > 1.5),
+    'corrected from the third call on',
+  )
   assert.ok(reports.some((r) => r.triggered))
 })

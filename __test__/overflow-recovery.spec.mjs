@@ -6,7 +6,8 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
-import { contextEditingMiddlewareObject, ContextEditor, ContextEditorError } from 'context-editor'
+import { ContextEditor, ContextEditorError } from 'context-editor'
+import { contextEditingMiddlewareObject } from 'context-editor/xpert'
 import { ContextEditingStrategy } from 'context-editor/xpert'
 import { classifyOverflow } from '../dist/overflow.js'
 import { OVERFLOWS, OTHER_ERRORS } from './support/provider-errors.mjs'
@@ -75,7 +76,7 @@ describe('recovery after a context-length error, every provider shape', () => {
       } else {
         assert.equal(record.ratioExact, false)
       }
-      assert.equal(record.counted, counted([new SystemMessage('You read code.'), ...received[0]]) , 'counted = what was sent, as counted')
+      assert.equal(record.counted, counted([new SystemMessage('You read code.'), ...received[0]]), 'counted = what was sent, as counted')
       assert.equal(record.target, Math.floor(record.limit * 0.8), 'default target: 80 % of the limit')
       const retry = counted([new SystemMessage('You read code.'), ...received[1]])
       assert.equal(retry, record.tokensAfter)
@@ -85,12 +86,12 @@ describe('recovery after a context-length error, every provider shape', () => {
     })
   }
 
-  test('a second context-length error is the caller\'s: no second retry', async () => {
+  test("a second context-length error is the caller's: no second retry", async () => {
     const first = await OVERFLOWS[0].make()
     const second = await OVERFLOWS[3].make()
     const { received, error } = await call({}, [first, second])
     assert.equal(received.length, 2)
-    assert.equal(error.thrown, second, 'the retry\'s own error object, as it is')
+    assert.equal(error.thrown, second, "the retry's own error object, as it is")
   })
 
   test('recovery: false leaves the error to the caller, model called once', async () => {

@@ -47,7 +47,8 @@ const newestAi = (messages) => messages.findLastIndex((m) => m._getType() === 'a
 const exact = new ContextEditor({ tokenCountMethod: 'model', trigger: [] })
 const countedAfter = (messages, index) => exact.countTokens(messages.slice(index + 1)).messages.reduce((a, b) => a + b, 0)
 /** The fallback's count of a whole request as the middleware sees it (system prompt and tool schema included). */
-const fallbackCount = (messages) => exact.countTokens(messages, { systemPrompt: 'You read code.', tools: [JSON.stringify(convertToOpenAITool(readFile))] }).total
+const fallbackCount = (messages) =>
+  exact.countTokens(messages, { systemPrompt: 'You read code.', tools: [JSON.stringify(convertToOpenAITool(readFile))] }).total
 
 describe('tokenCountMethod "usage" in createAgent', () => {
   test('after the first call, the count is the reported input + output + the counted size after the anchor', async () => {
@@ -130,23 +131,46 @@ describe('tokenCountMethod "usage" in createAgent', () => {
   test('usage the middleware did not see made is not used (a new middleware instance)', async () => {
     const reports = []
     const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })
-    const messages = [new HumanMessage('hi'), new AIMessage({ content: 'hello', usage_metadata: { input_tokens: 900, output_tokens: 3, total_tokens: 903 } }), new HumanMessage('again')]
+    const messages = [
+      new HumanMessage('hi'),
+      new AIMessage({ content: 'hello', usage_metadata: { input_tokens: 900, output_tokens: 3, total_tokens: 903 } }),
+      new HumanMessage('again'),
+    ]
     await mw.wrapModelCall({ messages }, async () => new AIMessage('ok'))
     assert.equal(reports[0].usageAnchor.status, 'unverified')
     assert.equal(reports[0].tokensBefore, new ContextEditor({ trigger: [] }).countTokens(messages).total)
   })
 
   test('usage read from OpenAI and Anthropic shapes, cache fields included', () => {
-    assert.deepEqual(usageOf({ usage_metadata: { input_tokens: 100, output_tokens: 5, input_token_details: { cache_read: 60 } } }), { input: 100, output: 5, source: 'usage_metadata' })
+    assert.deepEqual(usageOf({ usage_metadata: { input_tokens: 100, output_tokens: 5, input_token_details: { cache_read: 60 } } }), {
+      input: 100,
+      output: 5,
+      source: 'usage_metadata',
+    })
     // A provider that leaves cached tokens out of input_tokens: they are added.
-    assert.deepEqual(usageOf({ usage_metadata: { input_tokens: 10, output_tokens: 5, input_token_details: { cache_read: 60, cache_creation: 30 } } }), { input: 100, output: 5, source: 'usage_metadata' })
-    assert.deepEqual(usageOf({ response_metadata: { usage: { prompt_tokens: 70, completion_tokens: 9 } } }), { input: 70, output: 9, source: 'response_metadata.usage' })
+    assert.deepEqual(usageOf({ usage_metadata: { input_tokens: 10, output_tokens: 5, input_token_details: { cache_read: 60, cache_creation: 30 } } }), {
+      input: 100,
+      output: 5,
+      source: 'usage_metadata',
+    })
+    assert.deepEqual(usageOf({ response_metadata: { usage: { prompt_tokens: 70, completion_tokens: 9 } } }), {
+      input: 70,
+      output: 9,
+      source: 'response_metadata.usage',
+    })
     assert.deepEqual(
       usageOf({ response_metadata: { usage: { input_tokens: 10, cache_creation_input_tokens: 20, cache_read_input_tokens: 30, output_tokens: 4 } } }),
       { input: 60, output: 4, source: 'response_metadata.usage' },
     )
     assert.deepEqual(usageOf({ role: 'assistant', content: 'x', usage: { prompt_tokens: 3, completion_tokens: 1 } }), { input: 3, output: 1, source: 'usage' })
-    for (const bad of [null, 1, {}, { usage_metadata: { input_tokens: -1, output_tokens: 2 } }, { usage_metadata: { input_tokens: 1.5, output_tokens: 2 } }, { usage_metadata: { input_tokens: '9', output_tokens: 2 } }]) {
+    for (const bad of [
+      null,
+      1,
+      {},
+      { usage_metadata: { input_tokens: -1, output_tokens: 2 } },
+      { usage_metadata: { input_tokens: 1.5, output_tokens: 2 } },
+      { usage_metadata: { input_tokens: '9', output_tokens: 2 } },
+    ]) {
       assert.equal(usageOf(bad), undefined)
     }
   })
@@ -159,21 +183,38 @@ describe('tokenCountMethod "usage" in createAgent', () => {
     // The host sends the grown history; the strategy has no onReport, so the count shows in what a
     // trigger does: 709 + the new question is over a 700-token trigger only when anchored.
     const anchored = new ContextEditingStrategy().createMiddleware({ tokenCountMethod: 'usage', trigger: { tokens: 700 }, keep: { messages: 0 } })
-    const history = [new HumanMessage('read'), new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'read_file', args: {} }] }), new ToolMessage({ tool_call_id: 'c', name: 'read_file', content: 'short' })]
-    const reply = new AIMessage({ content: '', tool_calls: [{ id: 'd', name: 'read_file', args: {} }], usage_metadata: { input_tokens: 900, output_tokens: 9, total_tokens: 909 } })
+    const history = [
+      new HumanMessage('read'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'read_file', args: {} }] }),
+      new ToolMessage({ tool_call_id: 'c', name: 'read_file', content: 'short' }),
+    ]
+    const reply = new AIMessage({
+      content: '',
+      tool_calls: [{ id: 'd', name: 'read_file', args: {} }],
+      usage_metadata: { input_tokens: 900, output_tokens: 9, total_tokens: 909 },
+    })
     await anchored.wrapModelCall({ messages: history }, async () => reply)
     let sent
-    await anchored.wrapModelCall({ messages: [...history, reply, new ToolMessage({ tool_call_id: 'd', name: 'read_file', content: 'also short' })] }, async (r) => {
-      sent = r.messages
-      return new AIMessage('ok')
-    })
+    await anchored.wrapModelCall(
+      { messages: [...history, reply, new ToolMessage({ tool_call_id: 'd', name: 'read_file', content: 'also short' })] },
+      async (r) => {
+        sent = r.messages
+        return new AIMessage('ok')
+      },
+    )
     assert.equal(sent[2].content, '[cleared]', 'the anchored size (909 + …) fired the 700-token trigger')
     assert.equal(mw.name, 'ContextEditingMiddleware')
   })
 
   test('usageFallback without "usage", or a method it cannot fall back to, is INVALID_OPTIONS', () => {
-    assert.throws(() => contextEditingMiddlewareObject({ usageFallback: 'model' }), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback')
-    assert.throws(() => contextEditingMiddlewareObject({ tokenCountMethod: 'usage', usageFallback: 'usage' }), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback')
+    assert.throws(
+      () => contextEditingMiddlewareObject({ usageFallback: 'model' }),
+      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback',
+    )
+    assert.throws(
+      () => contextEditingMiddlewareObject({ tokenCountMethod: 'usage', usageFallback: 'usage' }),
+      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback',
+    )
   })
 })
 

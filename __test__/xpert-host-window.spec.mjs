@@ -15,7 +15,7 @@ import * as Messages1 from '@langchain/core/messages'
 import { BaseChatModel as BaseChatModel03 } from '@langchain/core-03/language_models/chat_models'
 import { bootHost, callModel } from './fixtures/xpert-host/host.mjs'
 import { conversation, snapshot, assertUnchanged } from './fixtures/xpert-host/scenarios.mjs'
-import { contextEditingMiddlewareObject } from 'context-editor'
+import { contextEditingMiddlewareObject } from 'context-editor/xpert'
 import { contextWindowOf } from '../dist/windows.js'
 
 const require = createRequire(import.meta.url)
@@ -58,7 +58,7 @@ describe('Xpert host: a fraction trigger fires from the copilot model profile (n
     await host?.close()
   })
 
-  test('the SDK makes the profile from the schema\'s context_size', () => {
+  test("the SDK makes the profile from the schema's context_size", () => {
     assert.equal(sdkProfile(WINDOW).maxInputTokens, WINDOW)
   })
 
@@ -66,17 +66,26 @@ describe('Xpert host: a fraction trigger fires from the copilot model profile (n
     ['@langchain/core 0.3.72 chat model', M03, () => new HostChatModel({ metadata: { profile: sdkProfile(WINDOW) } })],
     ['@langchain/core 0.3.72 chat model after bindTools()', M03, () => new HostChatModel({ metadata: { profile: sdkProfile(WINDOW) } }).bindTools([])],
     [
-      'the SDK\'s ChatOAICompatReasoningModel (@langchain/core 1.x)',
-      Messages1,
-      () => new sdk.ChatOAICompatReasoningModel({ model: 'acme-chat-7', apiKey: 'test', configuration: { baseURL: 'http://fake.invalid/v1' }, metadata: { profile: sdkProfile(WINDOW) } }),
-    ],
-    [
-      'the SDK\'s ChatOAICompatReasoningModel after bindTools()',
+      "the SDK's ChatOAICompatReasoningModel (@langchain/core 1.x)",
       Messages1,
       () =>
-        new sdk.ChatOAICompatReasoningModel({ model: 'acme-chat-7', apiKey: 'test', configuration: { baseURL: 'http://fake.invalid/v1' }, metadata: { profile: sdkProfile(WINDOW) } }).bindTools([
-          { type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: {} } } },
-        ]),
+        new sdk.ChatOAICompatReasoningModel({
+          model: 'acme-chat-7',
+          apiKey: 'test',
+          configuration: { baseURL: 'http://fake.invalid/v1' },
+          metadata: { profile: sdkProfile(WINDOW) },
+        }),
+    ],
+    [
+      "the SDK's ChatOAICompatReasoningModel after bindTools()",
+      Messages1,
+      () =>
+        new sdk.ChatOAICompatReasoningModel({
+          model: 'acme-chat-7',
+          apiKey: 'test',
+          configuration: { baseURL: 'http://fake.invalid/v1' },
+          metadata: { profile: sdkProfile(WINDOW) },
+        }).bindTools([{ type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: {} } } }]),
     ],
   ]
   for (const [label, M, makeModel] of models) {
@@ -93,7 +102,12 @@ describe('Xpert host: a fraction trigger fires from the copilot model profile (n
       const roomy = { messages: history(M), model: makeModel() }
       const bigger = makeModel.toString().includes('HostChatModel')
         ? new HostChatModel({ metadata: { profile: sdkProfile(400000) } })
-        : new sdk.ChatOAICompatReasoningModel({ model: 'acme-chat-7', apiKey: 'test', configuration: { baseURL: 'http://fake.invalid/v1' }, metadata: { profile: sdkProfile(400000) } })
+        : new sdk.ChatOAICompatReasoningModel({
+            model: 'acme-chat-7',
+            apiKey: 'test',
+            configuration: { baseURL: 'http://fake.invalid/v1' },
+            metadata: { profile: sdkProfile(400000) },
+          })
       const { result: untouched } = await callModel([mw], { ...roomy, model: bigger }, async (sent) => sent)
       assert.equal(cleared(untouched), 0)
     })
@@ -158,16 +172,46 @@ describe('where the input limit comes from, and the report says so', () => {
 
 describe('the table of context windows', () => {
   const rows = [
-    ['gpt-4o', 128000], ['openai:gpt-4o-mini', 128000], ['gpt-4.1-mini', 1047576], ['gpt-5', 272000], ['gpt-5-mini', 272000],
-    ['o3', 200000], ['o4-mini', 200000], ['gpt-3.5-turbo', 16385], ['gpt-oss-120b', 131072],
-    ['claude-sonnet-4-5', 200000], ['claude-3-5-haiku-latest', 200000], ['anthropic/claude-opus-4-1', 200000],
-    ['gemini-2.5-pro', 1048576], ['gemini-1.5-pro', 2097152], ['models/gemini-2.0-flash', 1048576],
-    ['gemma3:27b', 131072], ['google/gemma-3-1b-it', 32768], ['gemma2:9b', 8192],
-    ['deepseek-chat', 131072], ['deepseek-reasoner', 131072], ['deepseek-ai/DeepSeek-V3', 131072], ['deepseek-r1:14b', 131072],
-    ['qwen-max', 32768], ['qwen-plus', 262144], ['qwen-turbo', 1000000], ['qwen3-max', 262144], ['Qwen/Qwen3-8B', 131072], ['qwen2.5:7b', 131072], ['qwen3-coder-plus', 1000000],
-    ['llama3.1:8b', 131072], ['meta-llama/Llama-3.3-70B-Instruct', 131072], ['accounts/fireworks/models/llama-v3p1-70b-instruct', 131072], ['llama3:8b', 8192],
-    ['mistral-large-latest', 131072], ['mistral-small-3.1', 131072], ['codestral-latest', 262144], ['mixtral-8x7b', 32768],
-    ['glm-4-plus', 128000], ['glm-4.5-air', 131072], ['glm-4.6', 204800],
+    ['gpt-4o', 128000],
+    ['openai:gpt-4o-mini', 128000],
+    ['gpt-4.1-mini', 1047576],
+    ['gpt-5', 272000],
+    ['gpt-5-mini', 272000],
+    ['o3', 200000],
+    ['o4-mini', 200000],
+    ['gpt-3.5-turbo', 16385],
+    ['gpt-oss-120b', 131072],
+    ['claude-sonnet-4-5', 200000],
+    ['claude-3-5-haiku-latest', 200000],
+    ['anthropic/claude-opus-4-1', 200000],
+    ['gemini-2.5-pro', 1048576],
+    ['gemini-1.5-pro', 2097152],
+    ['models/gemini-2.0-flash', 1048576],
+    ['gemma3:27b', 131072],
+    ['google/gemma-3-1b-it', 32768],
+    ['gemma2:9b', 8192],
+    ['deepseek-chat', 131072],
+    ['deepseek-reasoner', 131072],
+    ['deepseek-ai/DeepSeek-V3', 131072],
+    ['deepseek-r1:14b', 131072],
+    ['qwen-max', 32768],
+    ['qwen-plus', 262144],
+    ['qwen-turbo', 1000000],
+    ['qwen3-max', 262144],
+    ['Qwen/Qwen3-8B', 131072],
+    ['qwen2.5:7b', 131072],
+    ['qwen3-coder-plus', 1000000],
+    ['llama3.1:8b', 131072],
+    ['meta-llama/Llama-3.3-70B-Instruct', 131072],
+    ['accounts/fireworks/models/llama-v3p1-70b-instruct', 131072],
+    ['llama3:8b', 8192],
+    ['mistral-large-latest', 131072],
+    ['mistral-small-3.1', 131072],
+    ['codestral-latest', 262144],
+    ['mixtral-8x7b', 32768],
+    ['glm-4-plus', 128000],
+    ['glm-4.5-air', 131072],
+    ['glm-4.6', 204800],
   ]
   for (const [name, tokens] of rows) {
     test(`${name}: ${tokens}`, () => assert.equal(contextWindowOf(name), tokens))

@@ -58,7 +58,11 @@ export function takeMiddlewareOnly(options: unknown, name: string): { only: Midd
   const usage = rest.tokenCountMethod === 'usage'
   if (usageFallback !== undefined && usageFallback !== null) {
     if (!FALLBACKS.includes(usageFallback as never)) {
-      throw new ContextEditorError('INVALID_OPTIONS', `${name}: usageFallback: expected one of ${FALLBACKS.join(', ')}, got ${JSON.stringify(usageFallback)?.slice(0, 40) ?? typeof usageFallback}`, { path: 'usageFallback' })
+      throw new ContextEditorError(
+        'INVALID_OPTIONS',
+        `${name}: usageFallback: expected one of ${FALLBACKS.join(', ')}, got ${JSON.stringify(usageFallback)?.slice(0, 40) ?? typeof usageFallback}`,
+        { path: 'usageFallback' },
+      )
     }
     if (!usage) {
       throw new ContextEditorError('INVALID_OPTIONS', `${name}: usageFallback: only with tokenCountMethod "usage"`, { path: 'usageFallback' })
@@ -173,7 +177,13 @@ export function prepareCall(state: ConversationState | undefined, messages: read
 }
 
 /** Remembers the call (its messages, fingerprints and counts) for the anchors of later calls. */
-export function recordCall(state: ConversationState | undefined, messages: readonly unknown[], prepared: PreparedCall, report: EditReport, usageMode: boolean): void {
+export function recordCall(
+  state: ConversationState | undefined,
+  messages: readonly unknown[],
+  prepared: PreparedCall,
+  report: EditReport,
+  usageMode: boolean,
+): void {
   if (state === undefined || !(usageMode || state.sawUsage)) return
   const scale = prepared.correction ?? 1
   const anchored = prepared.anchor?.status === 'used'

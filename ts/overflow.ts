@@ -48,7 +48,14 @@ export interface Overflow {
   kind: string
 }
 
-const NOT_OVERFLOW_NAMES = new Set(['AbortError', 'ModelAbortError', 'APIUserAbortError', 'TimeoutError', 'APIConnectionTimeoutError', 'GoogleGenerativeAIAbortError'])
+const NOT_OVERFLOW_NAMES = new Set([
+  'AbortError',
+  'ModelAbortError',
+  'APIUserAbortError',
+  'TimeoutError',
+  'APIConnectionTimeoutError',
+  'GoogleGenerativeAIAbortError',
+])
 
 /** Reads a field without running more than a plain property read (a throwing getter reads as nothing). */
 function read(o: unknown, key: string): unknown {
@@ -75,7 +82,13 @@ function text(v: unknown): string | undefined {
 
 /** The HTTP status an error carries (`status`, `status_code`, `statusCode`, `response.status`). */
 function statusOf(e: unknown): number | undefined {
-  for (const v of [read(e, 'status'), read(e, 'status_code'), read(e, 'statusCode'), read(read(e, 'response'), 'status'), read(read(e, '$metadata'), 'httpStatusCode')]) {
+  for (const v of [
+    read(e, 'status'),
+    read(e, 'status_code'),
+    read(e, 'statusCode'),
+    read(read(e, 'response'), 'status'),
+    read(read(e, '$metadata'), 'httpStatusCode'),
+  ]) {
     if (typeof v === 'number' && Number.isInteger(v)) return v
   }
   return undefined
@@ -93,62 +106,86 @@ const N = '(\\d[\\d,]*)'
 
 /** The message shapes, most specific first; each returns the sizes it reads (possibly none). */
 const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
-  ['anthropic', (m) => {
-    const r = new RegExp(`prompt is too long: ${N} tokens > ${N} maximum`, 'i').exec(m)
-    return r ? { actual: num(r[1]), limit: num(r[2]) } : /prompt is too long|input is too long for requested model/i.test(m) ? {} : undefined
-  }],
-  ['google', (m) => {
-    const r = new RegExp(`input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`, 'i').exec(m)
-    return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
-  }],
-  ['vllm', (m) => {
-    // max_tokens too large: the input fits, the input plus the reserved completion does not.
-    let r = new RegExp(`maximum context length is ${N} tokens and your request has ${N} input tokens \\(${N} > `, 'i').exec(m)
-    if (r) {
-      const window = num(r[1])
-      const completion = num(r[3])
-      return { actual: num(r[2]), limit: window !== undefined && completion !== undefined && window > completion ? window - completion : window }
-    }
-    r = new RegExp(`prompt \\(total length ${N}\\) is too long to fit into the model \\(context length ${N}\\)`, 'i').exec(m)
-    if (r) return { actual: num(r[1]), limit: num(r[2]) }
-    r = new RegExp(`input prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`, 'i').exec(m)
-    return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
-  }],
-  ['openai', (m) => {
-    const limitMatch = new RegExp(`maximum context length is ${N} tokens`, 'i').exec(m) ?? new RegExp(`exceed the configured limit of ${N} tokens`, 'i').exec(m)
-    if (!limitMatch && !/context_length_exceeded|exceeds the context window|maximum context length/i.test(m)) return undefined
-    let limit = num(limitMatch?.[1])
-    let actual: number | undefined
-    // "you requested 70000 tokens (66000 in the messages, 80 in the functions, and 4000 in the completion)"
-    const parts = new RegExp(`you requested ${N} tokens \\(${N} in the messages,(?: ${N} in the functions,)?(?: and)? ${N} in the completion\\)`, 'i').exec(m)
-    if (parts) {
-      const completion = num(parts[4]) ?? 0
-      actual = (num(parts[2]) ?? 0) + (num(parts[3]) ?? 0) || undefined
-      if (limit !== undefined && completion > 0 && limit > completion) limit -= completion
-    } else {
-      const r =
-        new RegExp(`(?:your messages resulted in|your request has|you requested) ${N}(?: input)? tokens`, 'i').exec(m)
-      actual = num(r?.[1])
-    }
-    return { limit, actual }
-  }],
-  ['xai', (m) => {
-    const r = new RegExp(`maximum prompt length is ${N} but the request contains ${N} tokens`, 'i').exec(m)
-    return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
-  }],
-  ['mistral', (m) => {
-    const r = new RegExp(`prompt contains ${N} tokens.*?too large for model with ${N} maximum context length`, 'is').exec(m)
-    return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
-  }],
-  ['dashscope', (m) => {
-    const r = new RegExp(`range of input length should be \\[1, ?${N}\\]`, 'i').exec(m)
-    return r ? { limit: num(r[1]) } : undefined
-  }],
-  ['ollama', (m) => {
-    const r = new RegExp(`prompt too long; exceeded max context length by ${N} tokens`, 'i').exec(m)
-    if (r) return {}
-    return /the input length exceeds the context length/i.test(m) ? {} : undefined
-  }],
+  [
+    'anthropic',
+    (m) => {
+      const r = new RegExp(`prompt is too long: ${N} tokens > ${N} maximum`, 'i').exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : /prompt is too long|input is too long for requested model/i.test(m) ? {} : undefined
+    },
+  ],
+  [
+    'google',
+    (m) => {
+      const r = new RegExp(`input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`, 'i').exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'vllm',
+    (m) => {
+      // max_tokens too large: the input fits, the input plus the reserved completion does not.
+      let r = new RegExp(`maximum context length is ${N} tokens and your request has ${N} input tokens \\(${N} > `, 'i').exec(m)
+      if (r) {
+        const window = num(r[1])
+        const completion = num(r[3])
+        return { actual: num(r[2]), limit: window !== undefined && completion !== undefined && window > completion ? window - completion : window }
+      }
+      r = new RegExp(`prompt \\(total length ${N}\\) is too long to fit into the model \\(context length ${N}\\)`, 'i').exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      r = new RegExp(`input prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`, 'i').exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'openai',
+    (m) => {
+      const limitMatch =
+        new RegExp(`maximum context length is ${N} tokens`, 'i').exec(m) ?? new RegExp(`exceed the configured limit of ${N} tokens`, 'i').exec(m)
+      if (!limitMatch && !/context_length_exceeded|exceeds the context window|maximum context length/i.test(m)) return undefined
+      let limit = num(limitMatch?.[1])
+      let actual: number | undefined
+      // "you requested 70000 tokens (66000 in the messages, 80 in the functions, and 4000 in the completion)"
+      const parts = new RegExp(`you requested ${N} tokens \\(${N} in the messages,(?: ${N} in the functions,)?(?: and)? ${N} in the completion\\)`, 'i').exec(m)
+      if (parts) {
+        const completion = num(parts[4]) ?? 0
+        actual = (num(parts[2]) ?? 0) + (num(parts[3]) ?? 0) || undefined
+        if (limit !== undefined && completion > 0 && limit > completion) limit -= completion
+      } else {
+        const r = new RegExp(`(?:your messages resulted in|your request has|you requested) ${N}(?: input)? tokens`, 'i').exec(m)
+        actual = num(r?.[1])
+      }
+      return { limit, actual }
+    },
+  ],
+  [
+    'xai',
+    (m) => {
+      const r = new RegExp(`maximum prompt length is ${N} but the request contains ${N} tokens`, 'i').exec(m)
+      return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'mistral',
+    (m) => {
+      const r = new RegExp(`prompt contains ${N} tokens.*?too large for model with ${N} maximum context length`, 'is').exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'dashscope',
+    (m) => {
+      const r = new RegExp(`range of input length should be \\[1, ?${N}\\]`, 'i').exec(m)
+      return r ? { limit: num(r[1]) } : undefined
+    },
+  ],
+  [
+    'ollama',
+    (m) => {
+      const r = new RegExp(`prompt too long; exceeded max context length by ${N} tokens`, 'i').exec(m)
+      if (r) return {}
+      return /the input length exceeds the context length/i.test(m) ? {} : undefined
+    },
+  ],
   ['glm', (m) => (/prompt exceeds max length/i.test(m) ? {} : undefined)],
 ]
 

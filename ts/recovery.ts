@@ -68,7 +68,8 @@ export function readRecoveryOption(value: unknown, name: string): RecoveryOption
   const fail = (path: string, what: string) => new ContextEditorError('INVALID_OPTIONS', `${name}: ${path}: ${what}`, { path })
   if (value === undefined || value === null) return { ...DEFAULT_RECOVERY }
   if (typeof value === 'boolean') return { ...DEFAULT_RECOVERY, enabled: value }
-  if (typeof value !== 'object' || Array.isArray(value)) throw fail('recovery', `expected true, false or { enabled, target }, got ${Array.isArray(value) ? 'an array' : typeof value}`)
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw fail('recovery', `expected true, false or { enabled, target }, got ${Array.isArray(value) ? 'an array' : typeof value}`)
   const out = { ...DEFAULT_RECOVERY }
   for (const key of Object.keys(value)) {
     const v = (value as Record<string, unknown>)[key]
@@ -77,7 +78,8 @@ export function readRecoveryOption(value: unknown, name: string): RecoveryOption
       if (typeof v !== 'boolean') throw fail('recovery.enabled', `expected a boolean, got ${typeof v}`)
       out.enabled = v
     } else if (key === 'target') {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 1) throw fail('recovery.target', `expected a number above 0 and at most 1, got ${typeof v === 'number' ? v : typeof v}`)
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 1)
+        throw fail('recovery.target', `expected a number above 0 and at most 1, got ${typeof v === 'number' ? v : typeof v}`)
       out.target = v
     } else {
       throw fail(`recovery.${key}`, 'unknown option (expected enabled or target)')
@@ -136,7 +138,9 @@ export interface RefusedCall {
 }
 
 /** The sizes a recovery aims at. */
-export function recoveryTarget(call: RefusedCall): Pick<RecoveryRecord, 'limit' | 'limitSource' | 'ratio' | 'ratioExact' | 'target' | 'targetCounted' | 'counted' | 'actual' | 'error'> {
+export function recoveryTarget(
+  call: RefusedCall,
+): Pick<RecoveryRecord, 'limit' | 'limitSource' | 'ratio' | 'ratioExact' | 'target' | 'targetCounted' | 'counted' | 'actual' | 'error'> {
   const { overflow, knownLimit, learned } = call
   const counted = Math.max(1, call.counted)
   let limitSource: RecoveryRecord['limitSource'] = 'error'

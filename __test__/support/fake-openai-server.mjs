@@ -46,7 +46,9 @@ export function fakeOpenAI(script) {
             role: 'assistant',
             content: null,
             refusal: null,
-            tool_calls: [{ id: `call_${step}_${server.requests.length}`, type: 'function', function: { name: script.tool, arguments: JSON.stringify(script.args(step)) } }],
+            tool_calls: [
+              { id: `call_${step}_${server.requests.length}`, type: 'function', function: { name: script.tool, arguments: JSON.stringify(script.args(step)) } },
+            ],
           }
       const completion = script.completionTokens ?? 12
       return json(200, {
@@ -55,7 +57,9 @@ export function fakeOpenAI(script) {
         created: 1764000000,
         model: body.model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: done ? 'stop' : 'tool_calls' }],
-        ...(script.usage === false ? {} : { usage: { prompt_tokens: size, completion_tokens: completion, total_tokens: size + completion, prompt_tokens_details: { cached_tokens: 0 } } }),
+        ...(script.usage === false
+          ? {}
+          : { usage: { prompt_tokens: size, completion_tokens: completion, total_tokens: size + completion, prompt_tokens_details: { cached_tokens: 0 } } }),
       })
     },
   }

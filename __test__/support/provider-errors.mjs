@@ -67,7 +67,15 @@ export const OVERFLOWS = [
     name: '@langchain/openai (context_length_exceeded)',
     limit: 128000,
     actual: 130512,
-    make: () => thrown(openaiCompatible(400, openaiBody("This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens (including 88 in the functions). Please reduce the length of the messages or functions."))),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens (including 88 in the functions). Please reduce the length of the messages or functions.",
+          ),
+        ),
+      ),
   },
   {
     name: '@langchain/openai, Responses API wording',
@@ -77,7 +85,15 @@ export const OVERFLOWS = [
     name: '@langchain/openai, Azure configured limit',
     limit: 272000,
     actual: 280311,
-    make: () => thrown(openaiCompatible(400, openaiBody('Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 280311 tokens. Please reduce the length of the messages.'))),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            'Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 280311 tokens. Please reduce the length of the messages.',
+          ),
+        ),
+      ),
   },
   {
     name: '@langchain/anthropic ("prompt is too long: N tokens > M maximum")',
@@ -89,7 +105,9 @@ export const OVERFLOWS = [
           model: 'claude-sonnet-4-5',
           apiKey: 'test',
           maxRetries: 0,
-          clientOptions: { fetch: answering(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' } }) },
+          clientOptions: {
+            fetch: answering(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' } }),
+          },
         }),
       ),
   },
@@ -97,7 +115,10 @@ export const OVERFLOWS = [
     name: '@langchain/google-genai (Gemini)',
     limit: 1048576,
     actual: 1200293,
-    make: () => googleThrown(400, { error: { code: 400, message: 'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).', status: 'INVALID_ARGUMENT' } }),
+    make: () =>
+      googleThrown(400, {
+        error: { code: 400, message: 'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).', status: 'INVALID_ARGUMENT' },
+      }),
   },
   {
     name: 'Vertex AI (@langchain/google-common "Google request failed")',
@@ -105,10 +126,14 @@ export const OVERFLOWS = [
     actual: 317740,
     // @langchain/google-common's `_throwRequestError`, verbatim: a plain Error with `response`.
     make: async () => {
-      const body = JSON.stringify({ error: { code: 400, message: 'The input token count (317740) exceeds the maximum number of tokens allowed (131072).', status: 'INVALID_ARGUMENT' } })
+      const body = JSON.stringify({
+        error: { code: 400, message: 'The input token count (317740) exceeds the maximum number of tokens allowed (131072).', status: 'INVALID_ARGUMENT' },
+      })
       const error = new Error(`Google request failed with status code 400: ${body}`)
       error.response = { status: 400, statusText: 'Bad Request' }
-      error.details = { url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent' }
+      error.details = {
+        url: 'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent',
+      }
       return error
     },
   },
@@ -122,7 +147,15 @@ export const OVERFLOWS = [
           model: 'deepseek-chat',
           apiKey: 'test',
           maxRetries: 0,
-          configuration: { fetch: answering(400, openaiBody("This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (66000 in the messages, 4000 in the completion). Please reduce the length of the messages or completion.", 'invalid_request_error')) },
+          configuration: {
+            fetch: answering(
+              400,
+              openaiBody(
+                "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (66000 in the messages, 4000 in the completion). Please reduce the length of the messages or completion.",
+                'invalid_request_error',
+              ),
+            ),
+          },
         }),
       ),
   },
@@ -130,13 +163,33 @@ export const OVERFLOWS = [
     name: 'DeepSeek through the raw openai SDK (LangChain 0.3 lets it through)',
     limit: 131072 - 8192,
     actual: 122942,
-    make: () => openaiSdkThrown(400, openaiBody("This model's maximum context length is 131072 tokens. However, you requested 131134 tokens (122942 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.", 'invalid_request_error')),
+    make: () =>
+      openaiSdkThrown(
+        400,
+        openaiBody(
+          "This model's maximum context length is 131072 tokens. However, you requested 131134 tokens (122942 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+          'invalid_request_error',
+        ),
+      ),
   },
   {
     name: 'Qwen / DashScope (OpenAI-compatible mode)',
     limit: 129024,
     make: () =>
-      thrown(openaiCompatible(400, { error: { code: 'invalid_parameter_error', message: '<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]', param: null, type: 'invalid_request_error' } }, 'qwen-plus')),
+      thrown(
+        openaiCompatible(
+          400,
+          {
+            error: {
+              code: 'invalid_parameter_error',
+              message: '<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]',
+              param: null,
+              type: 'invalid_request_error',
+            },
+          },
+          'qwen-plus',
+        ),
+      ),
   },
   {
     name: '@langchain/ollama (ollama ResponseError)',
@@ -146,19 +199,46 @@ export const OVERFLOWS = [
     name: 'vLLM (input tokens)',
     limit: 32768,
     actual: 40000,
-    make: () => thrown(openaiCompatible(400, vllmBody("This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages."), 'Qwen/Qwen3-8B')),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            "This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages.",
+          ),
+          'Qwen/Qwen3-8B',
+        ),
+      ),
   },
   {
     name: 'vLLM (max_tokens too large)',
     limit: 32768 - 4096,
     actual: 30000,
-    make: () => thrown(openaiCompatible(400, vllmBody("'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 32768 tokens and your request has 30000 input tokens (4096 > 32768 - 30000)."), 'meta-llama/Llama-3.1-8B-Instruct')),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            "'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 32768 tokens and your request has 30000 input tokens (4096 > 32768 - 30000).",
+          ),
+          'meta-llama/Llama-3.1-8B-Instruct',
+        ),
+      ),
   },
   {
     name: 'vLLM (prompt too long to fit)',
     limit: 4096,
     actual: 25938,
-    make: () => thrown(openaiCompatible(400, vllmBody('The prompt (total length 25938) is too long to fit into the model (context length 4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens.'), 'google/gemma-3-27b-it')),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            'The prompt (total length 25938) is too long to fit into the model (context length 4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens.',
+          ),
+          'google/gemma-3-27b-it',
+        ),
+      ),
   },
   {
     name: 'Zhipu GLM (code 1261)',
@@ -168,7 +248,14 @@ export const OVERFLOWS = [
     name: 'xAI Grok',
     limit: 131072,
     actual: 136973,
-    make: () => thrown(openaiCompatible(400, { code: 'Client specified an invalid argument', error: "This model's maximum prompt length is 131072 but the request contains 136973 tokens." }, 'grok-3')),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { code: 'Client specified an invalid argument', error: "This model's maximum prompt length is 131072 but the request contains 136973 tokens." },
+          'grok-3',
+        ),
+      ),
   },
 ]
 
@@ -176,7 +263,17 @@ export const OVERFLOWS = [
 export const OTHER_ERRORS = [
   {
     name: 'OpenAI 429 (tokens per minute: "Limit 30000, Requested 50000")',
-    make: () => thrown(openaiCompatible(429, openaiBody('Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 50000. The input or output tokens must be reduced in order to run successfully.', 'rate_limit_exceeded', 'tokens'))),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          429,
+          openaiBody(
+            'Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 50000. The input or output tokens must be reduced in order to run successfully.',
+            'rate_limit_exceeded',
+            'tokens',
+          ),
+        ),
+      ),
   },
   {
     name: 'OpenAI 401',
@@ -188,7 +285,13 @@ export const OTHER_ERRORS = [
   },
   {
     name: 'a 500 whose text reads like an overflow',
-    make: () => thrown(openaiCompatible(500, openaiBody("This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", 'server_error', 'server_error'))),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          500,
+          openaiBody("This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", 'server_error', 'server_error'),
+        ),
+      ),
   },
   {
     name: 'Ollama 500 "the input length exceeds the context length" (a server fault, not a 400)',
@@ -197,11 +300,27 @@ export const OTHER_ERRORS = [
   {
     name: 'Anthropic 529 overloaded',
     make: () =>
-      thrown(new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'test', maxRetries: 0, clientOptions: { fetch: answering(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) } })),
+      thrown(
+        new ChatAnthropic({
+          model: 'claude-sonnet-4-5',
+          apiKey: 'test',
+          maxRetries: 0,
+          clientOptions: { fetch: answering(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) },
+        }),
+      ),
   },
   {
     name: 'OpenAI 400 tool_calls without results (INVALID_TOOL_RESULTS)',
-    make: () => thrown(openaiCompatible(400, openaiBody("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1", null))),
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
+            null,
+          ),
+        ),
+      ),
   },
   {
     name: 'an aborted call (AbortController)',
@@ -219,7 +338,10 @@ export const OTHER_ERRORS = [
     },
   },
   { name: 'a TypeError from a bug', make: async () => new TypeError("Cannot read properties of undefined (reading 'maximum context length')") },
-  { name: 'a plain Error saying "prompt is too long" with a 429 status', make: async () => Object.assign(new Error('prompt is too long: 5 tokens > 4 maximum'), { status: 429 }) },
+  {
+    name: 'a plain Error saying "prompt is too long" with a 429 status',
+    make: async () => Object.assign(new Error('prompt is too long: 5 tokens > 4 maximum'), { status: 429 }),
+  },
   { name: 'a thrown string', make: async () => 'prompt is too long: 5 tokens > 4 maximum' },
   { name: 'a thrown null', make: async () => null },
 ]
