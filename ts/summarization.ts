@@ -21,6 +21,9 @@ import { resolveSummarizationOptions, SUMMARIZATION_MIDDLEWARE_NAME, type Summar
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
+import { Backoff, type SummaryBackoff } from './summary-backoff.js'
+
+export type { SummaryBackoff }
 
 /** LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph` messages reducer): clears the list. */
 export const REMOVE_ALL_MESSAGES = '__remove_all__'
@@ -56,18 +59,6 @@ export interface SummarizationHookConfig extends SummarizationOptions {
    * state of the failing summarizer's back-off (`retryAfter`), `null` while nothing failed.
    */
   onReport?: ((report: SummarizationReport) => void) | null
-}
-
-/** Where a failing summarizer's back-off stands (see `retryAfter`). */
-export interface SummaryBackoff {
-  /** Failed summaries in a row. */
-  failures: number
-  /** Model calls since the last failure on which a summary was due and the summarizer was not asked. */
-  skippedCalls: number
-  /** Model calls still to go by before it is asked again (0 = it will be asked). */
-  retryInCalls: number
-  /** When it is asked again at the latest (ISO 8601). */
-  retryAt: string
 }
 
 /** What `onReport` gets: the planning report and the back-off state. */
@@ -320,34 +311,14 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
    * summary instead of the whole history, and the summarizer is not asked twice.
    */
   const written = new WeakMap<object, Pending>()
-  /** The failing summarizer's back-off (`retryAfter`): failures in a row, calls skipped since, when. */
-  const backoff = { failures: 0, skipped: 0, since: 0 }
-
-  /** Whether the summarizer is to be left alone on this call (counts the call as skipped). */
-  function backingOff(): boolean {
-    if (backoff.failures === 0) return false
-    const { calls, seconds } = resolved.retryAfter
-    if (backoff.skipped >= calls || Date.now() - backoff.since >= seconds * 1000) return false
-    backoff.skipped++
-    return true
-  }
-
-  function backoffState(): SummaryBackoff | null {
-    if (backoff.failures === 0) return null
-    const { calls, seconds } = resolved.retryAfter
-    return {
-      failures: backoff.failures,
-      skippedCalls: backoff.skipped,
-      retryInCalls: Math.max(0, calls - backoff.skipped),
-      retryAt: new Date(backoff.since + seconds * 1000).toISOString(),
-    }
-  }
+  /** The failing summarizer's back-off (`retryAfter`). */
+  const backoff = new Backoff(resolved.retryAfter)
 
   /** Hands the planning report to `onReport`; its throw is logged, never breaks the request. */
   function reportPlan(plan: EditPlan | undefined, summaryWritten: boolean): void {
     if (!onReport || !plan) return
     try {
-      onReport({ ...plan.report, summaryWritten, summaryBackoff: backoffState() })
+      onReport({ ...plan.report, summaryWritten, summaryBackoff: backoff.state() })
     } catch (e) {
       report('on_report_failed', 'onReport threw', e)
     }
@@ -448,18 +419,12 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
    * (`undefined`, not logged again) until `retryAfter` calls have gone by or its seconds passed.
    */
   async function write(plan: EditPlan, model: ChatModelLike, runtime: unknown): Promise<string | undefined> {
-    if (backingOff()) {
+    if (backoff.skip()) {
       reportPlan(plan, false)
       return undefined
     }
     const text = await ask(plan, model, runtime)
-    if (text === undefined) {
-      backoff.failures++
-      backoff.skipped = 0
-      backoff.since = Date.now()
-    } else {
-      backoff.failures = 0
-    }
+    backoff.answered(text !== undefined)
     reportPlan(plan, text !== undefined)
     return text
   }
