@@ -17,6 +17,7 @@ import { bootHost, callModel } from './fixtures/xpert-host/host.mjs'
 import { conversation, snapshot, assertUnchanged } from './fixtures/xpert-host/scenarios.mjs'
 import { contextEditingMiddlewareObject } from 'context-editor/xpert'
 import { contextWindowOf } from '../dist/windows.js'
+import { OVERFLOWS, OTHER_ERRORS } from './support/provider-errors.mjs'
 
 const require = createRequire(import.meta.url)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -112,6 +113,39 @@ describe('Xpert host: a fraction trigger fires from the copilot model profile (n
       assert.equal(cleared(untouched), 0)
     })
   }
+
+  test('a provider\'s "too long" on the host\'s model call is recovered once; a rate limit is not', async () => {
+    const strategy = host.registry.get('ContextEditingMiddleware')
+    const mw = strategy.createMiddleware({ trigger: null, keep: null }, {})
+    // LangChain 0.3 (the host's pin) lets the openai SDK's own error through.
+    const overflow = await OVERFLOWS.find((o) => o.name.startsWith('DeepSeek through the raw openai SDK')).make()
+    const messages = history(M03)
+    const before = snapshot(messages)
+    const sent = []
+    const { result } = await callModel([mw], { messages, model: new HostChatModel({}) }, async (input) => {
+      sent.push(input)
+      if (sent.length === 1) throw overflow
+      return new M03.AIMessage({ content: 'ok' })
+    })
+    assert.equal(sent.length, 2)
+    assert.equal(cleared(sent[0]), 0)
+    assert.ok(cleared(sent[1]) > 0, 'the retry is re-edited')
+    const record = result.response_metadata.context_editor.recovery
+    assert.equal(record.limit, 131072 - 8192)
+    assert.equal(record.actual, 122942)
+    assertUnchanged(messages, before)
+
+    const limited = await OTHER_ERRORS[0].make()
+    let calls = 0
+    await assert.rejects(
+      callModel([mw], { messages: history(M03), model: new HostChatModel({}) }, async () => {
+        calls++
+        throw limited
+      }),
+      (e) => e === limited,
+    )
+    assert.equal(calls, 1)
+  })
 
   test('without a profile, an unknown model name and no maxInputTokens: the fraction trigger cannot fire', async () => {
     const mw = host.registry.get('ContextEditingMiddleware').createMiddleware({ trigger: { fraction: 0.5 }, keep: { messages: 2 } }, {})
