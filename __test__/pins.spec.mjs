@@ -55,6 +55,17 @@ describe('pins in the library', () => {
     assert.ok(report.warnings.some((w) => w.code === 'pins_over_budget'), JSON.stringify(report.warnings))
   })
 
+  test('pin.ids: the messages with these ids (LangChain and OpenAI) and their pairs stay', () => {
+    const input = history()
+    input[1] = new AIMessage({ content: '', id: 'keep-me', tool_calls: [{ id: 'c1', name: 'search', args: { q: 'a' }, type: 'tool_call' }] })
+    const openai = { role: 'user', content: 'also this', id: 'and-me' }
+    const editor = new ContextEditor({ pin: { ids: ['keep-me', 'and-me'] }, edits: [{ type: 'last_n', n: 1 }] })
+    const { messages } = editor.edit([...input, openai])
+    // The AI message and its result (c1), and the OpenAI-shaped message, stay as they were.
+    for (const m of [input[1], input[2], openai]) assert.ok(messages.includes(m))
+    assert.ok(!messages.includes(input[3]))
+  })
+
   test('a pin rule of the wrong shape is INVALID_OPTIONS naming it', () => {
     assert.throws(() => new ContextEditor({ pin: { tools: 'memory' } }), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'pin.tools')
   })

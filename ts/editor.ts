@@ -65,6 +65,8 @@ export class ContextEditor {
   readonly #sendText: boolean
   readonly #sendToolText: boolean
   readonly #sendArgs: boolean
+  /** `pin.ids`: messages with these ids are sent pinned. */
+  readonly #pinIds: ReadonlySet<string> | undefined
   readonly #placeholders: ReadonlySet<string>
   /** Conversions of messages seen before: an agent sends the same objects on every model call. */
   #wireCache: WireCache = new WeakMap()
@@ -114,6 +116,9 @@ export class ContextEditor {
     this.#sendToolText = edits.some((e) => typeOf(e) === 'truncate_tool_results')
     // `prefer` finds stale results by comparing tool-call arguments.
     this.#sendArgs = edits.some((e) => typeOf(e) === 'clear_tool_uses' && optionOf(e, 'prefer') !== undefined && optionOf(e, 'prefer') !== null)
+    // The core checked `pin` (a list of strings); the ids are matched here, where the messages are read.
+    const pinIds = optionOf(optionOf(copy, 'pin'), 'ids')
+    this.#pinIds = Array.isArray(pinIds) && pinIds.length > 0 ? new Set(pinIds as string[]) : undefined
     const placeholders = new Set<string>()
     // The declared default placeholder (the binding loaded: the native editor was made above).
     const placeholder = declaredDefaults().clear_tool_uses.placeholder as string
@@ -138,6 +143,7 @@ export class ContextEditor {
       sendText: this.#sendText,
       sendToolText: this.#sendToolText,
       sendArgs: this.#sendArgs,
+      pinIds: this.#pinIds,
       placeholders: this.#placeholders,
       cache: this.#wireCache,
       messageTokens,
