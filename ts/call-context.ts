@@ -119,7 +119,28 @@ export function readContext(context: EditContext | null | undefined, messages = 
     }
     out.maxInputTokens = max
   }
-  const system = read('systemPrompt')
+  readSystemPrompt(read('systemPrompt'), call)
+  readTools(read('tools'), call)
+  const model = read('model')
+  if (model !== undefined && model !== null) {
+    if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
+    out.model = model
+  }
+  readUsage(read, out)
+  const counts = read('messageTokens')
+  if (counts !== undefined && counts !== null) {
+    const list = readList(counts, 'messageTokens', MAX_MESSAGES, 'counts', messages)
+    if (list === undefined) throw contextError('messageTokens', 'expected an array of token counts (one per message)')
+    call.messageTokens = list as Array<number | null | undefined>
+  }
+  // Read here so that a throwing getter is named as the context's; its value is checked when used.
+  call.summarize = read('summarize')
+  return call
+}
+
+/** `context.systemPrompt`: a string or a system message, as its text (well-formed Unicode). */
+function readSystemPrompt(system: unknown, call: CallContext): void {
+  const out = call.wire
   if (system !== undefined && system !== null) {
     let text: string | undefined
     try {
@@ -132,7 +153,11 @@ export function readContext(context: EditContext | null | undefined, messages = 
     out.systemPrompt = text
     call.systemPrompt = system
   }
-  const tools = read('tools')
+}
+
+/** `context.tools`: definitions as JSON text (strings taken as they are), length-checked first. */
+function readTools(tools: unknown, call: CallContext): void {
+  const out = call.wire
   if (tools !== undefined && tools !== null) {
     const list = readList(tools, 'tools', MAX_ITEMS, 'tool definitions')
     if (list === undefined) throw contextError('tools', 'expected an array of tool definitions')
@@ -153,11 +178,10 @@ export function readContext(context: EditContext | null | undefined, messages = 
     })
     call.tools = list
   }
-  const model = read('model')
-  if (model !== undefined && model !== null) {
-    if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
-    out.model = model
-  }
+}
+
+/** `context.usageAnchor` and `context.tokenCorrection` (the middlewares' usage-anchored counting). */
+function readUsage(read: (name: keyof EditContext) => unknown, out: WireContext): void {
   const anchor = read('usageAnchor')
   if (anchor !== undefined && anchor !== null) {
     const part = (key: 'index' | 'tokens'): number => {
@@ -180,15 +204,6 @@ export function readContext(context: EditContext | null | undefined, messages = 
     }
     out.tokenCorrection = correction
   }
-  const counts = read('messageTokens')
-  if (counts !== undefined && counts !== null) {
-    const list = readList(counts, 'messageTokens', MAX_MESSAGES, 'counts', messages)
-    if (list === undefined) throw contextError('messageTokens', 'expected an array of token counts (one per message)')
-    call.messageTokens = list as Array<number | null | undefined>
-  }
-  // Read here so that a throwing getter is named as the context's; its value is checked when used.
-  call.summarize = read('summarize')
-  return call
 }
 
 /**
