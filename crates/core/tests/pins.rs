@@ -214,6 +214,8 @@ fn pipeline() -> impl Strategy<Value = Value> {
   let edit = prop_oneof![
     (0u64..4).prop_map(|k| json!({ "type": "clear_tool_uses", "trigger": { "tokens": 1 }, "keep": { "messages": k }, "clearToolInputs": true, "clearAtLeast": 50 })),
     (0u64..4).prop_map(|k| json!({ "type": "clear_tool_uses", "trigger": { "tokens": 1 }, "keep": { "messages": k }, "stable": { "stepResults": 1 } })),
+    (0u64..4).prop_map(|k| json!({ "type": "clear_tool_uses", "trigger": { "tokens": 1 }, "keep": { "messages": k }, "prefer": ["superseded", "duplicate"] })),
+    (0u64..4).prop_map(|k| json!({ "type": "clear_tool_uses", "trigger": { "tokens": 1 }, "keep": { "messages": k }, "prefer": { "duplicate": true }, "stable": { "stepResults": 2 } })),
     (5u64..100).prop_map(|n| json!({ "type": "truncate_tool_results", "maxChars": n })),
     (0u64..6).prop_map(|n| json!({ "type": "last_n", "n": n })),
     (1u64..3).prop_map(|n| json!({ "type": "trim_turns", "maxTurns": n })),
