@@ -177,6 +177,21 @@ describe('recall_tool_result in createAgent', () => {
     })
   }
 
+  test('OpenAI messages edited twice: placeholders that name their call are recognized, nothing is cleared twice', async () => {
+    const { ContextEditor } = await import('../dist/index.js')
+    const options = { trigger: { tokens: 1 }, keep: { messages: 1 }, placeholder: RECALL_PLACEHOLDER }
+    const msgs = [{ role: 'user', content: 'go' }]
+    for (let k = 0; k < 4; k++) {
+      msgs.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'read', arguments: '{}' } }] })
+      msgs.push({ role: 'tool', tool_call_id: `c${k}`, content: 'x'.repeat(300) })
+    }
+    const once = new ContextEditor(options).edit(msgs)
+    assert.equal(once.messages[2].content, `[cleared; ${RECALL_TOOL_NAME}("c0") returns it]`)
+    const twice = new ContextEditor(options).edit(once.messages)
+    assert.equal(twice.report.cleared.length, 0)
+    assert.deepEqual(twice.messages, once.messages)
+  })
+
   test('a store of the wrong shape is refused when the middleware is made', () => {
     assert.throws(() => recallMiddleware({ store: { get() {} } }), /recall store: expected/)
   })

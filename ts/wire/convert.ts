@@ -273,13 +273,20 @@ function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opt
     }
   }
   if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof content === 'string') {
-    if (opts.placeholders.has(content)) wire.cleared = true
+    if (opts.placeholders.has(content) || namesItsCall(opts.placeholders, content, field(p.fields, 'tool_call_id'))) wire.cleared = true
   }
   if (pinnedByMarker(p, md, ce)) wire.pinned = true
   if (opts.pinIds !== undefined && opts.pinIds.size > 0) {
     const id = field(p.fields, 'id')
     if (typeof id === 'string' && opts.pinIds.has(id)) wire.pinned = true
   }
+}
+
+/** Whether `content` is a placeholder with a `{tool_call_id}` slot, filled with this result's id. */
+function namesItsCall(placeholders: ReadonlySet<string>, content: string, id: unknown): boolean {
+  if (typeof id !== 'string') return false
+  for (const p of placeholders) if (p.includes('{tool_call_id}') && p.replaceAll('{tool_call_id}', id) === content) return true
+  return false
 }
 
 /**
