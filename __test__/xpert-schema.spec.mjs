@@ -47,6 +47,7 @@ const values = {
   maxInputTokens: [1, 128000, 0, -5, 1.5, '1', BIG],
   model: ['gpt-4o', 'deepseek-chat', '', 5],
   encoding: ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2', 5],
+  tokenizer: ['qwen3', '', 5, []],
   tokenCacheSize: [0, 10, -1, 1.5, 'big'],
   stable: [
     true, false, {}, { stepRatio: 3 }, { stepRatio: 0.5 }, { stepRatio: 0 }, { stepRatio: -1 }, { stepRatio: '3' },

@@ -27,6 +27,7 @@ export interface FormProperty {
   minimum?: number
   maximum?: number
   exclusiveMinimum?: number
+  minLength?: number
   items?: Record<string, unknown>
   properties?: Record<string, FormProperty>
   additionalProperties?: boolean
@@ -80,7 +81,7 @@ function field(path: string, p: Node, texts: (path: string, doc: unknown) => Fie
     out.enum = value.enum
   } else {
     out.type = value.type
-    for (const k of ['exclusiveMinimum', 'minimum', 'maximum', 'items'] as const) if (k in value) (out as any)[k] = value[k]
+    for (const k of ['exclusiveMinimum', 'minimum', 'maximum', 'minLength', 'items'] as const) if (k in value) (out as any)[k] = value[k]
   }
   if ('default' in p && !nested && out.type !== 'object') out.default = p.default
   if (text.ui) out['x-ui'] = text.ui
