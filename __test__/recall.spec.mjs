@@ -190,6 +190,17 @@ describe('recall_tool_result in createAgent', () => {
     const twice = new ContextEditor(options).edit(once.messages)
     assert.equal(twice.report.cleared.length, 0)
     assert.deepEqual(twice.messages, once.messages)
+    // The same in Anthropic's format, where the placeholder is a tool_result's content.
+    const anthropic = [{ role: 'user', content: 'go' }]
+    for (let k = 0; k < 4; k++) {
+      anthropic.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${k}`, name: 'read', input: {} }] })
+      anthropic.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: 'x'.repeat(300) }] })
+    }
+    const first = new ContextEditor(options).edit(anthropic, { format: 'anthropic' })
+    assert.equal(first.report.cleared.length, 3)
+    assert.equal(first.messages[2].content[0].content, `[cleared; ${RECALL_TOOL_NAME}("t0") returns it]`)
+    const again = new ContextEditor(options).edit(first.messages, { format: 'anthropic' })
+    assert.equal(again.report.cleared.length, 0)
   })
 
   test('a store of the wrong shape is refused when the middleware is made', () => {

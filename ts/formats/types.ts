@@ -58,7 +58,16 @@ export const isObject = (v: unknown): v is Record<string, any> => v !== null && 
  */
 export function isPlaceholder(placeholders: ReadonlySet<string>, s: unknown): boolean {
   if (typeof s !== 'string') return false
-  for (const p of placeholders) if (p.length === s.length && p === s) return true
+  for (const p of placeholders) {
+    if (p.length === s.length && p === s) return true
+    // A placeholder that names its call (`{tool_call_id}`, for the recall tool): any id in the slot.
+    const slot = p.indexOf('{tool_call_id}')
+    if (slot >= 0 && s.length > p.length - 14) {
+      const before = p.slice(0, slot)
+      const after = p.slice(slot + 14)
+      if (!after.includes('{tool_call_id}') && s.startsWith(before) && s.endsWith(after)) return true
+    }
+  }
   return false
 }
 
