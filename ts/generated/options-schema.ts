@@ -65,13 +65,25 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
     tokenCountMethod: {
       anyOf: [{ enum: ['approx', 'model', 'estimate'] }, { type: 'null' }],
       description:
-        '`"approx"`: LangChain\'s `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline); `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up to 55 %).',
+        '`"approx"`: LangChain\'s `ceil(chars / 4)`; `"model"`: exact counts, offline (tiktoken for OpenAI models, the model family\'s own tokenizer with `tokenizer` or an installed tokenizer package); `"estimate"`: an alias of `"model"` (the estimator it named was retired).',
       default: 'approx',
     },
     maxInputTokens: {
       anyOf: [{ type: 'integer', minimum: 1, maximum: 9007199254740991 }, { type: 'null' }],
       description:
         "The model's input limit in tokens, for `fraction` options (middlewares only; the editor takes it per call). When unset, the model's `profile.maxInputTokens` is used, then the limit of a known OpenAI model name.",
+      'x-scope': 'middleware',
+    },
+    recovery: {
+      anyOf: [{ type: 'boolean' }, { $ref: '#/$defs/RecoveryOptions' }, { type: 'null' }],
+      description:
+        'When the provider still refuses a request as too long (a context-length error): re-edit it to `target` of the limit the error states and retry once (middlewares only). `false` turns it off; every other error reaches the caller as it is.',
+      'x-scope': 'middleware',
+    },
+    usageFallback: {
+      anyOf: [{ enum: ['approx', 'model', 'estimate'] }, { type: 'null' }],
+      description:
+        'With `tokenCountMethod: "usage"` (middlewares only): how the first call, and what follows the provider\'s last report, are counted (default `"approx"`).',
       'x-scope': 'middleware',
     },
     model: {
@@ -113,9 +125,34 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
       ],
       description: 'A pipeline of edits applied in order (instead of the top-level clearing keys).',
     },
+    pin: {
+      anyOf: [{ $ref: '#/$defs/PinRules' }, { type: 'null' }],
+      description:
+        'Messages no edit changes or removes (nor their tool calls and results): by tool name, the current run, message id, or a `pinned: true` marker in `additional_kwargs` / `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over budget the report warns `pins_over_budget`.',
+    },
   },
   additionalProperties: false,
   $defs: {
+    RecoveryOptions: {
+      title: 'RecoveryOptions',
+      description: "Recovery after a provider's context-length error (see docs/token-counting.md).",
+      type: 'object',
+      properties: {
+        enabled: {
+          anyOf: [{ type: 'boolean' }, { type: 'null' }],
+          description: 'Catch context-length errors of the model call and retry once, re-edited.',
+          default: true,
+          'x-scope': 'middleware',
+        },
+        target: {
+          anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: 1 }, { type: 'null' }],
+          description: 'Share of the limit the re-edited request is cut to (0 < target <= 1).',
+          default: 0.8,
+          'x-scope': 'middleware',
+        },
+      },
+      additionalProperties: false,
+    },
     ClearToolUsesOptions: {
       title: 'ClearToolUsesOptions',
       description: 'Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`).',
@@ -498,6 +535,20 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
         },
       ],
       'x-exactly-one': true,
+    },
+    PinRules: {
+      title: 'PinRules',
+      description: 'Pin rules: the messages they name are never cleared, truncated, trimmed or summarized.',
+      type: 'object',
+      properties: {
+        tools: {
+          anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }],
+          description: 'Results of these tools (and the assistant messages that call them).',
+        },
+        currentRun: { anyOf: [{ type: 'boolean' }, { type: 'null' }], description: "Everything after the last user message: the agent's current run." },
+        ids: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], description: 'Messages with these ids.' },
+      },
+      additionalProperties: false,
     },
     SummarizationMiddlewareOptions: {
       title: 'SummarizationMiddlewareOptions',

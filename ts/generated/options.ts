@@ -4,6 +4,20 @@
 // (crates/core/src/options/spec.rs). Do not edit: change the declaration and run `npm run gen:options`.
 // binding.d.cts starts with this file (napi.dtsHeaderFile).
 
+/** Recovery after a provider's context-length error (see docs/token-counting.md). */
+export interface RecoveryOptions {
+  /**
+   * Catch context-length errors of the model call and retry once, re-edited.
+   * @default true
+   */
+  enabled?: boolean | null
+  /**
+   * Share of the limit the re-edited request is cut to (0 < target <= 1).
+   * @default 0.8
+   */
+  target?: number | null
+}
+
 /** Options of the `clear_tool_uses` edit (also accepted at the top level of `EditorOptions`). */
 export interface ClearToolUsesOptions {
   type: 'clear_tool_uses'
@@ -306,6 +320,16 @@ export type SummaryKeep =
   | { fraction: number; messages?: null; tokens?: null; turns?: null }
   | { turns: number; messages?: null; tokens?: null; fraction?: null }
 
+/** Pin rules: the messages they name are never cleared, truncated, trimmed or summarized. */
+export interface PinRules {
+  /** Results of these tools (and the assistant messages that call them). */
+  tools?: string[] | null
+  /** Everything after the last user message: the agent's current run. */
+  currentRun?: boolean | null
+  /** Messages with these ids. */
+  ids?: string[] | null
+}
+
 /** Options of the summarization middleware (LangChain, Xpert) that the editor does not read. */
 export interface SummarizationMiddlewareOptions {
   /**
@@ -404,10 +428,9 @@ export interface EditorOptions {
    */
   prefer?: PreferOptions | null
   /**
-   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact tiktoken counts (offline);
-   * `"estimate"`: a fast script-aware estimate of the exact count (no tokenizer tables; within a
-   * few per cent on English, code, JSON, Chinese, Japanese and logs, where `chars / 4` is off by up
-   * to 55 %).
+   * `"approx"`: LangChain's `ceil(chars / 4)`; `"model"`: exact counts, offline (tiktoken for
+   * OpenAI models, the model family's own tokenizer with `tokenizer` or an installed tokenizer
+   * package); `"estimate"`: an alias of `"model"` (the estimator it named was retired).
    * @default "approx"
    */
   tokenCountMethod?: 'approx' | 'model' | 'estimate' | null
@@ -432,6 +455,13 @@ export interface EditorOptions {
   edits?: Array<
     ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit
   > | null
+  /**
+   * Messages no edit changes or removes (nor their tool calls and results): by tool name, the
+   * current run, message id, or a `pinned: true` marker in `additional_kwargs` /
+   * `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over
+   * budget the report warns `pins_over_budget`.
+   */
+  pin?: PinRules | null
 }
 
 /**
@@ -445,6 +475,17 @@ export interface MiddlewareOptions {
    * known OpenAI model name.
    */
   maxInputTokens?: number | null
+  /**
+   * When the provider still refuses a request as too long (a context-length error): re-edit it to
+   * `target` of the limit the error states and retry once (middlewares only). `false` turns it off;
+   * every other error reaches the caller as it is.
+   */
+  recovery?: boolean | RecoveryOptions | null
+  /**
+   * With `tokenCountMethod: "usage"` (middlewares only): how the first call, and what follows the
+   * provider's last report, are counted (default `"approx"`).
+   */
+  usageFallback?: 'approx' | 'model' | 'estimate' | null
 }
 
 /** One edit of a pipeline (`EditorOptions.edits`). */

@@ -328,6 +328,18 @@ pub static EDITOR: Group = Group {
       "The model's input limit in tokens, for `fraction` options (middlewares only; the editor takes it per call). When unset, the model's `profile.maxInputTokens` is used, then the limit of a known OpenAI model name.",
     )
     .scope(Scope::Middleware),
+    Key::new(
+      "recovery",
+      Type::AnyOf(&[Type::Bool, Type::Object(&RECOVERY)]),
+      "When the provider still refuses a request as too long (a context-length error): re-edit it to `target` of the limit the error states and retry once (middlewares only). `false` turns it off; every other error reaches the caller as it is.",
+    )
+    .scope(Scope::Middleware),
+    Key::new(
+      "usageFallback",
+      Type::Enum(&["approx", "model", "estimate"]),
+      "With `tokenCountMethod: \"usage\"` (middlewares only): how the first call, and what follows the provider's last report, are counted (default `\"approx\"`).",
+    )
+    .scope(Scope::Middleware),
     Key::new("model", Type::String, "Model name: picks the encoding in model mode and a known input limit for `fraction`."),
     Key::new("encoding", Type::Encoding, "Encoding for model mode; wins over `model` (default: the model's, else `o200k_base`)."),
     Key::new(
@@ -511,6 +523,28 @@ pub static SUMMARIZE: Group = Group {
     .default(|| json!("user")),
     Key::new("model", Type::String, "A model for the shim to summarize with instead of the agent's own."),
     Key::new("maxTokens", Type::Int { min: 1 }, "Output bound for the summarizing model (CE Node `max_tokens`)."),
+  ],
+};
+
+/// `recovery` of the context-editing middlewares.
+pub static RECOVERY: Group = Group {
+  name: "RecoveryOptions",
+  doc: "Recovery after a provider's context-length error (see docs/token-counting.md).",
+  keys: &[
+    Key::new("enabled", Type::Bool, "Catch context-length errors of the model call and retry once, re-edited.")
+      .default(|| json!(true))
+      .scope(Scope::Middleware),
+    Key::new(
+      "target",
+      Type::Number {
+        min: 0.0,
+        exclusive: true,
+        max: Some(1.0),
+      },
+      "Share of the limit the re-edited request is cut to (0 < target <= 1).",
+    )
+    .default(|| json!(0.8))
+    .scope(Scope::Middleware),
   ],
 };
 
