@@ -3,6 +3,8 @@
 //! any result of its calls (so the output stays pair-safe). The property test runs random
 //! pipelines on random conversations with random pins through the shared invariant checker.
 
+// Only the invariant checker of the shared support code is used here.
+#[allow(dead_code)]
 mod common;
 
 use common::invariants::check_call;

@@ -2,6 +2,8 @@
 //! result gets its own text naming its call, counted exactly (the report's totals equal a recount
 //! of the output), in LangChain's mode and in stable mode.
 
+// Only the invariant checker of the shared support code is used here.
+#[allow(dead_code)]
 mod common;
 
 use common::invariants::check_call;

@@ -5,6 +5,8 @@
 //! (pair-safe output, exact report) and the stale set against a reference computed here from the
 //! messages alone, in LangChain's mode and in stable (cache-aware) mode.
 
+// Only the invariant checker of the shared support code is used here.
+#[allow(dead_code)]
 mod common;
 
 use std::collections::BTreeMap;
