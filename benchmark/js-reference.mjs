@@ -1,7 +1,9 @@
 // A careful single-pass JavaScript implementation of LangChain's `ClearToolUsesEdit` in approx mode
 // (trigger by tokens/messages, keep by messages, excludeTools, placeholder; no clearToolInputs or
 // clearAtLeast), used by the benchmark as the "what plain JS costs" reference. Pure: returns a new
-// array, builds cleared messages the way LangChain does.
+// array, builds cleared messages the way LangChain does. With a `memo` (a WeakMap), each message's
+// size is memoised by object identity: the least a host could write to make next calls cheap
+// (benchmark/cold.mjs compares our next calls with it).
 
 import { ToolMessage } from '@langchain/core/messages'
 
@@ -22,8 +24,9 @@ function textLength(m) {
 /**
  * @param {import('@langchain/core/messages').BaseMessage[]} messages
  * @param {{ trigger?: { tokens?: number, messages?: number }, keep?: { messages: number }, excludeTools?: string[], placeholder?: string }} options
+ * @param {WeakMap<object, number>} [memo] per-message sizes (characters), by message object
  */
-export function jsClearToolUses(messages, options = {}) {
+export function jsClearToolUses(messages, options = {}, memo = undefined) {
   const triggerTokens = options.trigger?.tokens
   const triggerMessages = options.trigger?.messages
   const keep = options.keep?.messages ?? 3
@@ -39,19 +42,22 @@ export function jsClearToolUses(messages, options = {}) {
   for (let i = 0; i < n; i++) {
     const m = messages[i]
     const type = typeOf(m)
-    let len = textLength(m)
+    let len = memo?.get(m)
+    const known = len !== undefined
+    if (!known) len = textLength(m)
     if (type === 'ai') {
       const calls = m.tool_calls
       if (Array.isArray(calls) && calls.length > 0) {
-        len += JSON.stringify(calls).length
+        if (!known) len += JSON.stringify(calls).length
         for (const c of calls) owner.set(c.id, c)
       }
     } else if (type === 'tool') {
       const call = owner.get(m.tool_call_id)
       if (!call) continue // orphan: removed
-      len += (m.tool_call_id ?? '').length
+      if (!known) len += (m.tool_call_id ?? '').length
       tools.push({ at: kept.length, call })
     }
+    if (memo && !known) memo.set(m, len)
     chars += len
     kept.push(m)
   }

@@ -1,0 +1,370 @@
+#!/usr/bin/env node
+// Cold calls and their peers (issue #19): every row puts ours next to the peer a user would run
+// instead, measured in the same run, alternating ours and the peer run by run (medians), with the
+// machine's load average printed per row. A section of `npm run bench` (`--only-cold` runs it alone
+// there, `--no-cold` skips it) and runnable alone:
+//
+//   node benchmark/cold.mjs                       # sizes 200, 2000, 10000; seed 42
+//   node benchmark/cold.mjs --sizes 2000 --runs 9 --conversations 64 --no-memory
+//
+// Rows:
+// - cold `edit` (approx) vs the JS single pass (benchmark/js-reference.mjs);
+// - cold `wrapModelCall` of the LangChain middleware (a new middleware per conversation, as a
+//   replica serving a resumed thread) vs the same pass; and the first call in a new process;
+// - next call vs the `WeakMap` memo loop (`jsClearToolUses` with per-message sizes memoised by
+//   object identity), approx and model (the model loop counts new messages with tiktoken-rs);
+// - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
+// - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
+// - next calls with many conversations served in turn vs the single pass;
+// - session memory per 2,000-message conversation in model mode vs the text it holds;
+// - where a cold call goes: JS conversion, fingerprints, JSON, napi + core count, plan, apply.
+
+import os from 'node:os'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { summarizationMiddleware as lcSummarization } from 'langchain'
+import { ContextEditor } from '../dist/index.js'
+import { contextEditingMiddleware, summarizationMiddleware } from '../dist/langchain/index.js'
+import { NativeContextEditor, toWireContext } from '../index.js'
+import { applyEdits, fingerprint, jsonText, toWire } from '../dist/wire.js'
+import { __referenceCountTokens } from '../dist/internal.js'
+import { generateConversation, parseFlags } from './generate.mjs'
+import { jsClearToolUses } from './js-reference.mjs'
+
+const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
+const MODEL = { ...OPTIONS, tokenCountMethod: 'model', model: 'gpt-4o' }
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const ms = (x) => (x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`)
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`
+const load = () => os.loadavg()[0].toFixed(2)
+const log = (...a) => console.error('[cold]', ...a)
+
+/** CPU time of this process (all threads) in ms: steadier than wall time on a shared machine. */
+const cpu = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+/**
+ * Times `ours` and `peer` alternately, `runs` times each after one untimed round (a fresh `setup()`
+ * before each timed call when given, untimed); returns both lists of times, each with its CPU
+ * times in `.cpu`.
+ */
+async function paired(runs, ours, peer, { oursSetup, peerSetup } = {}) {
+  const a = Object.assign([], { cpu: [] })
+  const b = Object.assign([], { cpu: [] })
+  for (let r = -1; r < runs; r++) {
+    for (const [fn, setup, out] of r % 2 ? [[ours, oursSetup, a], [peer, peerSetup, b]] : [[peer, peerSetup, b], [ours, oursSetup, a]]) {
+      const s = setup ? await setup() : undefined
+      const c0 = cpu()
+      const t0 = performance.now()
+      await fn(s)
+      const t = performance.now() - t0
+      if (r >= 0) out.push(t) && out.cpu.push(cpu() - c0)
+    }
+  }
+  return [a, b]
+}
+
+/** Where an agent's next calls happen: before each of the last `k` AI turns, then the whole history. */
+function cutsOf(messages, k) {
+  const cuts = []
+  for (let j = messages.length - 1; j > 0 && cuts.length < k; j--) if (messages[j]._getType() === 'ai') cuts.unshift(j)
+  return [...cuts, messages.length]
+}
+
+/** Per-call times of an agent loop into `out` (and CPU times into `out.cpu`): one untimed call on the first cut, then one timed call per cut. */
+async function loop(messages, cuts, call, out) {
+  await call(messages.slice(0, cuts[0]))
+  for (const end of cuts.slice(1)) {
+    const view = messages.slice(0, end)
+    const c0 = cpu()
+    const t0 = performance.now()
+    await call(view)
+    out.push(performance.now() - t0)
+    out.cpu.push(cpu() - c0)
+  }
+}
+
+/** The texts a tiktoken-rs loop counts: every content and every AI message's tool calls. */
+function textsOf(m) {
+  const c = m.content
+  const texts = [typeof c === 'string' ? c : JSON.stringify(c)]
+  if (m.tool_calls?.length) texts.push(JSON.stringify(m.tool_calls))
+  return texts
+}
+
+/**
+ * The memo loop in model mode: per-message token counts memoised by object identity, the new
+ * messages counted with tiktoken-rs in one call, then the same single pass on those counts.
+ */
+function modelMemoLoop() {
+  const memo = new WeakMap()
+  return (messages) => {
+    const fresh = []
+    const texts = []
+    for (const m of messages) {
+      if (memo.has(m)) continue
+      fresh.push(m)
+      for (const t of textsOf(m)) texts.push(t)
+    }
+    if (texts.length) {
+      const counts = __referenceCountTokens(texts, 'o200k_base')
+      let k = 0
+      for (const m of fresh) {
+        let n = 4
+        for (let j = textsOf(m).length; j > 0; j--) n += counts[k++]
+        memo.set(m, n * 4) // in "characters" of the single pass: it divides by 4
+      }
+    }
+    return jsClearToolUses(messages, OPTIONS, memo)
+  }
+}
+
+const request = (messages, systemPrompt) => ({ messages, systemPrompt, model: { model: 'gpt-4o' } })
+const handler = async () => null
+
+/** A fake chat model for LangChain's summarization middleware (never called: it does not trigger). */
+const fakeModel = { invoke: async () => ({ content: 'summary' }), _modelType: () => 'base_chat_model', profile: {} }
+
+async function rowsForSize(n, seed, runs) {
+  const { messages, systemPrompt, tools, stats } = generateConversation({ seed, messages: n })
+  const ctx = { systemPrompt, tools, model: 'gpt-4o' }
+  const label = `${n.toLocaleString('en-US')} (${stats.mb.toFixed(1)} MB)`
+  const out = []
+  const row = (what, ours, peer, peerName, note = '') => {
+    const [o, p] = [median(ours), median(peer)]
+    const c = ours.cpu ? ratio(median(ours.cpu), median(peer.cpu)) : ''
+    out.push(`| ${what} | ${label} | ${ms(o)} | ${peerName}: ${ms(p)} | **${ratio(o, p)}** | ${c} | ${load()} | ${note} |`)
+    log(`${n} ${what}: ${ms(o)} vs ${ms(p)} (${ratio(o, p)}; CPU ${c})`)
+  }
+  const pass = () => jsClearToolUses(messages, OPTIONS)
+
+  let [a, b] = await paired(runs, (ed) => ed.edit(messages, ctx), pass, { oursSetup: () => new ContextEditor(OPTIONS) })
+  row('cold `edit`, approx', a, b, 'JS single pass')
+  ;[a, b] = await paired(runs, (mw) => mw.wrapModelCall(request(messages, systemPrompt), handler), pass, {
+    oursSetup: () => contextEditingMiddleware(OPTIONS),
+  })
+  row('cold `wrapModelCall` (new middleware)', a, b, 'JS single pass')
+
+  const cuts = cutsOf(messages, 25)
+  const timed = () => Object.assign([], { cpu: [] })
+  const oursNext = timed()
+  const memoNext = timed()
+  for (let r = 0; r < 3; r++) {
+    // Interleaved: one loop each, three times; new editors and memos each time.
+    const ed = new ContextEditor(OPTIONS)
+    const mm = new WeakMap()
+    await loop(messages, cuts, (v) => ed.edit(v, ctx), oursNext)
+    await loop(messages, cuts, (v) => jsClearToolUses(v, OPTIONS, mm), memoNext)
+  }
+  row('next call, approx', oursNext, memoNext, '`WeakMap` memo loop')
+  const modelNext = timed()
+  const modelMemo = timed()
+  new ContextEditor(MODEL).countTokens([{ role: 'user', content: 'load the ranks' }])
+  for (let r = 0; r < 3; r++) {
+    const ed = new ContextEditor(MODEL)
+    await loop(messages, cuts, (v) => ed.edit(v, ctx), modelNext)
+    await loop(messages, cuts, modelMemoLoop(), modelMemo)
+  }
+  row('next call, model', modelNext, modelMemo, '`WeakMap` memo loop + tiktoken-rs')
+
+  // Summarisation that does not trigger: a cold plan (new middleware) vs LangChain's beforeModel.
+  const sumOpts = { trigger: { tokens: 1e9 }, keep: { messages: 20 } }
+  const state = { messages }
+  const runtime = { context: {} }
+  ;[a, b] = await paired(
+    runs,
+    (mw) => mw.beforeModel(state, runtime),
+    (mw) => mw.beforeModel(state, runtime),
+    { oursSetup: () => summarizationMiddleware({ ...sumOpts, model: fakeModel }), peerSetup: () => lcSummarization({ ...sumOpts, model: fakeModel }) },
+  )
+  row('summarisation plan, not triggered, cold', a, b, 'LangChain `summarizationMiddleware`')
+
+  const texts = messages.flatMap(textsOf)
+  ;[a, b] = await paired(Math.min(runs, 5), (ed) => ed.edit(messages, ctx), () => __referenceCountTokens(texts, 'o200k_base'), {
+    oursSetup: () => new ContextEditor(MODEL),
+  })
+  row('cold exact (model) `edit`', a, b, 'tiktoken-rs loop (`encode_ordinary`)', 'ranks loaded; our token cache empty')
+  return { out, breakdown: breakdown(messages, ctx, n) }
+}
+
+/**
+ * Where a cold approx call goes, each step timed on its own (median of 7): the JS walk that turns
+ * messages into wire form, their fingerprints, the JSON text approx mode sends, napi + parse + core
+ * count (an untriggered plan), the plan itself (triggered minus untriggered) and applying it.
+ */
+function breakdown(messages, ctx, n) {
+  const time = (f, runs = 7) => {
+    f()
+    const t = []
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now()
+      f()
+      t.push(performance.now() - t0)
+    }
+    return median(t)
+  }
+  const opts = { sendText: false, placeholders: new Set(['[cleared]']) }
+  const wctx = toWireContext(ctx)
+  const wire = messages.map((m, i) => toWire(m, i, opts))
+  const json = jsonText(wire)
+  const on = new NativeContextEditor(OPTIONS)
+  const off = new NativeContextEditor({ ...OPTIONS, trigger: { tokens: 1e15 } })
+  const plan = JSON.parse(on.planJson(json, wctx))
+  const t = {
+    pass: time(() => jsClearToolUses(messages, OPTIONS)),
+    convert: time(() => messages.map((m, i) => toWire(m, i, opts))),
+    prints: time(() => messages.map(fingerprint)),
+    json: time(() => jsonText(wire)),
+    count: time(() => off.planJson(json, wctx)),
+    plan: time(() => on.planJson(json, wctx)),
+    apply: time(() => applyEdits(messages, plan, {})),
+    edit: time(() => new ContextEditor(OPTIONS).edit(messages, ctx)),
+  }
+  t.plan -= t.count
+  const sum = t.convert + t.prints + t.json + t.count + t.plan + t.apply
+  return `| ${n.toLocaleString('en-US')} | ${ms(t.convert)} | ${ms(t.prints)} | ${ms(t.json)} | ${ms(t.count)} | ${ms(t.plan)} | ${ms(t.apply)} | ${ms(sum)} | ${ms(t.edit)} | ${ms(t.pass)} |`
+}
+
+/**
+ * Many conversations served in turn by one editor (a server answering threads): each gets a first
+ * call (untimed), then rounds of next calls, one per conversation per round.
+ */
+async function manyConversations(count, size, seed, mode) {
+  const convs = []
+  for (let k = 0; k < count; k++) convs.push(generateConversation({ seed: seed + 1000 + k, messages: size }))
+  const ed = new ContextEditor(mode === 'model' ? MODEL : OPTIONS)
+  const cuts = convs.map((c) => cutsOf(c.messages, 10))
+  convs.forEach((c, k) => ed.edit(c.messages.slice(0, cuts[k][0]), { systemPrompt: c.systemPrompt, tools: c.tools }))
+  const first = []
+  const later = []
+  const pass = []
+  for (let round = 1; round < cuts[0].length; round++) {
+    for (let k = 0; k < count; k++) {
+      const c = convs[k]
+      const view = c.messages.slice(0, cuts[k][round])
+      let t0 = performance.now()
+      ed.edit(view, { systemPrompt: c.systemPrompt, tools: c.tools })
+      ;(round === 1 ? first : later).push(performance.now() - t0)
+      t0 = performance.now()
+      jsClearToolUses(view, OPTIONS)
+      pass.push(performance.now() - t0)
+    }
+  }
+  const all = [...first, ...later]
+  const [o, p] = [median(all), median(pass)]
+  log(`${count} conversations ${mode}: ${ms(o)} (first growth ${ms(median(first))}) vs ${ms(p)}`)
+  return `| next call, ${count} conversations served in turn, ${mode} | ${count} × ${size.toLocaleString('en-US')} | ${ms(o)} (first growth ${ms(median(first))}, later ${ms(median(later))}) | JS single pass: ${ms(p)} | **${ratio(o, p)}** | | ${load()} | ${all.length} calls |`
+}
+
+/** In a child process (`--memory-child`): what a model-mode session holds per 2,000-message conversation. */
+async function memoryChild(seed, count) {
+  const gc = globalThis.gc
+  const convs = []
+  for (let k = 0; k < count; k++) convs.push(generateConversation({ seed: seed + 2000 + k, messages: 2000 }))
+  const ed = new ContextEditor(MODEL)
+  ed.countTokens([{ role: 'user', content: 'load the ranks' }])
+  const bytes = convs.reduce((s, c) => s + c.messages.flatMap(textsOf).reduce((x, t) => x + Buffer.byteLength(t), 0), 0)
+  gc()
+  const m0 = process.memoryUsage()
+  for (const c of convs) ed.edit(c.messages, { systemPrompt: c.systemPrompt, tools: c.tools })
+  gc()
+  const m1 = process.memoryUsage()
+  console.log(JSON.stringify({ count, bytes, rss: m1.rss - m0.rss, heap: m1.heapUsed - m0.heapUsed, held: ed.cacheSize }))
+}
+
+function memoryRow(seed, count) {
+  const outText = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child', '--seed', String(seed), '--conversations', String(count)], {
+    encoding: 'utf8',
+  })
+  const r = JSON.parse(outText.trim().split('\n').pop())
+  const mib = (x) => `${(x / 2 ** 20).toFixed(1)} MiB`
+  const per = r.rss / r.count
+  const text = r.bytes / r.count
+  return `| session memory per 2,000-message conversation, model | ${r.count} × 2,000 | ${mib(per)} (RSS; JS heap ${mib(r.heap / r.count)}) | text it holds (UTF-8): ${mib(text)} | **${ratio(per, text)}** | | ${load()} | RSS growth after \`gc()\` / conversations |`
+}
+
+/** The fixed first-call cost: a new process imports the LangChain middleware and makes its first call. */
+function firstProcessRow(seed) {
+  const script = `
+    const { generateConversation } = await import(${JSON.stringify(new URL('./generate.mjs', import.meta.url).href)})
+    const { jsClearToolUses } = await import(${JSON.stringify(new URL('./js-reference.mjs', import.meta.url).href)})
+    const c = generateConversation({ seed: ${seed}, messages: 200 })
+    const req = { messages: c.messages, systemPrompt: c.systemPrompt, model: { model: 'gpt-4o' } }
+    let t = performance.now()
+    jsClearToolUses(c.messages, ${JSON.stringify(OPTIONS)})
+    const pass = performance.now() - t
+    t = performance.now()
+    const { contextEditingMiddleware } = await import(${JSON.stringify(new URL('../dist/langchain/index.js', import.meta.url).href)})
+    const imp = performance.now() - t
+    t = performance.now()
+    const mw = contextEditingMiddleware(${JSON.stringify(OPTIONS)})
+    const make = performance.now() - t
+    t = performance.now()
+    await mw.wrapModelCall(req, async () => null)
+    const first = performance.now() - t
+    t = performance.now()
+    await contextEditingMiddleware(${JSON.stringify(OPTIONS)}).wrapModelCall({ ...req, messages: c.messages.slice() }, async () => null)
+    const second = performance.now() - t
+    console.log(JSON.stringify({ pass, imp, make, first, second }))`
+  const runs = []
+  for (let i = 0; i < 5; i++) {
+    const o = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    runs.push(JSON.parse(o.trim().split('\n').pop()))
+  }
+  const m = (k) => median(runs.map((r) => r[k]))
+  log(`new process: import ${ms(m('imp'))}, construct ${ms(m('make'))}, first call ${ms(m('first'))}, second ${ms(m('second'))}, pass ${ms(m('pass'))}`)
+  return (
+    `| first \`wrapModelCall\` in a new process (middleware already imported) | 200 | ${ms(m('make') + m('first'))} (construct ${ms(m('make'))} + call ${ms(m('first'))}; a second new middleware: ${ms(m('second'))}) | JS single pass, first run: ${ms(m('pass'))} | **${ratio(m('make') + m('first'), m('pass'))}** | | ${load()} | ` +
+    `importing context-editor/langchain: ${ms(m('imp'))}; 5 processes |`
+  )
+}
+
+export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 7, conversations = 64, memory = true } = {}) {
+  const lines = [
+    `Load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}. Options \`trigger: { tokens: 100000 }, keep: { messages: 3 }\` (summarisation: \`trigger: { tokens: 1e9 }\`). ` +
+      `Ours and the peer alternate run by run; medians of ${runs} (next calls: the last 25 calls of 3 agent loops each). Ratio = ours / peer (below 1: ours is faster); the CPU-time ratio compares the medians of the process's CPU time (all threads) per call, steadier than wall time on a loaded machine.`,
+    '',
+    '| row | messages | ours | peer, same run | ratio | CPU-time ratio | load (1 min) | note |',
+    '|---|---|---|---|---|---|---|---|',
+  ]
+  const breakdowns = []
+  for (const n of sizes) {
+    const r = await rowsForSize(n, seed, runs)
+    lines.push(...r.out)
+    breakdowns.push(r.breakdown)
+  }
+  lines.push(firstProcessRow(seed))
+  if (conversations > 0) {
+    lines.push(await manyConversations(conversations, 2000, seed, 'approx'))
+    lines.push(await manyConversations(conversations, 2000, seed, 'model'))
+  }
+  if (memory) lines.push(memoryRow(seed, 16))
+  lines.push(
+    '',
+    'Where a cold approx call goes (each step on its own, median of 7; "napi + core count" is an untriggered plan of the JSON text, "plan" the triggered one minus it):',
+    '',
+    '| messages | JS conversion (`toWire`) | fingerprints | JSON text | napi + parse + core count | plan + packed output | apply | sum | cold `edit` | JS single pass |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...breakdowns,
+  )
+  return lines.join('\n')
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const flags = parseFlags(process.argv.slice(2))
+  const seed = Number(flags.seed ?? 42)
+  if (flags['memory-child'] === 'true') await memoryChild(seed, Number(flags.conversations ?? 16))
+  else {
+    const sizes = String(flags.sizes ?? '200,2000,10000').split(',').map(Number).filter((n) => n > 0)
+    console.log(
+      await benchCold({ seed, sizes, runs: Number(flags.runs ?? 7), conversations: Number(flags.conversations ?? 64), memory: flags['no-memory'] !== 'true' }),
+    )
+  }
+}
