@@ -61,7 +61,11 @@ describe('every family counts every text like the tokenizers crate', () => {
       texts.forEach((text, i) => {
         const n = js.encode(text, { add_special_tokens: false }).length
         if (n !== reference[i]) {
-          assert.match(text, /[\u0085\ufeff]/u, `@lenml/tokenizers differs on ${corpus[i].cls} text ${JSON.stringify(text).slice(0, 120)}: ${n} vs ${reference[i]}`)
+          assert.match(
+            text,
+            /[\u0085\ufeff]/u,
+            `@lenml/tokenizers differs on ${corpus[i].cls} text ${JSON.stringify(text).slice(0, 120)}: ${n} vs ${reference[i]}`,
+          )
         } else compared++
       })
       assert.ok(compared > texts.length * 0.9, `${compared} of ${texts.length} texts agree`)
@@ -109,7 +113,17 @@ describe('which tokenizer counts, and saying so', () => {
   const history = [{ role: 'system', content: 'You are helpful.' }, user('你好，世界! Count this.')]
 
   test('model names pick the family whose package is installed', () => {
-    const cases = { 'qwen3-32b': 'qwen3', 'Qwen/Qwen2.5-72B-Instruct': 'qwen2.5', 'deepseek-chat': 'deepseek-v3', 'deepseek-reasoner': 'deepseek-v3', 'llama-3.3-70b-versatile': 'llama3', 'gemma-3-27b-it': 'gemma3', 'open-mistral-nemo': 'mistral-tekken', 'gpt-4o': 'o200k_base', 'gpt-4': 'cl100k_base' }
+    const cases = {
+      'qwen3-32b': 'qwen3',
+      'Qwen/Qwen2.5-72B-Instruct': 'qwen2.5',
+      'deepseek-chat': 'deepseek-v3',
+      'deepseek-reasoner': 'deepseek-v3',
+      'llama-3.3-70b-versatile': 'llama3',
+      'gemma-3-27b-it': 'gemma3',
+      'open-mistral-nemo': 'mistral-tekken',
+      'gpt-4o': 'o200k_base',
+      'gpt-4': 'cl100k_base',
+    }
     for (const [model, tokenizer] of Object.entries(cases)) {
       const perCall = new ContextEditor({ tokenCountMethod: 'model' }).countTokens(history, { model })
       const fixed = new ContextEditor({ tokenCountMethod: 'model', model }).countTokens(history)
@@ -125,10 +139,16 @@ describe('which tokenizer counts, and saying so', () => {
   test('a model with no known tokenizer, or whose tokenizer is not installed, falls back and warns', () => {
     const unknown = new ContextEditor({ tokenCountMethod: 'model' }).countTokens(history, { model: 'mystery-model-7b' })
     assert.equal(unknown.encoding, 'o200k_base')
-    assert.deepEqual(unknown.warnings.map((w) => w.code), ['unknown_model'])
+    assert.deepEqual(
+      unknown.warnings.map((w) => w.code),
+      ['unknown_model'],
+    )
     const glm = new ContextEditor({ tokenCountMethod: 'model', model: 'glm-4-plus' }).countTokens(history)
     assert.equal(glm.encoding, 'o200k_base')
-    assert.deepEqual(glm.warnings.map((w) => w.code), ['tokenizer_not_installed'])
+    assert.deepEqual(
+      glm.warnings.map((w) => w.code),
+      ['tokenizer_not_installed'],
+    )
     assert.match(glm.warnings[0].message, /glm4.*path of the model's tokenizer\.json/)
     // Approximate counting needs no tokenizer: nothing to warn about.
     assert.deepEqual(new ContextEditor().countTokens(history, { model: 'glm-4-plus' }).warnings, [])
@@ -180,7 +200,11 @@ describe('which tokenizer counts, and saying so', () => {
       const byModel = make({ tokenCountMethod: 'model', onReport: (r) => reports.push(r) })
       await byModel.wrapModelCall(request('deepseek-chat'), async () => ({ content: 'ok' }))
       await byModel.wrapModelCall(request('gpt-4o'), async () => ({ content: 'ok' }))
-      assert.deepEqual(reports.map((r) => r.encoding), ['gemma3', 'deepseek-v3', 'o200k_base'], make.name)
+      assert.deepEqual(
+        reports.map((r) => r.encoding),
+        ['gemma3', 'deepseek-v3', 'o200k_base'],
+        make.name,
+      )
       const gemma = new ContextEditor({ tokenCountMethod: 'model', tokenizer: 'gemma3' }).countTokens([user('你好，世界! Count this.')])
       assert.equal(reports[0].tokensBefore, gemma.total, make.name)
       assert.throws(() => make({ tokenCountMethod: 'model', tokenizer: 'glm4' }), { code: 'TOKENIZER_UNAVAILABLE' })

@@ -79,10 +79,14 @@ for (const cls of CONTENT_CLASSES) {
   rows.push({ cls, mb, e, s, error: ((s - e) / e) * 100, exactMs, estimateMs })
 }
 const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)} %`
-console.log(`Estimate vs exact o200k_base, held-out corpus (seed ${flags.seed}, ${perClass} texts per class), median of ${rounds} runs, one thread (batches under 200 KB)${flags.addon ? `, addon ${flags.addon}` : ''}.\n`)
+console.log(
+  `Estimate vs exact o200k_base, held-out corpus (seed ${flags.seed}, ${perClass} texts per class), median of ${rounds} runs, one thread (batches under 200 KB)${flags.addon ? `, addon ${flags.addon}` : ''}.\n`,
+)
 console.log('| class | MB | exact tokens | estimate error | exact MB/s | estimate MB/s | speed-up | within ±5 % and ≥10× |')
 console.log('|---|---:|---:|---:|---:|---:|---:|---|')
 for (const r of rows) {
   const ok = Math.abs(r.error) <= 5 && r.exactMs / r.estimateMs >= 10
-  console.log(`| ${r.cls} | ${r.mb.toFixed(2)} | ${r.e.toLocaleString('en-US')} | ${pct(r.error)} | ${(r.mb / (r.exactMs / 1000)).toFixed(0)} | ${(r.mb / (r.estimateMs / 1000)).toFixed(0)} | ${(r.exactMs / r.estimateMs).toFixed(1)}× | ${ok ? 'yes' : 'no'} |`)
+  console.log(
+    `| ${r.cls} | ${r.mb.toFixed(2)} | ${r.e.toLocaleString('en-US')} | ${pct(r.error)} | ${(r.mb / (r.exactMs / 1000)).toFixed(0)} | ${(r.mb / (r.estimateMs / 1000)).toFixed(0)} | ${(r.exactMs / r.estimateMs).toFixed(1)}× | ${ok ? 'yes' : 'no'} |`,
+  )
 }

@@ -41,11 +41,60 @@ function rng(seed) {
   return { next, below, pick: (items) => items[below(items.length)] }
 }
 
-const JA = ['東京の天気は晴れです。', 'このファイルを読み込んでください', 'エラーが発生しました：', 'ありがとうございます！', 'データベースの接続に失敗しました。', 'カタカナとひらがなと漢字', 'ｶﾀｶﾅ半角', '「引用」と『二重引用』', '次のステップに進みます']
-const ZH = ['你好，世界！', '请把这个文件读一下。', '服务器返回了错误代码', '我们需要重新设计这个模块', '數據庫連接失敗（繁體）', '测试用例全部通过了', '“引号”和《书名号》', '中文English混合mixed文本']
-const AR = ['مرحبا بالعالم', 'السَّلَامُ عَلَيْكُمْ', 'الرجاء قراءة هذا الملف', 'حدث خطأ في الخادم ٤٠٤', 'نص عربي مع English كلمات', 'الذَّكَاءُ الاصْطِنَاعِيُّ', 'تم تحديث قاعدة البيانات بنجاح', 'يرجى المحاولة مرة أخرى لاحقا']
+const JA = [
+  '東京の天気は晴れです。',
+  'このファイルを読み込んでください',
+  'エラーが発生しました：',
+  'ありがとうございます！',
+  'データベースの接続に失敗しました。',
+  'カタカナとひらがなと漢字',
+  'ｶﾀｶﾅ半角',
+  '「引用」と『二重引用』',
+  '次のステップに進みます',
+]
+const ZH = [
+  '你好，世界！',
+  '请把这个文件读一下。',
+  '服务器返回了错误代码',
+  '我们需要重新设计这个模块',
+  '數據庫連接失敗（繁體）',
+  '测试用例全部通过了',
+  '“引号”和《书名号》',
+  '中文English混合mixed文本',
+]
+const AR = [
+  'مرحبا بالعالم',
+  'السَّلَامُ عَلَيْكُمْ',
+  'الرجاء قراءة هذا الملف',
+  'حدث خطأ في الخادم ٤٠٤',
+  'نص عربي مع English كلمات',
+  'الذَّكَاءُ الاصْطِنَاعِيُّ',
+  'تم تحديث قاعدة البيانات بنجاح',
+  'يرجى المحاولة مرة أخرى لاحقا',
+]
 const EMOJI = ['😀', '👍🏽', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇯🇵', '🇺🇸', '❤️', '✅', '🔥', '🧑🏿‍💻', '⚠️', '🙏', '😂😂😂', '🫠']
-const WORDS = ['the', 'server', 'returned', 'an', 'error', 'while', 'reading', 'config', 'file', 'user', 'Request', 'timeout', 'HTTP', "don't", "I'M", "we'll", "it's", 'value', 'NULL', 'true']
+const WORDS = [
+  'the',
+  'server',
+  'returned',
+  'an',
+  'error',
+  'while',
+  'reading',
+  'config',
+  'file',
+  'user',
+  'Request',
+  'timeout',
+  'HTTP',
+  "don't",
+  "I'M",
+  "we'll",
+  "it's",
+  'value',
+  'NULL',
+  'true',
+]
 const PROSE = [
   'The quick brown fox jumps over the lazy dog.',
   'We measured the latency of every request and found that most of it was spent waiting for the database.',
@@ -55,7 +104,40 @@ const PROSE = [
   'Run the migration, then restart the service and check the logs for warnings.',
 ]
 const IDENTS = ['a', 'b', 'e', 't', 'n', 'r', 'fn', 'i', 'useState', '__init__', 'self', 'x0', '$el', '_']
-const SPACES = [' ', '\t', '\n', '\r\n', '\r', '\u000b', '\u000c', '\u0085', '\u00a0', '\u1680', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\u200b', '\ufeff', '  ', '\n\n', '\t\t', '   \n']
+const SPACES = [
+  ' ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\r',
+  '\u000b',
+  '\u000c',
+  '\u0085',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2001',
+  '\u2002',
+  '\u2003',
+  '\u2004',
+  '\u2005',
+  '\u2006',
+  '\u2007',
+  '\u2008',
+  '\u2009',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\u200b',
+  '\ufeff',
+  '  ',
+  '\n\n',
+  '\t\t',
+  '   \n',
+]
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const pad = (n, w = 2) => String(n).padStart(w, '0')
 
@@ -64,7 +146,13 @@ const PIECES = {
   logs: (r) =>
     `2026-11-${pad(r.below(28) + 1)}T${pad(r.below(24))}:${pad(r.below(60))}:${pad(r.below(60))}.${pad(r.below(1000), 3)}Z ${r.pick(['INFO', 'WARN', 'ERROR', 'DEBUG', 'trace'])} [worker-${r.below(16)}] req=${r.next().toString(16).padStart(16, '0')} ip=10.${r.below(256)}.${r.below(256)}.${r.below(256)} ${r.pick(WORDS)} ${r.pick(WORDS)} in ${r.below(5000)}ms\n`,
   json: (r) =>
-    JSON.stringify({ id: r.below(100000), name: r.pick(WORDS), tags: [r.pick(WORDS), r.pick(ZH)], score: r.below(100000) / 1000, nested: { ok: r.pick([true, false, null]), note: r.pick(JA) + '\né' } }) + (r.below(3) === 0 ? ',\n  ' : ''),
+    JSON.stringify({
+      id: r.below(100000),
+      name: r.pick(WORDS),
+      tags: [r.pick(WORDS), r.pick(ZH)],
+      score: r.below(100000) / 1000,
+      nested: { ok: r.pick([true, false, null]), note: r.pick(JA) + '\né' },
+    }) + (r.below(3) === 0 ? ',\n  ' : ''),
   japanese: (r) => r.pick(JA),
   chinese: (r) => r.pick(ZH),
   arabic: (r) => r.pick(AR) + ' ',
@@ -75,7 +163,10 @@ const PIECES = {
   },
   'minified-js': (r) => {
     const [f, x, y, n, m] = [r.pick(IDENTS), r.pick(IDENTS), r.pick(IDENTS), r.below(100), r.below(10000)]
-    return `function ${f}(${x},${y}){return ${x}&&${y}.length>${n}?${x}[${y}]:void 0}var ${f}${n}=[${n},${m}].map((${x})=>${x}*2),` + r.pick(['!0;', '!1,', 'null==', '==="x"', '`${a}`;', '/\\d+/g.test(e);'])
+    return (
+      `function ${f}(${x},${y}){return ${x}&&${y}.length>${n}?${x}[${y}]:void 0}var ${f}${n}=[${n},${m}].map((${x})=>${x}*2),` +
+      r.pick(['!0;', '!1,', 'null==', '==="x"', '`${a}`;', '/\\d+/g.test(e);'])
+    )
   },
   'url-path': (r) =>
     `https://${r.pick(WORDS)}.example.com/api/v${r.below(4)}/${r.pick(WORDS)}/${Number(r.next() % 100000n)}?q=${r.pick(WORDS)}&page=${r.below(50)}&sort=-created_at#L${r.below(900)} /home/user/src/${r.pick(IDENTS)}/${r.pick(WORDS)}.rs:${r.below(900)}:${r.below(80)} C:\\Users\\dev\\${r.pick(WORDS)}\\file_${r.below(99)}.txt `,
@@ -83,7 +174,23 @@ const PIECES = {
     `    fn ${r.pick(IDENTS)}(&self, ${r.pick(IDENTS)}: usize) -> Result<Vec<u8>, Error> {\n        let ${r.pick(IDENTS)} = self.${r.pick(WORDS)}.get(${r.below(10)})?; // ${r.pick(WORDS)}\n        Ok(${r.pick(IDENTS)}.to_vec())\n    }\n\ndef ${r.pick(IDENTS)}(x):\n\treturn [i ** 2 for i in range(x) if i % ${r.below(9) + 2} == 0]\n`,
   emoji: (r) => r.pick(EMOJI) + (r.below(2) === 0 ? ' ' + r.pick(WORDS) : ''),
   'fuzzed-unicode': (r) => {
-    const ranges = [[0x20, 0x7e], [0x00, 0x1f], [0xa0, 0xff], [0x300, 0x36f], [0x370, 0x4ff], [0x590, 0x6ff], [0x900, 0x97f], [0xe00, 0xe7f], [0xac00, 0xd7a3], [0x4e00, 0x9fff], [0xe000, 0xf8ff], [0x2000, 0x2bff], [0x1f300, 0x1faff], [0x20000, 0x2a6df], [0x0, 0x10ffff]]
+    const ranges = [
+      [0x20, 0x7e],
+      [0x00, 0x1f],
+      [0xa0, 0xff],
+      [0x300, 0x36f],
+      [0x370, 0x4ff],
+      [0x590, 0x6ff],
+      [0x900, 0x97f],
+      [0xe00, 0xe7f],
+      [0xac00, 0xd7a3],
+      [0x4e00, 0x9fff],
+      [0xe000, 0xf8ff],
+      [0x2000, 0x2bff],
+      [0x1f300, 0x1faff],
+      [0x20000, 0x2a6df],
+      [0x0, 0x10ffff],
+    ]
     let s = ''
     for (let i = r.below(13); i >= 0; i--) {
       const [lo, hi] = ranges[r.below(ranges.length)]

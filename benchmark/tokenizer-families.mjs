@@ -63,7 +63,12 @@ function familyTable(family, pkg, texts, { runs, jsRuns }) {
   const differ = (counts) => counts.reduce((k, c, i) => k + (c !== reference[i] ? 1 : 0), 0)
   const rows = []
   const cold = timed(() => new ContextEditor({ tokenCountMethod: 'model', tokenizer: family }).countTokens(messages).messages.map((n) => n - framing), runs)
-  rows.push(['context-editor `countTokens`, cold (new editor, empty cache)', cold.ms, differ(cold.out), 'tokenizers crate `encode_fast`, batches across both cores'])
+  rows.push([
+    'context-editor `countTokens`, cold (new editor, empty cache)',
+    cold.ms,
+    differ(cold.out),
+    'tokenizers crate `encode_fast`, batches across both cores',
+  ])
   const warmEditor = new ContextEditor({ tokenCountMethod: 'model', tokenizer: family })
   warmEditor.countTokens(messages)
   const warm = timed(() => warmEditor.countTokens(messages).messages.map((n) => n - framing), runs)
@@ -83,7 +88,9 @@ function familyTable(family, pkg, texts, { runs, jsRuns }) {
     '|---|---:|---:|---:|---|---|',
   ]
   for (const [name, ms, diff, note] of rows) {
-    lines.push(`| ${name} | ${fmtMs(ms)} | ${(mb / (ms / 1000)).toFixed(1)} | ${(base / ms).toFixed(2)}× | ${diff === 0 ? `yes (all ${texts.length})` : `NO (${diff} differ)`} | ${note} |`)
+    lines.push(
+      `| ${name} | ${fmtMs(ms)} | ${(mb / (ms / 1000)).toFixed(1)} | ${(base / ms).toFixed(2)}× | ${diff === 0 ? `yes (all ${texts.length})` : `NO (${diff} differ)`} | ${note} |`,
+    )
   }
   return lines.join('\n')
 }
