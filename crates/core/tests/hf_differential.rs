@@ -164,3 +164,37 @@ fn special_token_text_in_a_message_counts_as_the_reference_does() {
     family.framing().user + reference_count(&reference, text)
   );
 }
+
+#[test]
+fn the_tokenizer_option_names_a_loaded_family_or_a_file() {
+  let path = load(Family::Gemma3);
+  let path = path.to_string_lossy().into_owned();
+  let history = [
+    Message::system("Be brief."),
+    Message::user("Hello, world 你好"),
+  ];
+  let by_family = ContextEditor::from_json(
+    &json!({ "tokenCountMethod": "model", "tokenizer": "gemma3", "model": "gpt-4o" }),
+  )
+  .unwrap();
+  let by_path = ContextEditor::from_json(
+    &json!({ "tokenCountMethod": "model", "tokenizer": path, "model": "gemma-3-4b-it" }),
+  )
+  .unwrap();
+  let a = by_family
+    .count_tokens(&history, &Context::default())
+    .unwrap();
+  let b = by_path.count_tokens(&history, &Context::default()).unwrap();
+  assert_eq!(a.encoding, Some("gemma3"), "the option wins over the model");
+  assert_eq!(b.encoding, Some(path.as_str()));
+  assert_eq!((a.total, &a.messages), (b.total, &b.messages));
+  // A path without a model of a known family counts OpenAI's framing around the same text.
+  let bare = ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "tokenizer": path }))
+    .unwrap()
+    .count_tokens(&history, &Context::default())
+    .unwrap();
+  assert_ne!(bare.total, a.total);
+  let err = ContextEditor::from_json(&json!({ "tokenizer": "glm4" })).unwrap_err();
+  assert_eq!(err.code(), "TOKENIZER_UNAVAILABLE");
+  assert!(err.to_string().contains("path"), "{err}");
+}
