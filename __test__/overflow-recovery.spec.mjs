@@ -86,6 +86,37 @@ describe('recovery after a context-length error, every provider shape', () => {
     })
   }
 
+  test('an error without a limit, on a model whose table window is larger than what was refused: the refused size bounds it', async () => {
+    const error = await OVERFLOWS.find((o) => o.name.startsWith('@langchain/ollama')).make()
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ onReport: (r) => reports.push(r) })
+    const sent = []
+    await mw.wrapModelCall({ messages: history(), model: { model: 'qwen3:8b' } }, async (request) => {
+      sent.push(request.messages)
+      if (sent.length === 1) throw error
+      return new AIMessage('ok')
+    })
+    assert.equal(reports[0].maxInputTokens, 131072, 'the table knows qwen3')
+    const record = reports[1].recovery
+    assert.equal(record.limitSource, 'refused')
+    assert.equal(record.limit, record.counted)
+    assert.ok(counted(sent[1]) < counted(sent[0]) * 0.85, 'the retry is smaller than what was refused')
+  })
+
+  test('a known limit below the refused size is the limit', async () => {
+    const error = await OVERFLOWS.find((o) => o.name.startsWith('Zhipu GLM')).make()
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ maxInputTokens: 8000, onReport: (r) => reports.push(r) })
+    await mw.wrapModelCall({ messages: history() }, async () => {
+      if (reports.length === 1) throw error
+      return new AIMessage('ok')
+    })
+    const record = reports[1].recovery
+    assert.equal(record.limitSource, 'known')
+    assert.equal(record.limit, 8000)
+    assert.ok(record.tokensAfter <= Math.floor(8000 * 0.8))
+  })
+
   test("a second context-length error is the caller's: no second retry", async () => {
     const first = await OVERFLOWS[0].make()
     const second = await OVERFLOWS[3].make()

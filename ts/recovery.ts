@@ -143,26 +143,33 @@ export function recoveryTarget(
 ): Pick<RecoveryRecord, 'limit' | 'limitSource' | 'ratio' | 'ratioExact' | 'target' | 'targetCounted' | 'counted' | 'actual' | 'error'> {
   const { overflow, knownLimit, learned } = call
   const counted = Math.max(1, call.counted)
-  let limitSource: RecoveryRecord['limitSource'] = 'error'
-  let limit = overflow.limit
-  if (limit === undefined && knownLimit !== undefined) {
-    limit = knownLimit
-    limitSource = 'known'
-  }
   let ratio: number
   let ratioExact = false
   if (overflow.actual !== undefined) {
     ratio = overflow.actual / counted
     ratioExact = true
-  } else if (limit !== undefined) {
-    // Refused, so the true size was above the limit: at least limit / counted.
-    ratio = Math.max(learned ?? 1, (limit + 1) / counted)
+  } else if (overflow.limit !== undefined) {
+    // Refused, so the true size was above the stated limit: at least limit / counted.
+    ratio = Math.max(learned ?? 1, (overflow.limit + 1) / counted)
   } else {
     ratio = learned ?? 1
   }
-  if (limit === undefined) {
-    limit = overflow.actual !== undefined ? overflow.actual : Math.ceil(counted * ratio)
-    limitSource = 'refused'
+  let limit: number
+  let limitSource: RecoveryRecord['limitSource']
+  if (overflow.limit !== undefined) {
+    limit = overflow.limit
+    limitSource = 'error'
+  } else {
+    // The window is below what was refused; a known limit above that is not this server's (an
+    // Ollama num_ctx, a vLLM max_model_len below the model's own window).
+    const refused = overflow.actual ?? Math.ceil(counted * ratio)
+    if (knownLimit !== undefined && knownLimit < refused) {
+      limit = knownLimit
+      limitSource = 'known'
+    } else {
+      limit = refused
+      limitSource = 'refused'
+    }
   }
   const target = Math.floor(limit * call.options.target)
   const targetCounted = Math.max(1, Math.floor(target / ratio))
