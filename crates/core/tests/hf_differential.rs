@@ -4,7 +4,7 @@
 //! request totals — must give exactly the counts of a plain reference loop: a `tokenizers::Tokenizer`
 //! built from the same file on its own, `encode(text, false)`, one text at a time.
 //!
-//! The corpus (`common/corpus.rs`) has 150 texts of each of 14 classes (2,100 texts, 10 of them
+//! The corpus (`common/corpus.rs`) has 150 texts of each of 14 classes (2,100 texts, 42 of them
 //! 40,000 characters long) per family.
 
 #![allow(clippy::cast_possible_truncation)]
