@@ -46,7 +46,12 @@ test('binding.d.cts and index.d.ts declare the generated option types', () => {
   const types = read(TYPES_FILE)
   assert.ok(read('binding.d.cts').startsWith(types), 'binding.d.cts starts with ts/generated/options.ts (napi.dtsHeaderFile): run npm run build:native')
   assert.match(read('binding.d.cts'), /constructor\(options\?: EditorOptions \| null \| undefined\)/)
-  assert.match(read('index.d.ts'), /export \* from '\.\/binding\.cjs'/)
+  // `context-editor/native` re-exports the option types from the binding (by name or all of them).
+  const index = read('index.d.ts')
+  assert.match(index, /from '\.\/binding\.cjs'/)
+  for (const name of ['EditorOptions', 'ClearToolUsesOptions', 'TriggerCondition', 'KeepPolicy']) {
+    assert.ok(/export \* from '\.\/binding\.cjs'/.test(index) || new RegExp(`\\b${name},`).test(index), `index.d.ts exports ${name}`)
+  }
   // Every declared object is an interface (or a measure's union) with every declared key.
   for (const [name, def] of Object.entries(defs)) {
     const block = new RegExp(`export (?:interface ${name} \\{([^]*?)\\n\\}|type ${name} =([^]*?)\\n\\n)`).exec(types)
@@ -69,7 +74,7 @@ test('the core accepts every declared key where it is declared, and nothing else
   let checked = 0
   for (const [key, p] of Object.entries(schema.properties)) {
     if (key === 'edits') continue
-    assert.equal(accepts({ [key]: sample(p) }), p['x-scope'] !== 'middleware', `top-level ${key}`)
+    assert.equal(accepts({ [key]: sample(p) }), p['x-scope'] === undefined, `top-level ${key}`)
     checked++
   }
   for (const [name, def] of edits) {
@@ -106,7 +111,7 @@ test('the declared defaults are the ones the binding reports', () => {
 })
 
 test('the Xpert forms offer exactly the declared options, each with its texts', () => {
-  const offered = (props, skip = []) => Object.keys(props).filter((k) => !props[k].deprecated && !skip.includes(k))
+  const offered = (props, skip = []) => Object.keys(props).filter((k) => !props[k].deprecated && props[k]['x-scope'] !== 'shim' && !skip.includes(k))
   assert.deepEqual(Object.keys(configSchema.properties), offered(schema.properties, ['edits']))
   assert.deepEqual(Object.keys(summarizationConfigSchema.properties), [
     ...offered(defs.SummarizeEdit.properties, ['type', 'model']),
@@ -140,14 +145,15 @@ test('the Xpert forms offer exactly the declared options, each with its texts', 
 
 test('the docs name every declared option: the README table and each edit in docs/edits.md', () => {
   const readme = read('README.md')
-  const table = readme.slice(readme.indexOf('## Options'))
+  const options = readme.indexOf('## Options')
+  const table = readme.slice(options, readme.indexOf('\n## ', options + 1))
   const rows = table.split('\n').filter((l) => l.startsWith('| `'))
   const named = new Set(rows.flatMap((r) => [...r.split('|')[1].matchAll(/`(\w+)/g)].map((m) => m[1])))
-  const topLevel = Object.keys(schema.properties).filter((k) => !schema.properties[k].deprecated && schema.properties[k]['x-scope'] !== 'middleware')
+  const topLevel = Object.keys(schema.properties).filter((k) => !schema.properties[k].deprecated && schema.properties[k]['x-scope'] === undefined)
   for (const key of topLevel) assert.ok(named.has(key), `README.md's options table names \`${key}\``)
   const declared = new Set([...Object.keys(schema.properties), ...Object.values(defs).flatMap((d) => Object.keys(d.properties))])
   const known = new Set([...declared, ...Object.keys(configSchema.properties), ...Object.keys(summarizationConfigSchema.properties)])
-  for (const key of named) assert.ok(known.has(key) || MIDDLEWARE_ONLY.has(key), `README.md's options table names \`${key}\`, which is declared nowhere`)
+  for (const key of named) assert.ok(known.has(key), `README.md's options table names \`${key}\`, which is declared nowhere`)
   const edits_md = read('docs/edits.md')
   // The rules shared by every edit (`trigger`) come before the first edit's section.
   const intro = edits_md.slice(0, edits_md.indexOf('\n## '))
@@ -163,9 +169,6 @@ test('the docs name every declared option: the README table and each edit in doc
     }
   }
 })
-
-/** Options only the middlewares read, documented in the README's table beside the editor's. */
-const MIDDLEWARE_ONLY = new Set(['recovery', 'usageFallback', 'usage'])
 
 test('a TypeScript consumer of the option types type-checks (trigger: { turns } included)', () => {
   const tsc = require.resolve('typescript/bin/tsc')

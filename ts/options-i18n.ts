@@ -151,8 +151,7 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
   usageFallback: {
     title: { en_US: 'Counting before the first usage report', zh_Hans: '首次用量报告前的计数方式' },
     description: {
-      en_US:
-        'With token counting "usage" (JSON only): how the first call, and the messages after the provider\'s last report, are counted. Default: approx.',
+      en_US: 'With token counting "usage" (JSON only): how the first call, and the messages after the provider\'s last report, are counted. Default: approx.',
       zh_Hans: '在 token 计数方式为 "usage" 时（仅 JSON）：首次调用及服务商最近一次报告之后的消息如何计数。默认：approx。',
     },
     ui: { component: 'select' },
@@ -208,6 +207,39 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
       en_US: 'Clear a result when a later call of the same tool has equal arguments.',
       zh_Hans: '当之后对同一工具的调用参数相同时，清理该结果。',
     },
+  },
+  tokenizer: {
+    title: { en_US: 'Open-model tokenizer', zh_Hans: '开源模型分词器' },
+    description: {
+      en_US:
+        'Exact counts for open models: a family (qwen2.5, qwen3, deepseek-v3, llama3, gemma3, mistral-tekken, glm4) whose tokenizer package is installed beside this plugin, or the path of a Hugging Face tokenizer.json. Wins over the encoding and the model name. When empty, the model name picks the family when its package is installed.',
+      zh_Hans:
+        '为开源模型精确计数：模型系列名（qwen2.5、qwen3、deepseek-v3、llama3、gemma3、mistral-tekken、glm4，需在本插件旁安装其分词器包），或 Hugging Face tokenizer.json 文件的路径。优先于编码和模型名。留空时，若已安装对应的包，则由模型名确定系列。',
+    },
+  },
+  pin: {
+    title: { en_US: 'Pinned messages', zh_Hans: '固定的消息' },
+    description: {
+      en_US:
+        'Messages no edit changes or removes (nor their tool calls and results): by tool name, the current run, message id, or a pinned: true marker on the message. When the pinned messages alone are over budget, the report warns pins_over_budget.',
+      zh_Hans:
+        '任何编辑都不会修改或删除的消息（及其工具调用和结果）：按工具名、当前运行、消息 id，或消息上的 pinned: true 标记指定。若仅固定的消息就超出预算，报告会给出 pins_over_budget 警告。',
+    },
+  },
+  'pin.tools': {
+    title: { en_US: 'Tools', zh_Hans: '工具' },
+    description: { en_US: 'Results of these tools (and the assistant messages that call them).', zh_Hans: '这些工具的结果（以及调用它们的助手消息）。' },
+    ui: { component: 'tags', span: 2 },
+  },
+  'pin.currentRun': {
+    title: { en_US: 'Current run', zh_Hans: '当前运行' },
+    description: { en_US: "Everything after the last user message: the agent's current run.", zh_Hans: '最后一条用户消息之后的全部内容：智能体的当前运行。' },
+    ui: { component: 'switch' },
+  },
+  'pin.ids': {
+    title: { en_US: 'Message ids', zh_Hans: '消息 id' },
+    description: { en_US: 'Messages with these ids.', zh_Hans: '具有这些 id 的消息。' },
+    ui: { component: 'tags', span: 2 },
   },
 }
 

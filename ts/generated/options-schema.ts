@@ -125,6 +125,12 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
       ],
       description: 'A pipeline of edits applied in order (instead of the top-level clearing keys).',
     },
+    format: {
+      anyOf: [{ enum: ['auto', 'langchain', 'openai', 'anthropic', 'responses', 'aisdk', 'mastra'] }, { type: 'null' }],
+      description:
+        'The messages\' format (`ContextEditor` only; a call\'s `context.format` wins): `"auto"` (the default) tells it from the messages; see docs/library.md, *Message formats*.',
+      'x-scope': 'shim',
+    },
     pin: {
       anyOf: [{ $ref: '#/$defs/PinRules' }, { type: 'null' }],
       description:

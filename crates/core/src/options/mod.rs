@@ -9,6 +9,7 @@
 //! works unchanged. Mirrors langchainjs `libs/langchain/src/agents/middleware/contextEditing.ts`
 //! (langchain 1.5.14) and the `contextSizeSchema`/`keepSchema` of `summarization.ts`.
 
+mod declare;
 mod parse;
 mod prefer;
 mod schema;

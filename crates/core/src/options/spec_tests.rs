@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::spec::{Group, Scope, Type, CLEAR_TOOL_USES, EDITOR, EDITS};
+use super::spec::{Group, Type, CLEAR_TOOL_USES, EDITOR, EDITS};
 use super::{json_schema, option_defaults, Options};
 use crate::tokenizer::Encoding;
 
@@ -127,7 +127,7 @@ fn places() -> Vec<(Option<&'static str>, &'static Group)> {
 fn every_declared_key_and_value_is_accepted_where_declared() {
   let mut checked = 0;
   for (type_name, group) in places() {
-    for key in group.keys.iter().filter(|k| k.scope != Scope::Middleware) {
+    for key in group.keys.iter().filter(|k| k.scope.parsed()) {
       for v in valid(&key.ty) {
         let options = options_with(type_name, group, key.name, v);
         if let Err(e) = Options::from_json(&options) {
@@ -143,7 +143,7 @@ fn every_declared_key_and_value_is_accepted_where_declared() {
 #[test]
 fn values_outside_the_declaration_are_rejected_with_the_key_s_path() {
   for (type_name, group) in places() {
-    for key in group.keys.iter().filter(|k| k.scope != Scope::Middleware) {
+    for key in group.keys.iter().filter(|k| k.scope.parsed()) {
       for v in invalid(&key.ty) {
         let options = options_with(type_name, group, key.name, v);
         let e = Options::from_json(&options).expect_err(&options.to_string());
