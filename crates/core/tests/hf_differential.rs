@@ -198,3 +198,39 @@ fn the_tokenizer_option_names_a_loaded_family_or_a_file() {
   assert_eq!(err.code(), "TOKENIZER_UNAVAILABLE");
   assert!(err.to_string().contains("path"), "{err}");
 }
+
+#[test]
+fn long_texts_counted_in_segments_add_up_to_the_whole() {
+  // Texts of 400 KB and more are counted in segments cut after line feeds (the tokenizers crate needs
+  // ~330 bytes per token while encoding); the sum must equal one encode of the whole text.
+  let pieces = corpus::corpus(23, 40);
+  let mut texts = Vec::new();
+  for join in ["\n", "\n\n", "\r\n", "\n}\n", " \n\t"] {
+    let mut t = String::new();
+    for (i, (_, p)) in pieces.iter().enumerate().cycle().skip(join.len() * 7) {
+      if t.len() > 400_000 {
+        break;
+      }
+      t.push_str(p);
+      t.push_str(if i % 3 == 0 { join } else { "\n" });
+    }
+    texts.push(t);
+  }
+  for (family, model) in FAMILIES {
+    let path = load(family);
+    let reference = reference(&path);
+    let editor =
+      ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "model": model })).unwrap();
+    let messages: Vec<Message> = texts.iter().map(|t| Message::user(t.as_str())).collect();
+    let count = editor.count_tokens(&messages, &Context::default()).unwrap();
+    for (i, t) in texts.iter().enumerate() {
+      assert_eq!(
+        count.messages[i],
+        family.framing().user + reference_count(&reference, t),
+        "{} text {i} ({} bytes)",
+        family.as_str(),
+        t.len()
+      );
+    }
+  }
+}
