@@ -779,6 +779,8 @@ export interface Message {
   thinkingLength?: number
   /** Number of image blocks. */
   images?: number
+  /** Tokens of the images by the provider's formula (sizes known); replaces `images` × 765. */
+  imageTokens?: number
   toolCalls?: Array<ToolCall>
   /** UTF-16 length of `JSON.stringify(tool_calls)` as the caller holds them (exact approx parity). */
   toolCallsLength?: number

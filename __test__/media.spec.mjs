@@ -102,3 +102,18 @@ test("image tokens: OpenAI's tiles and Anthropic's w·h/750, as their docs give 
   // Past 1568 px on the long edge the image is scaled down first.
   assert.equal(imageTokens(3136, 3136, 'anthropic'), imageTokens(1568, 1568, 'anthropic'))
 })
+
+test('the editor counts images by the formula of their provider when the size is in the data', async () => {
+  const { ContextEditor } = await import('../dist/index.js')
+  const editor = new ContextEditor({ tokenCountMethod: 'model' })
+  const text = { type: 'text', text: 'look' }
+  const count = (content) => editor.countTokens([{ role: 'user', content }]).total
+  const base = count([text])
+  const png1280 = `data:image/png;base64,${png(1280, 800, 1)}`
+  assert.equal(count([text, { type: 'image_url', image_url: { url: png1280 } }]) - base, 1105, 'OpenAI tiles')
+  assert.equal(count([text, { type: 'image_url', image_url: { url: png1280, detail: 'low' } }]) - base, 85, 'detail low')
+  assert.equal(count([text, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(1280, 800, 2) } }]) - base, 1366, 'Anthropic w*h/750')
+  assert.equal(count([text, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }]) - base, 765, 'size unknown')
+  // Two images: each by its own size.
+  assert.equal(count([text, { type: 'image_url', image_url: { url: png1280 } }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png(512, 512, 3)}` } }]) - base, 1105 + 255)
+})

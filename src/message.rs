@@ -41,6 +41,8 @@ pub struct Message {
   pub thinking_length: Option<f64>,
   /// Number of image blocks.
   pub images: Option<f64>,
+  /// Tokens of the images by the provider's formula (sizes known); replaces `images` × 765.
+  pub image_tokens: Option<f64>,
   pub tool_calls: Option<Vec<ToolCall>>,
   /// UTF-16 length of `JSON.stringify(tool_calls)` as the caller holds them (exact approx parity).
   pub tool_calls_length: Option<f64>,
@@ -110,6 +112,7 @@ fn message_from_wire(i: usize, m: Message) -> CoreResult<core::Message> {
     thinking: m.thinking,
     thinking_length: size(i, "thinkingLength", m.thinking_length)?,
     images: size(i, "images", m.images)?.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+    image_tokens: size(i, "imageTokens", m.image_tokens)?,
     tool_calls: m
       .tool_calls
       .unwrap_or_default()

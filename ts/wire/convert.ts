@@ -14,6 +14,7 @@
 // - `tokens` supplied by the caller are checked for being numbers here, because napi's own error
 //   for a string or an object would name neither the message nor the field.
 
+import { imageSize, imageTokens, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } from '../media.js'
 import { ContextEditorError, errorText, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
 import { describe, entry, field, hasField, isObject, notePollution, show } from './fields.js'
@@ -58,6 +59,45 @@ interface ContentParts {
   other: string
   thinking: string
   images: number
+  /** Tokens of the images by their provider's formula, when any image's size is known. */
+  imageTokens?: number
+}
+
+/** The payload of a `data:` URL (base64), else `undefined`. */
+function dataUrlPayload(url: unknown): unknown {
+  return typeof url === 'string' && url.startsWith('data:') ? url.slice(url.indexOf(',') + 1) : undefined
+}
+
+/**
+ * Tokens of an image block by its provider's formula when its size can be read (the header of
+ * base64 data): Anthropic's `w * h / 750` for its `source` blocks, OpenAI's tiles otherwise (85 for
+ * `detail: "low"`); `undefined` when the size is unknown. Own fields only, as every read here.
+ */
+function imageBlockTokens(block: object): number | undefined {
+  const type = field(block, 'type')
+  let data: unknown
+  let detail: unknown
+  let formula: ImageTokenFormula = 'openai'
+  if (type === 'image_url') {
+    const iu = field(block, 'image_url')
+    const holder = iu !== null && typeof iu === 'object' ? iu : undefined
+    data = dataUrlPayload(holder ? field(holder, 'url') : iu)
+    detail = holder ? field(holder, 'detail') : undefined
+  } else if (type === 'input_image') {
+    data = dataUrlPayload(field(block, 'image_url'))
+    detail = field(block, 'detail')
+  } else {
+    const src = field(block, 'source')
+    if (src !== null && typeof src === 'object') {
+      formula = 'anthropic'
+      data = field(src, 'type') === 'base64' ? field(src, 'data') : undefined
+    } else {
+      data = field(block, 'data') ?? dataUrlPayload(field(block, 'url'))
+    }
+  }
+  if (formula === 'openai' && detail === 'low') return 85
+  const size = typeof data === 'string' ? imageSize(data) : undefined
+  return size ? imageTokens(size.width, size.height, formula, typeof detail === 'string' ? detail : undefined) : undefined
 }
 
 /** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
@@ -72,6 +112,8 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   const other: unknown[] = []
   const thinking: unknown[] = []
   let images = 0
+  let imageTokensSum = 0
+  let sized = false
   for (let b = 0; b < content.length; b++) {
     const block = entry(content, b)
     if (typeof block === 'string') {
@@ -89,6 +131,9 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
     }
     if (IMAGE_BLOCKS.has(type) || (type === 'file' && isImageType(field(block, 'mime_type')))) {
       images++
+      const tokens = imageBlockTokens(block)
+      sized ||= tokens !== undefined
+      imageTokensSum += tokens ?? UNKNOWN_IMAGE_TOKENS
       continue
     }
     if (THINKING_BLOCKS.has(type)) {
@@ -108,7 +153,7 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
   if (thinkingText && !thinkingText.isWellFormed()) {
     throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
   }
-  return { text, other: otherText, thinking: thinkingText, images }
+  return { text, other: otherText, thinking: thinkingText, images, ...(sized ? { imageTokens: imageTokensSum } : {}) }
 }
 
 /** A file block's MIME type names an image (read without converting it: it may be anything). */
@@ -191,6 +236,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   putText(wire, p, parts, opts)
   if (thinking) wire.thinkingLength = thinking.length
   if (parts.images) wire.images = parts.images
+  if (parts.imageTokens !== undefined) wire.imageTokens = parts.imageTokens
   if (calls.length) putCalls(wire, calls, raw, i, opts)
   putIds(wire, p, i)
   putMarker(wire, p, content, i, opts)

@@ -122,9 +122,14 @@ pub struct Message {
   /// UTF-16 length of `thinking`, when `thinking` is omitted.
   #[cfg_attr(feature = "serde", serde(default))]
   pub thinking_length: Option<u64>,
-  /// Number of image blocks (each counted as [`IMAGE_TOKENS`](crate::IMAGE_TOKENS)).
+  /// Number of image blocks (each counted as [`IMAGE_TOKENS`](crate::IMAGE_TOKENS), unless
+  /// `image_tokens` is given).
   #[cfg_attr(feature = "serde", serde(default))]
   pub images: u32,
+  /// Tokens of the message's images, when the caller counted them by the provider's formula from
+  /// their sizes (OpenAI's tiles, Anthropic's `w * h / 750`); replaces `images * IMAGE_TOKENS`.
+  #[cfg_attr(feature = "serde", serde(default))]
+  pub image_tokens: Option<u64>,
   /// Tool calls of an assistant message.
   #[cfg_attr(feature = "serde", serde(default))]
   pub tool_calls: Vec<ToolCall>,
@@ -169,6 +174,7 @@ impl Message {
       thinking: None,
       thinking_length: None,
       images: 0,
+      image_tokens: None,
       tool_calls: Vec::new(),
       tool_calls_length: None,
       tool_call_id: None,
@@ -314,6 +320,7 @@ impl Message {
     check_supplied(index, || "otherLength".into(), self.other_length)?;
     check_supplied(index, || "toolCallsLength".into(), self.tool_calls_length)?;
     check_supplied(index, || "tokens".into(), self.tokens)?;
+    check_supplied(index, || "imageTokens".into(), self.image_tokens)?;
     Ok(())
   }
 }

@@ -314,6 +314,7 @@ fn clear_result(m: &mut Message, placeholder: &str) {
   m.other = None;
   m.other_length = None;
   m.images = 0;
+  m.image_tokens = None;
   m.tokens = None;
   m.cleared = true;
 }
@@ -359,6 +360,7 @@ fn truncate(m: &mut Message, keep: usize, marker: &str) {
   m.other = None;
   m.other_length = None;
   m.images = 0;
+  m.image_tokens = None;
   m.tokens = None;
   m.truncated = true;
 }

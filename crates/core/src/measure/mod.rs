@@ -164,8 +164,7 @@ impl Meter<'_> {
     let other = next();
     let thinking = next();
     let name = next();
-    let mut total =
-      self.message_framing(m.role) + text + other + thinking + u64::from(m.images) * IMAGE_TOKENS;
+    let mut total = self.message_framing(m.role) + text + other + thinking + image_tokens(m);
     if let Some(per_name) = self.name_framing(m) {
       total += per_name + name;
     }
@@ -338,10 +337,16 @@ pub(crate) struct Measure {
   pub calls_total: u64,
 }
 
+/// Tokens of a message's images: as the caller counted them by the provider's formula, else
+/// [`IMAGE_TOKENS`] each.
+fn image_tokens(m: &Message) -> u64 {
+  m.image_tokens
+    .unwrap_or_else(|| u64::from(m.images) * IMAGE_TOKENS)
+}
+
 fn approx_measure(m: &Message) -> Measure {
   let thinking = m.thinking_len();
-  let mut total =
-    m.text_len() + m.other_len() + thinking + u64::from(m.images) * IMAGE_TOKENS * CHARS_PER_TOKEN;
+  let mut total = m.text_len() + m.other_len() + thinking + image_tokens(m) * CHARS_PER_TOKEN;
   if m.tokens.is_some() {
     total = 0;
   }
