@@ -154,6 +154,12 @@ test('the docs name every declared option: the README table and each edit in doc
   const declared = new Set([...Object.keys(schema.properties), ...Object.values(defs).flatMap((d) => Object.keys(d.properties))])
   const known = new Set([...declared, ...Object.keys(configSchema.properties), ...Object.keys(summarizationConfigSchema.properties)])
   for (const key of named) assert.ok(known.has(key), `README.md's options table names \`${key}\`, which is declared nowhere`)
+  // docs/library.md's option reference names every top-level key the editor reads (deprecated ones too).
+  const library = read('docs/library.md')
+  const reference = library.slice(library.indexOf('## Options'), library.indexOf('\n## ', library.indexOf('## Options') + 1))
+  for (const [key, p] of Object.entries(schema.properties)) {
+    if (p['x-scope'] !== 'middleware') assert.match(reference, new RegExp(`^\\| [^|]*\`${key}\``, 'm'), `docs/library.md's options table names \`${key}\``)
+  }
   const edits_md = read('docs/edits.md')
   // The rules shared by every edit (`trigger`) come before the first edit's section.
   const intro = edits_md.slice(0, edits_md.indexOf('\n## '))
