@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::measure::{Measure, Meter, TokenCache};
 use crate::message::Message;
-use crate::options::{Options, TokenCountMethod};
+use crate::options::{Edit, Options, TokenCountMethod};
 use crate::pipeline::Planner;
 use crate::plan::{EditPlan, Warning};
 use crate::session::{Session, SessionStore};
@@ -200,7 +200,10 @@ impl ContextEditor {
     };
     let mut warnings = Vec::new();
     let meter = self.meter(context, &mut warnings);
-    session.measure(&meter);
+    if !session.measure(&meter) {
+      // Counted before with another model or encoding, and its text is gone: a miss.
+      return Ok(None);
+    }
     let plan = self.plan_with(
       &session.messages,
       &session.measures,
@@ -208,8 +211,25 @@ impl ContextEditor {
       warnings,
       context,
     );
+    if meter.method != TokenCountMethod::Approx && !self.reads_text() {
+      session.drop_text();
+    }
     self.sessions().put(id, session);
     plan.map(Some)
+  }
+
+  /// Whether an edit reads message text after counting: summaries, truncation and `prefer`
+  /// (tool-call arguments). Otherwise sessions keep lengths, not text (see `Session::drop_text`).
+  fn reads_text(&self) -> bool {
+    self.options.edits.iter().any(|e| match e {
+      Edit::ClearToolUses(c) => c.prefer.any(),
+      Edit::ClearThinking(_)
+      | Edit::LastN(_)
+      | Edit::StripToolCalls(_)
+      | Edit::StripAndTruncate(_)
+      | Edit::TrimTurns(_) => false,
+      Edit::TruncateToolResults(_) | Edit::Summarize(_) => true,
+    })
   }
 
   /// Adds messages to the session `id` without planning (a long history can be sent in pieces,

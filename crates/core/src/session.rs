@@ -2,11 +2,18 @@
 //! a new turn; a session keeps that history converted and measured, so the next call sends and
 //! counts only what is new. Bounded in sessions and in bytes of text held; least recently used
 //! sessions go first.
+//!
+//! When no edit reads text after counting (model or estimate counting with `clear_tool_uses`
+//! without `prefer`, `clear_thinking` and the structural edits), a session keeps the measured
+//! messages' lengths instead of their text ([`Session::drop_text`]): a 2,000-message conversation
+//! then holds a few hundred KiB, not its 4 MB of text, and 64 of them fit the byte bound instead of
+//! evicting one another. Counting them again (another model or encoding) would need the text: that
+//! call misses and the caller sends the conversation again.
 
 use std::collections::HashMap;
 
 use crate::measure::{Measure, Meter};
-use crate::message::Message;
+use crate::message::{utf16_len, Message};
 use crate::options::TokenCountMethod;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
@@ -25,6 +32,8 @@ pub(crate) struct Session {
   measured_with: Option<(TokenCountMethod, &'static str)>,
   /// Running sizes: `bytes[i]` is the footprint of `messages[..=i]`.
   bytes: Vec<usize>,
+  /// `messages[..text_dropped]` hold lengths instead of their text (see [`Session::drop_text`]).
+  text_dropped: usize,
   used: u64,
 }
 
@@ -37,6 +46,7 @@ impl Session {
     self.messages.truncate(len);
     self.measures.truncate(len);
     self.bytes.truncate(len);
+    self.text_dropped = self.text_dropped.min(len);
   }
 
   /// Appends messages (their measures are taken by the next [`measure`](Self::measure)).
@@ -50,8 +60,12 @@ impl Session {
     if self.messages.capacity() < self.messages.len() + tail.len() {
       let want = room(self.messages.len()) - self.messages.len();
       self.messages.reserve_exact(want);
-      self.measures.reserve_exact(room(self.measures.len()) - self.measures.len());
-      self.bytes.reserve_exact(room(self.bytes.len()) - self.bytes.len());
+      self
+        .measures
+        .reserve_exact(room(self.measures.len()) - self.measures.len());
+      self
+        .bytes
+        .reserve_exact(room(self.bytes.len()) - self.bytes.len());
     }
     self.bytes.reserve(tail.len());
     for m in &tail {
@@ -62,9 +76,14 @@ impl Session {
   }
 
   /// Measures the messages not measured yet; all of them when the method or encoding changed.
-  pub fn measure(&mut self, meter: &Meter<'_>) {
+  /// Returns `false` (nothing measured) when that needs text this session no longer holds.
+  #[must_use]
+  pub fn measure(&mut self, meter: &Meter<'_>) -> bool {
     let with = (meter.method, meter.tokenizer);
     if self.measured_with != Some(with) {
+      if self.text_dropped > 0 {
+        return false;
+      }
       self.measures.clear();
       self.measured_with = Some(with);
     }
@@ -72,6 +91,41 @@ impl Session {
     if done < self.messages.len() {
       let new = meter.measure(&self.messages[done..]);
       self.measures.extend(new);
+    }
+    true
+  }
+
+  /// Replaces the text of the measured messages by its length (UTF-16 code units, what every
+  /// length read gives either way), for editors whose edits read no text after counting.
+  pub fn drop_text(&mut self) {
+    let end = self.measures.len();
+    let from = self.text_dropped.min(end);
+    let mut total = if from == 0 { 0 } else { self.bytes[from - 1] };
+    for k in from..self.messages.len() {
+      if k < end {
+        lengths_only(&mut self.messages[k]);
+      }
+      total += message_bytes(&self.messages[k]);
+      self.bytes[k] = total;
+    }
+    self.text_dropped = end;
+  }
+}
+
+/// `m` with each text replaced by its length, as a caller counting approximately would send it.
+fn lengths_only(m: &mut Message) {
+  if let Some(c) = m.content.take() {
+    m.content_length = Some(utf16_len(&c));
+  }
+  if let Some(c) = m.other.take() {
+    m.other_length = Some(utf16_len(&c));
+  }
+  if let Some(c) = m.thinking.take() {
+    m.thinking_length = Some(utf16_len(&c));
+  }
+  for call in &mut m.tool_calls {
+    if let Some(a) = call.args.take() {
+      call.args_length = Some(call.args_length.unwrap_or_else(|| utf16_len(&a)));
     }
   }
 }
