@@ -456,6 +456,11 @@ export interface EditorOptions {
     ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit
   > | null
   /**
+   * The messages' format (`ContextEditor` only; a call's `context.format` wins): `"auto"` (the
+   * default) tells it from the messages; see docs/library.md, *Message formats*.
+   */
+  format?: 'auto' | 'langchain' | 'openai' | 'anthropic' | 'responses' | 'aisdk' | 'mastra' | null
+  /**
    * Messages no edit changes or removes (nor their tool calls and results): by tool name, the
    * current run, message id, or a `pinned: true` marker in `additional_kwargs` /
    * `response_metadata` / `metadata`. Summaries leave them in place; when they alone are over
