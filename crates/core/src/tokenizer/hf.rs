@@ -277,32 +277,13 @@ pub fn load(source: &str, json: &[u8], family: Option<Family>) -> Result<&'stati
   Ok(t)
 }
 
-/// The tokenizer of the file at `path`, read and parsed on first use.
+/// The `tokenizer` option: a family name or the path of a `tokenizer.json`, loaded before (by the
+/// JavaScript shim, which reads installed packages and files, or by [`load`]: the core itself
+/// reads no files), with the family when named. `null` means unset.
 ///
 /// # Errors
-/// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) when the file
-/// cannot be read; as [`load`] when it does not parse.
-pub fn load_path(path: &str) -> Result<&'static HfTokenizer> {
-  if let Some(t) = loaded(path) {
-    return Ok(t);
-  }
-  let json = std::fs::read(path).map_err(|e| {
-    Error::tokenizer_unavailable(
-      "tokenizer",
-      format!("cannot read the tokenizer file `{path}`: {e}"),
-    )
-  })?;
-  load(path, &json, None)
-}
-
-/// The `tokenizer` option: a family name (loaded before, by the JavaScript shim from its npm
-/// package, or by [`load`]), or a path to a `tokenizer.json` (loaded before, or read now), with
-/// the family when named. `null` means unset.
-///
-/// # Errors
-/// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) for a family that
-/// is not loaded or a file that cannot be read; `InvalidOptions` at `tokenizer` for anything else
-/// that is not a tokenizer.
+/// [`ErrorKind::TokenizerUnavailable`](crate::ErrorKind::TokenizerUnavailable) for a family or a
+/// path that was not loaded; `InvalidOptions` at `tokenizer` for a value of another type.
 pub fn from_option(
   value: &serde_json::Value,
 ) -> Result<Option<(&'static HfTokenizer, Option<Family>)>> {
@@ -321,7 +302,12 @@ pub fn from_option(
           ),
         )),
       },
-      None => load_path(s).map(|t| Some((t, None))),
+      None => loaded(s).map(|t| Some((t, None))).ok_or_else(|| {
+        Error::tokenizer_unavailable(
+          "tokenizer",
+          format!("the tokenizer file `{s}` is not loaded (load its text with `load_tokenizer`; the JavaScript package reads the file)"),
+        )
+      }),
     },
     other => Err(Error::invalid_option(
       "tokenizer",
