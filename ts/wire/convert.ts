@@ -101,7 +101,7 @@ function imageBlockTokens(block: object): number | undefined {
 }
 
 /** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
-function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<string>): ContentParts {
+function contentParts(content: unknown, i: number, calls: readonly CallView[]): ContentParts {
   if (content === undefined || content === null) return { text: '', other: '', thinking: '', images: 0 }
   if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', thinking: '', images: 0 }
   if (!Array.isArray(content)) {
@@ -142,7 +142,7 @@ function contentParts(content: unknown, i: number, mirroredToolUse: ReadonlySet<
     }
     // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
     const id = field(block, 'id')
-    if (type === 'tool_use' && typeof id === 'string' && mirroredToolUse.has(id)) continue
+    if (type === 'tool_use' && typeof id === 'string' && mirrors(calls, id)) continue
     other.push(block)
   }
   const otherText = other.length ? stringify(other, i, 'content') : ''
@@ -230,7 +230,7 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
   const p = partsOf(m, i)
   const { calls, raw } = callsOf(p, i)
   const content = field(p.fields, 'content')
-  const parts = contentParts(content, i, new Set(calls.map((c) => c.id)))
+  const parts = contentParts(content, i, calls)
   const thinking = parts.thinking + reasoningOf(p, i)
   const wire: WireMessage = { role: p.role as WireMessage['role'] }
   putText(wire, p, parts, opts)
@@ -343,10 +343,17 @@ function namesItsCall(placeholders: ReadonlySet<string>, content: string, id: un
 function pinnedByMarker(p: Parts, md: Record<string, any> | undefined, ce: unknown): boolean {
   if (md !== undefined && field(md, 'pinned') === true) return true
   if (ce !== null && typeof ce === 'object' && field(ce, 'pinned') === true) return true
-  for (const key of ['additional_kwargs', 'metadata']) {
-    const holder = field(p.fields, key)
-    if (holder !== null && typeof holder === 'object' && field(holder, 'pinned') === true) return true
-  }
+  // Two reads, not a loop over a list of keys: this runs for every message of a cold call.
+  return pinnedIn(field(p.fields, 'additional_kwargs')) || pinnedIn(field(p.fields, 'metadata'))
+}
+
+function pinnedIn(holder: unknown): boolean {
+  return holder !== null && typeof holder === 'object' && field(holder, 'pinned') === true
+}
+
+/** Whether a `tool_use` block with this id mirrors one of the message's tool calls (a few: a scan, no set to build per message). */
+function mirrors(calls: readonly CallView[], id: string): boolean {
+  for (const c of calls) if (c.id === id) return true
   return false
 }
 
