@@ -195,18 +195,19 @@ async function rowsForSize(n, seed, runs) {
 }
 
 /**
- * Where a cold approx call goes, each step timed on its own (median of 7): the JS walk that turns
+ * Where a cold approx call goes, each step timed on its own (CPU time, median of 9): the JS walk that turns
  * messages into wire form, their fingerprints, the JSON text approx mode sends, napi + parse + core
  * count (an untriggered plan), the plan itself (triggered minus untriggered) and applying it.
  */
 function breakdown(messages, ctx, n) {
-  const time = (f, runs = 7) => {
+  // CPU time (steadier than wall time on a shared machine), median of `runs`.
+  const time = (f, runs = 9) => {
     f()
     const t = []
     for (let i = 0; i < runs; i++) {
-      const t0 = performance.now()
+      const c0 = cpu()
       f()
-      t.push(performance.now() - t0)
+      t.push(cpu() - c0)
     }
     return median(t)
   }
@@ -348,7 +349,7 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
   if (memory) lines.push(memoryRow(seed, 16))
   lines.push(
     '',
-    'Where a cold approx call goes (each step on its own, median of 7; "napi + core count" is an untriggered plan of the JSON text, "plan" the triggered one minus it):',
+    'Where a cold approx call goes (each step on its own, CPU time of this process, median of 9; "napi + core count" is an untriggered plan of the JSON text, "plan" the triggered one minus it; "apply" is the internal `applyEdits` that `edit` uses):',
     '',
     '| messages | JS conversion (`toWire`) | fingerprints | JSON text | napi + parse + core count | plan + packed output | apply | sum | cold `edit` | JS single pass |',
     '|---|---|---|---|---|---|---|---|---|---|',
