@@ -124,6 +124,8 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
           parts.push(p)
         }
       }
+      // Nothing left (its reasoning cleared, say): no message, as providers refuse an empty one.
+      if (parts.length === 0) return []
       const rebuilt = { ...m, content: parts }
       return [hasBreakpoint(e.content) && !hasBreakpoint(unit.content) ? withCacheControl(rebuilt) : rebuilt]
     },

@@ -51,9 +51,14 @@ function assistant(m: Record<string, any>, i: number, print: unknown[]): Segment
     prints: [print],
     units: [unit],
     from: [{ message: 0 }],
-    encode: ([edited]) => (edited === undefined ? [] : [{ ...m, content: edited.content }]),
+    // An edit that leaves an assistant message nothing (`clear_thinking` on a message that was only
+    // thinking) removes it: Anthropic refuses an empty `content`.
+    encode: ([edited]) => (edited === undefined || isEmpty(edited.content) ? [] : [{ ...m, content: edited.content }]),
   }
 }
+
+/** Whether `content` says nothing (Anthropic requires non-empty content but for a final assistant prefill). */
+const isEmpty = (content: unknown): boolean => content === '' || (Array.isArray(content) && content.length === 0)
 
 function user(m: Record<string, any>, i: number, print: unknown[], placeholders: ReadonlySet<string>): Segment {
   const units: AnyMessage[] = []

@@ -229,11 +229,13 @@ function turn(members: Record<string, any>[]): Segment {
       for (const b of kept) if (isObject(b) && b.type === 'reasoning' && b.id !== undefined) keptIds.add(b.id)
       const edited = new Map<unknown, AnyMessage>()
       for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
-      const out: unknown[] = []
+      const out: Record<string, any>[] = []
+      let dropped = false
       for (const item of members) {
         const kind = kindOf(item)
         if (kind === 'reasoning') {
           if (kept.has(item) || (item.id !== undefined && keptIds.has(item.id))) out.push(item)
+          else dropped = true
         } else if (kind === 'call') {
           const after = edited.get(callIdOf(item))
           if (after === undefined) continue
@@ -243,9 +245,31 @@ function turn(members: Record<string, any>[]): Segment {
           out.push(item)
         }
       }
-      return out
+      return paired(out, dropped)
     },
   }
+}
+
+/**
+ * A turn's kept items as the Responses API takes them. A reasoning item needs the item it produced
+ * after it ("reasoning was provided without its required following item"): reasoning left with
+ * nothing after it goes too. An item the API made along with reasoning (its `id`, `fc_…` / `msg_…`,
+ * names that reasoning) is refused without it ("provided without its required 'reasoning' item"):
+ * when the turn's reasoning was removed, its other items go without their `id` (an item without an
+ * id is read as given), every other field kept.
+ */
+function paired(out: Record<string, any>[], dropped: boolean): unknown[] {
+  let end = out.length
+  while (end > 0 && kindOf(out[end - 1]) === 'reasoning') end--
+  const items = end === out.length ? out : out.slice(0, end)
+  if (!dropped && end === out.length) return items
+  const reasoned = items.some((item) => kindOf(item) === 'reasoning')
+  if (reasoned) return items
+  return items.map((item) => {
+    if (field(item, 'id') === undefined) return item
+    const { id: _id, ...rest } = item
+    return rest
+  })
 }
 
 /** A summary message as a Responses item. */
