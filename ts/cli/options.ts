@@ -92,7 +92,7 @@ export function makeEditor(options: EditorOptions, where: string): ContextEditor
   try {
     return new ContextEditor(options)
   } catch (e) {
-    if (e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'UNKNOWN_ENCODING')) {
+    if (e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'UNKNOWN_ENCODING' || e.code === 'TOKENIZER_UNAVAILABLE')) {
       throw new CliError(`invalid options (${where}): ${e.message}`)
     }
     throw e
