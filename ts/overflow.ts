@@ -31,9 +31,29 @@
 //   131072 but the request contains 136973 tokens."; Mistral: "Prompt contains 40000 tokens ... too
 //   large for model with 32768 maximum context length".
 //
+// - Anthropic when the input fits but input + `max_tokens` does not: "input length and `max_tokens`
+//   exceed context limit: 188240 + 21333 > 200000" (the limit read is the window minus max_tokens).
+// - Hugging Face TGI (Together, HF endpoints): "`inputs` tokens + `max_new_tokens` must be <= 32769.
+//   Given: 30000 `inputs` tokens and 4000 `max_new_tokens`" (422); Fireworks: "The prompt is too
+//   long: 33180, model maximum context length: 32768"; SGLang: "The input (40000 tokens) is longer
+//   than the model's context length (32768 tokens)."; llama.cpp server: "the request exceeds the
+//   available context size" (`n_prompt_tokens`, `n_ctx` in the body); LM Studio: "the model is
+//   loaded with context length of only 4096 tokens"; OpenRouter: "... you requested about 250000
+//   tokens"; Cohere: "too many tokens: total number of tokens in the prompt cannot exceed 4081 -
+//   received 5000"; Amazon Nova on Bedrock: "Input Tokens Exceeded"; LiteLLM's proxy:
+//   `ContextWindowExceededError` (wrapping the backend's message); Groq: `context_length_exceeded`.
+//
+// Not overflows, on purpose: a rate limit that counts tokens (OpenAI 429 / Groq 413 "Request too
+// large ... tokens per min (TPM): Limit 30000, Requested 50000": the request fits the model, the
+// quota is spent), and an output limit alone ("max_tokens is too large", "max_tokens: 100000 >
+// 64000, which is the maximum allowed number of output tokens", or a max_tokens that is itself at
+// least the window): cutting the input cannot make those succeed, so a retry would only repeat them.
+//
 // Only a provider's answer is read: an error carrying HTTP status 400, 413 or 422 (`status`,
-// `status_code`, `statusCode`, `response.status`, `$metadata.httpStatusCode`, on it or its `cause`),
-// or LangChain's `ContextOverflowError`. Never an overflow, whatever the text says: an abort or
+// `status_code`, `statusCode`, `response.status`, `$metadata.httpStatusCode`; a number or a numeric
+// string; on it or anywhere down its `cause` chain), an SDK's error for a failure the API reported
+// inside a stream (no status, but an API error body: `type` / `code` `invalid_request_error` or
+// `context_length_exceeded`), or LangChain's `ContextOverflowError`. Never an overflow, whatever the text says: an abort or
 // timeout (`AbortError`, `ModelAbortError`, `APIUserAbortError`, `TimeoutError`), any other status
 // (rate limits, authentication, not found, 5xx), an error with no status (a bug's TypeError, a
 // tool's failure) and anything that is not an object.
@@ -82,13 +102,14 @@ function text(v: unknown): string | undefined {
 
 /** The HTTP status an error carries (`status`, `status_code`, `statusCode`, `response.status`). */
 function statusOf(e: unknown): number | undefined {
-  for (const v of [
+  for (let v of [
     read(e, 'status'),
     read(e, 'status_code'),
     read(e, 'statusCode'),
     read(read(e, 'response'), 'status'),
     read(read(e, '$metadata'), 'httpStatusCode'),
   ]) {
+    if (typeof v === 'string' && /^\d{3}$/.test(v.trim())) v = Number(v)
     if (typeof v === 'number' && Number.isInteger(v)) return v
   }
   return undefined
@@ -100,58 +121,98 @@ function num(s: string | undefined): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined
 }
 
-type Reader = (m: string) => Omit<Overflow, 'kind'> | undefined
+/** Sizes read from a message; `undefined`: not this shape; `null`: this shape, and not an overflow. */
+type Reader = (m: string) => Omit<Overflow, 'kind'> | undefined | null
 
 const N = '(\\d[\\d,]*)'
+
+const re = (source: string, flags = 'i') => new RegExp(source, flags)
+
+/** A window with a reserved completion: the input limit, or `null` when the completion alone fills it. */
+function minusCompletion(window: number | undefined, completion: number | undefined, actual: number | undefined): Omit<Overflow, 'kind'> | null {
+  if (window !== undefined && completion !== undefined && completion >= window) return null
+  return { actual, limit: window !== undefined && completion !== undefined ? window - completion : window }
+}
 
 /** The message shapes, most specific first; each returns the sizes it reads (possibly none). */
 const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
   [
     'anthropic',
     (m) => {
-      const r = new RegExp(`prompt is too long: ${N} tokens > ${N} maximum`, 'i').exec(m)
-      return r ? { actual: num(r[1]), limit: num(r[2]) } : /prompt is too long|input is too long for requested model/i.test(m) ? {} : undefined
+      let r = re(`prompt is too long: ${N} tokens > ${N} maximum`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      // The input fits, the input plus max_tokens does not.
+      r = re(`input length and .?max_tokens.? exceed context limit: ${N} \\+ ${N} > ${N}`).exec(m)
+      if (r) return minusCompletion(num(r[3]), num(r[2]), num(r[1]))
+      // Fireworks: "The prompt is too long: 33180, model maximum context length: 32768".
+      r = re(`prompt is too long: ${N}, model maximum context length: ${N}`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      return /prompt is too long|input is too long for requested model/i.test(m) ? {} : undefined
     },
   ],
   [
     'google',
     (m) => {
-      const r = new RegExp(`input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`, 'i').exec(m)
-      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+      const r = re(`input token count \\(${N}\\) exceeds the maximum number of tokens allowed \\(${N}\\)`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      const l = re(`input token count.{0,40}exceeds the maximum number of tokens allowed\\D{0,4}${N}?`).exec(m)
+      return l ? { limit: num(l[1]) } : undefined
     },
   ],
   [
     'vllm',
     (m) => {
       // max_tokens too large: the input fits, the input plus the reserved completion does not.
-      let r = new RegExp(`maximum context length is ${N} tokens and your request has ${N} input tokens \\(${N} > `, 'i').exec(m)
-      if (r) {
-        const window = num(r[1])
-        const completion = num(r[3])
-        return { actual: num(r[2]), limit: window !== undefined && completion !== undefined && window > completion ? window - completion : window }
-      }
-      r = new RegExp(`prompt \\(total length ${N}\\) is too long to fit into the model \\(context length ${N}\\)`, 'i').exec(m)
+      let r = re(`maximum context length is ${N} tokens and your request has ${N} input tokens \\(${N} > `).exec(m)
+      if (r) return minusCompletion(num(r[1]), num(r[3]), num(r[2]))
+      r = re(`prompt \\(total length ${N}\\) is too long to fit into the model \\(context length ${N}\\)`).exec(m)
       if (r) return { actual: num(r[1]), limit: num(r[2]) }
-      r = new RegExp(`input prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`, 'i').exec(m)
+      r = re(`input prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`).exec(m)
       return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'tgi',
+    (m) => {
+      // Hugging Face text-generation-inference (Together, HF endpoints).
+      let r = re(`inputs.? tokens \\+ .?max_new_tokens.? must be <= ${N}\\. Given: ${N} .?inputs.? tokens and ${N} .?max_new_tokens`).exec(m)
+      if (r) return minusCompletion(num(r[1]), num(r[3]), num(r[2]))
+      r = re(`inputs.? must have less than ${N} tokens\\. Given: ${N}`).exec(m)
+      return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'sglang',
+    (m) => {
+      let r = re(`input \\(${N} tokens\\) is longer than the model's context length \\(${N} tokens\\)`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      r = re(`maximum context length of ${N} tokens\\. You requested a total of ${N} tokens: ${N} tokens from the input messages and ${N} tokens for the completion`).exec(m)
+      return r ? minusCompletion(num(r[1]), num(r[4]), num(r[3])) : undefined
     },
   ],
   [
     'openai',
     (m) => {
-      const limitMatch =
-        new RegExp(`maximum context length is ${N} tokens`, 'i').exec(m) ?? new RegExp(`exceed the configured limit of ${N} tokens`, 'i').exec(m)
+      const limitMatch = re(`maximum context length is ${N} tokens`).exec(m) ?? re(`exceed the configured limit of ${N} tokens`).exec(m)
       if (!limitMatch && !/context_length_exceeded|exceeds the context window|maximum context length/i.test(m)) return undefined
       let limit = num(limitMatch?.[1])
       let actual: number | undefined
+      let r: RegExpExecArray | null
       // "you requested 70000 tokens (66000 in the messages, 80 in the functions, and 4000 in the completion)"
-      const parts = new RegExp(`you requested ${N} tokens \\(${N} in the messages,(?: ${N} in the functions,)?(?: and)? ${N} in the completion\\)`, 'i').exec(m)
+      const parts = re(`you requested (?:about )?${N} tokens \\(${N} in the messages,(?: ${N} in the functions,)?(?: and)? ${N} in the completion\\)`).exec(m)
       if (parts) {
         const completion = num(parts[4]) ?? 0
         actual = (num(parts[2]) ?? 0) + (num(parts[3]) ?? 0) || undefined
-        if (limit !== undefined && completion > 0 && limit > completion) limit -= completion
+        if (limit !== undefined && completion >= limit) return null
+        if (limit !== undefined && completion > 0) limit -= completion
+      } else if ((r = re(`you requested about ${N} tokens \\(${N} of text input,(?: ${N} of tool input,)? ${N} in the output\\)`).exec(m))) {
+        // OpenRouter: "(240000 of text input, 10000 in the output)".
+        const completion = num(r[4]) ?? 0
+        actual = (num(r[2]) ?? 0) + (num(r[3]) ?? 0) || undefined
+        if (limit !== undefined && completion >= limit) return null
+        if (limit !== undefined && completion > 0) limit -= completion
       } else {
-        const r = new RegExp(`(?:your messages resulted in|your request has|you requested) ${N}(?: input)? tokens`, 'i').exec(m)
+        const r = re(`(?:your messages resulted in|your request has|you requested(?: about)?) ${N}(?: input)? tokens`).exec(m)
         actual = num(r?.[1])
       }
       return { limit, actual }
@@ -160,81 +221,119 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
   [
     'xai',
     (m) => {
-      const r = new RegExp(`maximum prompt length is ${N} but the request contains ${N} tokens`, 'i').exec(m)
+      const r = re(`maximum prompt length is ${N} but the request contains ${N} tokens`).exec(m)
       return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
     },
   ],
   [
     'mistral',
     (m) => {
-      const r = new RegExp(`prompt contains ${N} tokens.*?too large for model with ${N} maximum context length`, 'is').exec(m)
+      const r = re(`prompt contains ${N} tokens.*?too large for model with ${N} maximum context length`, 'is').exec(m)
       return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'cohere',
+    (m) => {
+      const r = re(`total number of tokens in the prompt cannot exceed ${N} - received ${N}`).exec(m)
+      if (r) return { limit: num(r[1]), actual: num(r[2]) }
+      return /too many tokens: size limit exceeded by/i.test(m) ? {} : undefined
     },
   ],
   [
     'dashscope',
     (m) => {
-      const r = new RegExp(`range of input length should be \\[1, ?${N}\\]`, 'i').exec(m)
+      const r = re(`range of input length should be \\[1, ?${N}\\]`).exec(m)
       return r ? { limit: num(r[1]) } : undefined
     },
   ],
   [
     'ollama',
     (m) => {
-      const r = new RegExp(`prompt too long; exceeded max context length by ${N} tokens`, 'i').exec(m)
+      const r = re(`prompt too long; exceeded max context length by ${N} tokens`).exec(m)
       if (r) return {}
       return /the input length exceeds the context length/i.test(m) ? {} : undefined
     },
   ],
+  [
+    'llama.cpp',
+    (m) => {
+      if (/exceeds the available context size|exceed_context_size_error/i.test(m)) {
+        const ctx = re(`"n_ctx":\\s*${N}`).exec(m)
+        const prompt = re(`"n_prompt_tokens":\\s*${N}`).exec(m)
+        return { limit: num(ctx?.[1]), actual: num(prompt?.[1]) }
+      }
+      const r = re(`loaded with context length of only ${N} tokens`).exec(m)
+      return r ? { limit: num(r[1]) } : undefined
+    },
+  ],
+  ['bedrock', (m) => (/input tokens exceeded|number of input tokens exceeds/i.test(m) ? {} : undefined)],
   ['glm', (m) => (/prompt exceeds max length/i.test(m) ? {} : undefined)],
+  ['litellm', (m) => (/ContextWindowExceededError/.test(m) ? {} : undefined)],
 ]
 
-/** The texts an error carries: its message, its API body, and the same of its `cause` (one level). */
-function textsOf(e: unknown): string[] {
+/** The error and its `cause` chain (at most 5 deep, no cycles). */
+function chainOf(e: unknown): unknown[] {
+  const out: unknown[] = []
+  for (let c: unknown = e; c !== null && typeof c === 'object' && out.length < 5 && !out.includes(c); c = read(c, 'cause')) out.push(c)
+  return out
+}
+
+/** The texts the chain carries: each error's message and its API body. */
+function textsOf(chain: readonly unknown[]): string[] {
   const out: string[] = []
   const add = (v: unknown) => {
     const t = text(v)
     if (t) out.push(t)
   }
-  add(read(e, 'message'))
-  add(read(read(e, 'error'), 'message'))
-  add(read(e, 'error'))
-  add(read(e, 'errorDetails'))
-  const cause = read(e, 'cause')
-  if (cause !== e) {
-    add(read(cause, 'message'))
-    add(read(read(cause, 'error'), 'message'))
+  for (const e of chain) {
+    add(read(e, 'message'))
+    add(read(read(e, 'error'), 'message'))
+    add(read(e, 'error'))
+    add(read(e, 'errorDetails'))
   }
   return out
 }
 
-function codesOf(e: unknown): unknown[] {
-  const cause = read(e, 'cause')
-  return [read(e, 'code'), read(read(e, 'error'), 'code'), read(cause, 'code'), read(read(cause, 'error'), 'code'), read(e, 'lc_error_code')]
+function codesOf(chain: readonly unknown[]): unknown[] {
+  const out: unknown[] = []
+  for (const e of chain) {
+    const body = read(e, 'error')
+    out.push(read(e, 'code'), read(body, 'code'), read(read(body, 'error'), 'code'), read(e, 'lc_error_code'))
+    // An API error's type: the SDK's own `type` field, its body's, an Anthropic envelope's.
+    out.push(read(e, 'type'), read(body, 'type'), read(read(body, 'error'), 'type'))
+  }
+  return out
 }
+
+/** Types and codes with which only an API reports an error (a stream's error event has no status). */
+const API_ERROR_CODES = ['invalid_request_error', 'context_length_exceeded', 'InvalidRequestError']
 
 /**
  * Whether `error` is a provider's context-length error, and what it says: `undefined` for every
- * other error. Reads only the error's own data (name, status, code, message, API body, `cause`);
- * never throws.
+ * other error. Reads only the error's own data (name, status, code, message, API body, the `cause`
+ * chain); never throws.
  */
 export function classifyOverflow(error: unknown): Overflow | undefined {
   if (error === null || typeof error !== 'object') return undefined
-  const name = text(read(error, 'name'))
-  if (name !== undefined && NOT_OVERFLOW_NAMES.has(name)) return undefined
-  const status = statusOf(error) ?? statusOf(read(error, 'cause'))
+  const chain = chainOf(error)
+  const names = chain.map((e) => text(read(e, 'name')))
+  if (names.some((n) => n !== undefined && NOT_OVERFLOW_NAMES.has(n))) return undefined
+  let status: number | undefined
+  for (const e of chain) if ((status = statusOf(e)) !== undefined) break
   if (status !== undefined && status !== 400 && status !== 413 && status !== 422) return undefined
-  const codes = codesOf(error)
-  const declared = name === 'ContextOverflowError' || codes.includes('CONTEXT_OVERFLOW')
-  // Only a provider's answer is read: an HTTP 400/413/422, or LangChain's own overflow error. An
-  // error with neither (a bug's TypeError, a tool's failure) is never an overflow, whatever it says.
-  if (status === undefined && !declared) return undefined
-  const texts = textsOf(error)
+  const codes = codesOf(chain)
+  const declared = names.includes('ContextOverflowError') || codes.includes('CONTEXT_OVERFLOW')
+  // Only a provider's answer is read: an HTTP 400/413/422, an API error body (a stream's error
+  // event), or LangChain's own overflow error. An error with none of them (a bug's TypeError, a
+  // tool's failure) is never an overflow, whatever it says.
+  if (status === undefined && !declared && !API_ERROR_CODES.some((c) => codes.includes(c))) return undefined
+  // One text: a body's numbers (llama.cpp's n_ctx) complete a message's words.
+  const all = textsOf(chain).join('\n')
   for (const [kind, shape] of SHAPES) {
-    for (const t of texts) {
-      const found = shape(t)
-      if (found) return clean({ ...found, kind })
-    }
+    const found = shape(all)
+    if (found === null) return undefined
+    if (found) return clean({ ...found, kind })
   }
   if (declared) return { kind: 'context-overflow-error' }
   if (codes.includes('context_length_exceeded')) return { kind: 'openai' }
