@@ -8,7 +8,8 @@
 // Flags: --seed N, --sizes a,b,c, --cap SECONDS (time cap of one LangChain call; default 15),
 //        --exact-cap SECONDS (the same for LangChain's exact mode; default --cap),
 //        --budget SECONDS (time spent per measured cell of ours; default 2), --no-tokenizers,
-//        --only-tokenizers, --no-extras (event loop, memory), --corpus-messages N (tokenizer corpus
+//        --only-tokenizers, --families a,b (open-model tokenizer tables: which families; default every
+//        installed one), --no-families, --no-extras (event loop, memory), --corpus-messages N (tokenizer corpus
 //        size; default 2000), --dump-corpus FILE (write the tokenizer corpus as JSON and exit; see
 //        benchmark/tokenizers-rs for the Rust-side comparison), --next-calls N (agent-loop calls timed
 //        per size for the "next call" columns; default 25), --wasi (then the same editing and
@@ -682,6 +683,12 @@ async function main() {
   if (flags['no-tokenizers'] !== 'true') {
     console.log('\n### Exact token counting throughput\n')
     console.log(await benchTokenizers(js))
+  }
+  if (flags['no-tokenizers'] !== 'true' && flags['no-families'] !== 'true') {
+    // One table per open-model family (benchmark/tokenizer-families.mjs): ours, the reference, the JS implementation.
+    const { benchFamilies } = await import('./tokenizer-families.mjs')
+    console.log('\n### Open-model tokenizers: ours vs the `tokenizers` crate vs @lenml/tokenizers\n')
+    console.log(benchFamilies({ seed: SEED, families: flags.families ? String(flags.families).split(',') : undefined }))
   }
   const { existsSync } = await import('node:fs')
   const wasm = new URL('../context-editor.wasm32-wasi.wasm', import.meta.url)
