@@ -65,7 +65,10 @@ async function paired(runs, ours, peer, { oursSetup, peerSetup } = {}) {
       const t0 = performance.now()
       await fn(s)
       const t = performance.now() - t0
-      if (r >= 0) out.push(t) && out.cpu.push(cpu() - c0)
+      if (r >= 0) {
+        out.push(t)
+        out.cpu.push(cpu() - c0)
+      }
     }
   }
   return [a, b]

@@ -26,7 +26,7 @@ function textLength(m) {
  * @param {{ trigger?: { tokens?: number, messages?: number }, keep?: { messages: number }, excludeTools?: string[], placeholder?: string }} options
  * @param {WeakMap<object, number>} [memo] per-message sizes (characters), by message object
  */
-export function jsClearToolUses(messages, options = {}, memo = undefined) {
+export function jsClearToolUses(messages, options = {}, memo) {
   const triggerTokens = options.trigger?.tokens
   const triggerMessages = options.trigger?.messages
   const keep = options.keep?.messages ?? 3
