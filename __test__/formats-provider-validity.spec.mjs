@@ -237,6 +237,8 @@ test('property: seeded conversations with thinking in every turn stay valid for 
     { edits: [{ type: 'strip_and_truncate', n: 4 }] },
     { edits: [{ type: 'trim_turns', maxTurns: 2 }, { type: 'clear_thinking' }] },
     { edits: [{ type: 'truncate_tool_results', maxChars: 40 }, { type: 'clear_thinking' }] },
+    { edits: [{ type: 'clear_thinking' }, { type: 'summarize', trigger: { messages: 4 }, keep: { messages: 3 } }] },
+    { edits: [{ type: 'summarize', trigger: { messages: 4 }, keep: { tokens: 300 }, summaryRole: 'assistant' }] },
   ]
   for (let seed = 1; seed <= 80; seed++) {
     const rng = new Rng(9100 + seed)
@@ -251,7 +253,7 @@ test('property: seeded conversations with thinking in every turn stay valid for 
       const { request, reasoned } = withThinking(format, base)
       const frozen = deepFreeze(structuredClone(request))
       const before = structuredClone(frozen)
-      const r = new ContextEditor(options).edit(frozen)
+      const r = new ContextEditor(options).edit(frozen, { summarize: () => 'what happened so far' })
       assert.deepEqual(frozen, before, where)
       if (format === 'anthropic') assertAnthropic(r.request.messages, where)
       else if (format === 'responses') assertResponses(r.request.input, reasoned, where)

@@ -42,13 +42,40 @@ export const AISDK_PARTS: Record<string, ReadonlySet<string>> = {
   tool: new Set(['tool-result', 'tool-approval-response']),
 }
 
-/** The block the editor counts for an image or file part. */
-function mediaBlock(p: Record<string, any>): unknown {
-  if (p.type === 'image') return p
+/**
+ * The block the editor counts for an image or file part: an image is an `image` block whose `data`
+ * (base64, also from bytes) or `url` the counter reads the size from, as it does for the other
+ * formats' images; a file is its metadata and its data as text.
+ */
+export function mediaBlock(p: Record<string, any>): unknown {
   const mime = p.mediaType ?? p.mimeType
+  const mimeType = typeof mime === 'string' ? mime : undefined
+  if (p.type === 'image') {
+    const image = p.image
+    if (image instanceof URL) return { type: 'image', url: image.href, mime_type: mimeType }
+    if (typeof image === 'string')
+      return /^(https?:|data:)/.test(image) ? { type: 'image', url: image, mime_type: mimeType } : { type: 'image', data: image, mime_type: mimeType }
+    const bytes = bytesOf(image)
+    return bytes === undefined ? { type: 'image', mime_type: mimeType } : { type: 'image', data: head(bytes), mime_type: mimeType }
+  }
   const data = p.data
   const shown = typeof data === 'string' ? data : data instanceof URL ? data.href : `[${(data as { byteLength?: number })?.byteLength ?? 0} bytes]`
-  return { type: 'file', mime_type: typeof mime === 'string' ? mime : undefined, filename: p.filename, data: shown }
+  if (mimeType?.startsWith('image/')) {
+    if (typeof data === 'string' && data.startsWith('data:')) return { type: 'image', url: data, mime_type: mimeType }
+    const bytes = bytesOf(data)
+    if (bytes !== undefined) return { type: 'file', mime_type: mimeType, filename: p.filename, data: head(bytes) }
+  }
+  return { type: 'file', mime_type: mimeType, filename: p.filename, data: shown }
+}
+
+/** The start of an image's bytes in base64: all the counter reads its size from (see `imageSize`). */
+const head = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 65_536)).toString('base64')
+
+/** The bytes of an image given as a Uint8Array, Buffer or ArrayBuffer. */
+function bytesOf(v: unknown): Uint8Array | undefined {
+  if (v instanceof Uint8Array) return v
+  if (v instanceof ArrayBuffer) return new Uint8Array(v)
+  return undefined
 }
 
 function partsOf(content: unknown): unknown {
@@ -57,16 +84,30 @@ function partsOf(content: unknown): unknown {
 }
 
 /** A tool result's output as the content of a tool message. */
-function outputText(p: Record<string, any>): unknown {
+function outputText(p: Record<string, any>, derived?: Map<unknown, unknown>): unknown {
   const output = field(p, 'output')
   const out = output !== undefined ? output : { type: 'json', value: field(p, 'result') }
   if (!isObject(out)) return typeof out === 'string' ? out : JSON.stringify(out ?? null)
   if (out.type === 'text' || out.type === 'error-text') return String(out.value ?? '')
   if (out.type === 'content' && Array.isArray(out.value)) {
-    return out.value.map((b: any) => (isObject(b) && b.type === 'media' ? mediaBlock({ type: 'file', data: b.data, mediaType: b.mediaType }) : b))
+    return out.value.map((b: any) => {
+      const block = mediaOfOutput(b)
+      if (block !== b) derived?.set(block, b)
+      return block
+    })
   }
   if (out.type === 'execution-denied') return String(out.reason ?? '')
   return JSON.stringify(out.value ?? null)
+}
+
+/** The block the editor counts for an entry of a `content` tool output (v5 `media`, v6 `image-data` / `file-data` / `image-url`). */
+function mediaOfOutput(b: unknown): unknown {
+  if (!isObject(b)) return b
+  if (b.type === 'media' || b.type === 'image-data' || b.type === 'file-data') {
+    return mediaBlock({ type: 'file', data: b.data, mediaType: b.mediaType ?? (b.type === 'image-data' ? 'image/*' : undefined), filename: b.filename })
+  }
+  if (b.type === 'image-url') return { type: 'image', url: b.url }
+  return b
 }
 
 /** Decodes message `m` (at index `i`, for errors). */
@@ -148,11 +189,13 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
   const units: AnyMessage[] = []
   const from: UnitSource[] = []
   const parts: number[] = []
+  /** The blocks standing for media entries of outputs, and those entries (written back as they were). */
+  const derived = new Map<unknown, unknown>()
   m.content.forEach((p: unknown, k: number) => {
     if (!isObject(p) || p.type !== 'tool-result') return
     if (typeof p.toolCallId !== 'string' || p.toolCallId === '')
       throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
-    const content = outputText(p)
+    const content = outputText(p, derived)
     const unit: AnyMessage = { type: 'tool', tool_call_id: p.toolCallId, content }
     if (isPlaceholder(placeholders, content)) unit.response_metadata = clearedMarker()
     units.push(unit)
@@ -178,7 +221,7 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
         if (e === unit) out.push(p)
         else if (onlyBreakpoint(unit.content, e.content)) out.push(withCacheControl(p as Record<string, any>))
         else {
-          const rebuilt = withOutput(p as Record<string, any>, unmarked(e.content)) as Record<string, any>
+          const rebuilt = withOutput(p as Record<string, any>, unmarked(e.content), derived) as Record<string, any>
           out.push(hasBreakpoint(e.content) ? withCacheControl(rebuilt) : rebuilt)
         }
       })
@@ -188,10 +231,12 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
 }
 
 /** Result part `p` holding `content` instead of its output. */
-function withOutput(p: Record<string, any>, content: unknown): unknown {
+function withOutput(p: Record<string, any>, content: unknown, derived: ReadonlyMap<unknown, unknown>): unknown {
   if (field(p, 'output') === undefined && field(p, 'result') !== undefined) return { ...p, result: content }
   if (typeof content === 'string') return { ...p, output: { type: 'text', value: content } }
-  const value = (Array.isArray(content) ? content : []).map((b: any) => (isObject(b) && b.type === 'text' ? { type: 'text', text: b.text } : b))
+  const value = (Array.isArray(content) ? content : []).map((b: any) =>
+    derived.has(b) ? derived.get(b) : isObject(b) && b.type === 'text' ? { type: 'text', text: b.text } : b,
+  )
   return { ...p, output: { type: 'content', value } }
 }
 

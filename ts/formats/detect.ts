@@ -94,8 +94,9 @@ const TESTS: Record<MessageFormat, Test> = {
     if (m.role === 'tool' && m.tool_call_id === undefined) return 'role "tool" without `tool_call_id`'
     if (m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content))
       return 'content is neither a string nor a list'
-    // An AI SDK file part's `data` may be bytes, which the native path would count as JSON.
-    return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'file' && b.mediaType !== undefined))
+    // An AI SDK file part's `data` may be bytes, which the native path would count as JSON; its
+    // image part's `image` (base64, bytes or URL) is no field the native path sizes images by.
+    return badBlock(m, (t, b) => NOT_OPENAI.has(t as string) || (t === 'file' && b.mediaType !== undefined) || (t === 'image' && b.image !== undefined))
   },
   anthropic(m) {
     if (m.type !== undefined) return `has \`type\` ${JSON.stringify(m.type)}`

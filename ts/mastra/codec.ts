@@ -9,6 +9,7 @@
 // replaced (in `parts` and in the legacy `toolInvocations` list alike), a cleared call's `args` are
 // `{}`, a call the edit removed goes with its invocation, a removed reasoning part is left out.
 
+import { mediaBlock } from '../formats/aisdk.js'
 import { invalid } from '../formats/errors.js'
 import { argsCleared, argsObject, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked, isPlaceholder } from '../formats/types.js'
 import type { AnyMessage } from '../wire.js'
@@ -24,7 +25,8 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
   if (!isObject(content) || !Array.isArray(content.parts)) throw invalid(i, 'content.parts', 'expected a Mastra message (`content.parts`)')
   const parts: unknown[] = content.parts
   if (m.role !== 'assistant') {
-    const unit = { type: m.role === 'system' ? 'system' : 'human', content: textOf(parts) || (typeof content.content === 'string' ? content.content : '') }
+    const text = textOf(parts) || (typeof content.content === 'string' ? content.content : '')
+    const unit = { type: m.role === 'system' ? 'system' : 'human', content: withMedia(text, parts, content.experimental_attachments) }
     return { members: [m], prints: [], units: [unit], from: [{ message: 0 }], encode: ([e]) => (e === undefined ? [] : [m]) }
   }
   const units: AnyMessage[] = []
@@ -118,6 +120,22 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
       return [{ ...m, content: rebuilt }]
     },
   }
+}
+
+/**
+ * A user message's content as the editor counts it: its text, and its images and files (`file` parts,
+ * `experimental_attachments`) as blocks, so they are counted, not dropped.
+ */
+function withMedia(text: string, parts: unknown[], attachments: unknown): unknown {
+  const media: unknown[] = []
+  for (const p of parts) if (isObject(p) && (p.type === 'file' || p.type === 'image')) media.push(mediaBlock(p))
+  if (Array.isArray(attachments)) {
+    for (const a of attachments) {
+      if (!isObject(a) || typeof a.url !== 'string') continue
+      media.push(mediaBlock({ type: 'file', data: a.url, mediaType: a.contentType, filename: a.name }))
+    }
+  }
+  return media.length === 0 ? text : [...(text ? [{ type: 'text', text }] : []), ...media]
 }
 
 /** A summary message in Mastra's shape. */
