@@ -44,6 +44,7 @@
 //!   histories kept between calls; `editor`: the public [`ContextEditor`].
 #![warn(missing_docs)]
 
+mod context;
 mod draft;
 mod editor;
 mod edits;

@@ -7,9 +7,7 @@
 //! `n` counted tokens lowers the total by about `scale × n`. Per-message sizes are never adjusted, so
 //! `keep` budgets and the report's per-edit figures stay counted.
 
-use crate::editor::{Context, MAX_CORRECTION};
-
-use super::Measure;
+use crate::context::{Context, MAX_CORRECTION};
 
 /// The correction of one call's request totals.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,13 +26,14 @@ impl Default for Adjust {
 }
 
 impl Adjust {
-  /// The adjustment the context asks for, given the request's fixed size and measures and the
-  /// method's uncorrected total (`base`). An invalid correction (not finite, not in (0, 100]) is none; an
-  /// anchor past the messages is ignored.
+  /// The adjustment the context asks for, given the number of messages, the counted size of the
+  /// request through message `i` (`through(i)`: fixed parts included) and the method's uncorrected
+  /// total (`base`). An invalid correction (not finite, not in (0, 100]) is none; an anchor past the
+  /// messages is ignored.
   pub fn for_call(
     context: &Context,
-    fixed: u64,
-    measures: &[Measure],
+    messages: usize,
+    through: impl Fn(usize) -> u64,
     base: impl Fn(u64) -> u64,
   ) -> Self {
     let scale = context
@@ -42,9 +41,8 @@ impl Adjust {
       .filter(|c| c.is_finite() && *c > 0.0 && *c <= MAX_CORRECTION)
       .unwrap_or(1.0);
     let mut adjust = Self { scale, offset: 0 };
-    if let Some((index, tokens)) = context.anchor.filter(|(i, _)| *i < measures.len()) {
-      let prefix = fixed + measures[..=index].iter().map(|m| m.total).sum::<u64>();
-      let counted = adjust.apply(base(prefix));
+    if let Some((index, tokens)) = context.anchor.filter(|(i, _)| *i < messages) {
+      let counted = adjust.apply(base(through(index)));
       adjust.offset = i64::try_from(tokens)
         .unwrap_or(i64::MAX)
         .saturating_sub(i64::try_from(counted).unwrap_or(i64::MAX));

@@ -13,7 +13,7 @@ mod cache;
 
 use std::sync::Mutex;
 
-use crate::editor::Context;
+use crate::context::Context;
 
 use crate::message::{utf16_len, Message, Role, ToolCall, EMPTY_ARGS};
 use crate::options::TokenCountMethod;
@@ -224,7 +224,12 @@ impl Meter<'_> {
   #[must_use]
   pub fn adjusted(&self, context: &Context, fixed: u64, measures: &[Measure]) -> Self {
     Self {
-      adjust: Adjust::for_call(context, fixed, measures, |size| self.base_total(size)),
+      adjust: Adjust::for_call(
+        context,
+        measures.len(),
+        |i| fixed + measures[..=i].iter().map(|m| m.total).sum::<u64>(),
+        |size| self.base_total(size),
+      ),
       ..self.clone()
     }
   }

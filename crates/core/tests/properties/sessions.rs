@@ -70,24 +70,52 @@ fn session_errors_name_the_whole_conversation_index() {
 /// named per call) misses, so the caller sends the conversation again, which plans as a whole one.
 #[test]
 fn sessions_that_dropped_their_text_miss_when_the_encoding_changes() {
-  let e = editor(&json!({ "tokenCountMethod": "model", "trigger": { "tokens": 20 }, "keep": { "messages": 1 } }));
+  let e = editor(
+    &json!({ "tokenCountMethod": "model", "trigger": { "tokens": 20 }, "keep": { "messages": 1 } }),
+  );
   let mut msgs = vec![Message::user("read the files, 你好 🙂")];
   for k in 0..6 {
     let id = format!("c{k}");
     let args = format!(r#"{{"path":"src/{k}.rs","note":"ünïcödé \"quoted\""}}"#);
-    msgs.push(Message::assistant("", &[(id.as_str(), "read", args.as_str())]));
-    msgs.push(Message::tool(&id, "read", format!("fn f{k}() {{ /* 日本語 {k} */ }}").repeat(k + 1)));
+    msgs.push(Message::assistant(
+      "",
+      &[(id.as_str(), "read", args.as_str())],
+    ));
+    msgs.push(Message::tool(
+      &id,
+      "read",
+      format!("fn f{k}() {{ /* 日本語 {k} */ }}").repeat(k + 1),
+    ));
   }
-  let o200k = Context { model: Some("gpt-4o".into()), ..Context::default() };
-  let cl100k = Context { model: Some("gpt-4".into()), ..Context::default() };
+  let o200k = Context {
+    model: Some("gpt-4o".into()),
+    ..Context::default()
+  };
+  let cl100k = Context {
+    model: Some("gpt-4".into()),
+    ..Context::default()
+  };
   for end in [5, 9, msgs.len()] {
     let reuse = if end == 5 { 0 } else { end - 4 };
-    let got = e.plan_session(1, reuse, msgs[reuse..end].to_vec(), &o200k).unwrap().expect("held");
+    let got = e
+      .plan_session(1, reuse, msgs[reuse..end].to_vec(), &o200k)
+      .unwrap()
+      .expect("held");
     assert_eq!(got, e.plan(&msgs[..end], &o200k).unwrap());
   }
   let n = msgs.len();
-  assert!(e.plan_session(1, n, Vec::new(), &cl100k).unwrap().is_none(), "another encoding: a miss");
-  let again = e.plan_session(1, 0, msgs.clone(), &cl100k).unwrap().expect("sent whole");
+  assert!(
+    e.plan_session(1, n, Vec::new(), &cl100k).unwrap().is_none(),
+    "another encoding: a miss"
+  );
+  let again = e
+    .plan_session(1, 0, msgs.clone(), &cl100k)
+    .unwrap()
+    .expect("sent whole");
   assert_eq!(again, e.plan(&msgs, &cl100k).unwrap());
-  assert_ne!(again.report.tokens_before, e.plan(&msgs, &o200k).unwrap().report.tokens_before, "the encodings count differently");
+  assert_ne!(
+    again.report.tokens_before,
+    e.plan(&msgs, &o200k).unwrap().report.tokens_before,
+    "the encodings count differently"
+  );
 }
