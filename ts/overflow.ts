@@ -186,7 +186,9 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
     (m) => {
       let r = re(`input \\(${N} tokens\\) is longer than the model's context length \\(${N} tokens\\)`).exec(m)
       if (r) return { actual: num(r[1]), limit: num(r[2]) }
-      r = re(`maximum context length of ${N} tokens\\. You requested a total of ${N} tokens: ${N} tokens from the input messages and ${N} tokens for the completion`).exec(m)
+      r = re(
+        `maximum context length of ${N} tokens\\. You requested a total of ${N} tokens: ${N} tokens from the input messages and ${N} tokens for the completion`,
+      ).exec(m)
       return r ? minusCompletion(num(r[1]), num(r[4]), num(r[3])) : undefined
     },
   ],

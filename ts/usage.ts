@@ -22,6 +22,11 @@
 // + `cache_read_input_tokens`, `output_tokens`), `response_metadata.tokenUsage` (LangChain's older
 // OpenAI field) and a plain message's own `usage`.
 //
+// Reasoning tokens the provider reports inside the output (`output_token_details.reasoning`,
+// `completion_tokens_details.reasoning_tokens`) are taken off the output when the message does not
+// carry that reasoning (no thinking / reasoning blocks): it is not sent again. Anthropic's raw usage
+// (input + cache creation + cache read), when beside a smaller `usage_metadata.input_tokens`, wins.
+//
 // The correction: true / counted of the anchored call's request (its reported input over the count
 // the middleware made of what it sent). When it is off by more than `USAGE_CORRECTION_THRESHOLD`,
 // later totals of the conversation are multiplied by it (any counting method), until a newer report
@@ -95,11 +100,25 @@ function providerUsage(u: unknown): Omit<Usage, 'source'> | undefined {
 
 /** The usage an AI message carries, or `undefined`. Never throws. */
 export function usageOf(message: unknown): Usage | undefined {
-  const meta = get(message, 'usage_metadata')
-  const a = langchainUsage(meta)
-  if (a) return { ...a, source: 'usage_metadata' }
+  const found = reportedUsage(message)
+  if (found === undefined) return undefined
+  // Reasoning the provider counted in the output but the message does not carry (OpenAI's
+  // reasoning_tokens, Gemini's thoughts) is not sent again: the next request is that much smaller.
+  const reasoning = reasoningOf(message)
+  if (reasoning > 0 && reasoning <= found.output && !carriesReasoning(message)) found.output -= reasoning
+  return found
+}
+
+function reportedUsage(message: unknown): Usage | undefined {
   const response = get(message, 'response_metadata')
-  const b = providerUsage(get(response, 'usage'))
+  const raw = get(response, 'usage')
+  const b = providerUsage(raw)
+  // Anthropic's own usage beside LangChain's: its input + cache fields is the true input, also where
+  // an older @langchain/anthropic left the cached tokens out of usage_metadata.input_tokens.
+  const anthropic =
+    b !== undefined && (count(get(raw, 'cache_read_input_tokens')) !== undefined || count(get(raw, 'cache_creation_input_tokens')) !== undefined)
+  const a = langchainUsage(get(message, 'usage_metadata'))
+  if (a && !(anthropic && b.input > a.input)) return { ...a, source: 'usage_metadata' }
   if (b) return { ...b, source: 'response_metadata.usage' }
   const legacy = get(response, 'tokenUsage')
   const prompt = count(get(legacy, 'promptTokens'))
@@ -108,6 +127,34 @@ export function usageOf(message: unknown): Usage | undefined {
   const c = providerUsage(get(message, 'usage'))
   if (c) return { ...c, source: 'usage' }
   return undefined
+}
+
+/** Reasoning tokens counted in the output: LangChain's detail, OpenAI's chat or Responses usage. */
+function reasoningOf(message: unknown): number {
+  const details = [
+    get(get(get(message, 'usage_metadata'), 'output_token_details'), 'reasoning'),
+    get(get(get(get(message, 'response_metadata'), 'usage'), 'completion_tokens_details'), 'reasoning_tokens'),
+    get(get(get(get(message, 'response_metadata'), 'usage'), 'output_tokens_details'), 'reasoning_tokens'),
+    get(get(get(message, 'usage'), 'completion_tokens_details'), 'reasoning_tokens'),
+  ]
+  for (const d of details) {
+    const n = count(d)
+    if (n !== undefined) return n
+  }
+  return 0
+}
+
+/** Whether the message itself holds its reasoning (thinking / reasoning blocks), sent again with it. */
+function carriesReasoning(message: unknown): boolean {
+  const content = get(message, 'content')
+  if (Array.isArray(content)) {
+    for (const block of content) {
+      const type = get(block, 'type')
+      if (type === 'thinking' || type === 'redacted_thinking' || type === 'reasoning') return true
+    }
+  }
+  const kwargs = get(message, 'additional_kwargs')
+  return get(kwargs, 'reasoning') !== undefined
 }
 
 /** Whether `m` is an AI / assistant message (LangChain instance or dict, stored, OpenAI). */

@@ -30,17 +30,22 @@ const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   // OpenAI
   [/gpt-5(\.\d+)?-?(mini|nano|codex|pro)?/, 272_000],
   [/gpt-4\.1/, 1_047_576],
-  [/gpt-4o|chatgpt-4o|gpt-4-turbo|gpt-4-1106|gpt-4-0125/, 128_000],
+  [/gpt-4\.5/, 128_000],
+  [/gpt-4o|chatgpt-4o|gpt-4-turbo|gpt-4-1106|gpt-4-0125|gpt-4-vision/, 128_000],
   [/gpt-4-32k/, 32_768],
   [/gpt-4(?![.\w])|gpt-4-0613/, 8_192],
+  [/gpt-3\.5-turbo-instruct|gpt-3\.5-turbo-0613|gpt-3\.5-turbo-0301/, 4_096],
   [/gpt-3\.5-turbo/, 16_385],
   [/gpt-oss/, 131_072],
-  [/(^|[^\w])o1-mini/, 128_000],
+  [/(^|[^\w])o1-(mini|preview)/, 128_000],
   [/(^|[^\w])o[134](-mini|-pro)?($|[^\w])/, 200_000],
   // Anthropic: every Claude 3, 3.5, 3.7, 4, 4.1 and 4.5 model
+  [/claude-instant|claude-2\.0|claude-2($|[^.\w])/, 100_000],
   [/claude/, 200_000],
   // Google
   [/gemini-1\.5-pro/, 2_097_152],
+  // Gemini 1.0 ("gemini-pro" is its old name): 30,720 input tokens.
+  [/gemini-1\.0|gemini-pro($|-vision|-0|[^-\w])/, 30_720],
   [/gemini/, 1_048_576],
   [/gemma-?3n/, 32_768],
   [/gemma-?3[:-]?1b/, 32_768],
@@ -70,6 +75,14 @@ const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   [/glm-4-long/, 1_000_000],
   [/glm-z1/, 32_768],
   [/glm-4|chatglm/, 128_000],
+  // xAI Grok, Moonshot Kimi
+  [/grok-4/, 256_000],
+  [/grok-3|grok-2/, 131_072],
+  [/moonshot-v1-8k/, 8_192],
+  [/moonshot-v1-32k/, 32_768],
+  [/moonshot-v1-128k/, 131_072],
+  [/kimi-k2-(0905|turbo|thinking)/, 262_144],
+  [/kimi-k2/, 131_072],
 ]
 
 /** The GLM 4.6 window is larger than 4.5's: 200k. */
@@ -97,6 +110,11 @@ export function contextWindowOf(name: string | undefined | null): number | undef
   return undefined
 }
 
+/**
+ * A profile's limit: a positive integer. Anything else (0, negative, NaN, fractions, a string such
+ * as "32000" or "128k": LangChain and the Xpert SDK type it as a number) is no limit, and the next
+ * source is asked.
+ */
 function positive(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined
 }

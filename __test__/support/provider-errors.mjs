@@ -448,7 +448,12 @@ OVERFLOWS.push(
     name: 'Fireworks ("The prompt is too long: N, model maximum context length: M")',
     limit: 32768,
     actual: 33180,
-    make: () => thrown(openaiCompatible(400, { error: { object: 'error', type: 'invalid_request_error', message: 'The prompt is too long: 33180, model maximum context length: 32768' } })),
+    make: () =>
+      thrown(
+        openaiCompatible(400, {
+          error: { object: 'error', type: 'invalid_request_error', message: 'The prompt is too long: 33180, model maximum context length: 32768' },
+        }),
+      ),
   },
   {
     name: 'SGLang ("The input (N tokens) is longer than the model\'s context length")',
@@ -463,7 +468,13 @@ OVERFLOWS.push(
     make: () =>
       thrown(
         openaiCompatible(400, {
-          error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 5000, n_ctx: 4096 },
+          error: {
+            code: 400,
+            message: 'the request exceeds the available context size, try increasing it',
+            type: 'exceed_context_size_error',
+            n_prompt_tokens: 5000,
+            n_ctx: 4096,
+          },
         }),
       ),
   },
@@ -476,7 +487,7 @@ OVERFLOWS.push(
         openaiCompatible(
           400,
           openaiBody(
-            "This endpoint's maximum context length is 200000 tokens. However, you requested about 250000 tokens (240000 of text input, 10000 in the output). Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.",
+            'This endpoint\'s maximum context length is 200000 tokens. However, you requested about 250000 tokens (240000 of text input, 10000 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
             400,
           ),
           'anthropic/claude-sonnet-4.5',
@@ -488,7 +499,12 @@ OVERFLOWS.push(
     make: () =>
       thrown(
         openaiCompatible(400, {
-          error: { message: 'litellm.ContextWindowExceededError: litellm.BadRequestError: VertexAIException - context window exceeded', type: null, param: null, code: '400' },
+          error: {
+            message: 'litellm.ContextWindowExceededError: litellm.BadRequestError: VertexAIException - context window exceeded',
+            type: null,
+            param: null,
+            code: '400',
+          },
         }),
       ),
   },
@@ -496,14 +512,23 @@ OVERFLOWS.push(
     name: 'Groq (context_length_exceeded, no sizes)',
     make: () => thrown(openaiCompatible(400, openaiBody('Please reduce the length of the messages or completion.'), 'llama-3.3-70b-versatile')),
   },
-  { name: 'Bedrock ValidationException (Claude)', make: async () => awsValidation('The model returned the following errors: Input is too long for requested model.') },
-  { name: 'Bedrock ValidationException (Amazon Nova)', make: async () => awsValidation('Input Tokens Exceeded: Number of input tokens exceeds maximum length. Please reduce the length of the input.') },
+  {
+    name: 'Bedrock ValidationException (Claude)',
+    make: async () => awsValidation('The model returned the following errors: Input is too long for requested model.'),
+  },
+  {
+    name: 'Bedrock ValidationException (Amazon Nova)',
+    make: async () => awsValidation('Input Tokens Exceeded: Number of input tokens exceeds maximum length. Please reduce the length of the input.'),
+  },
   {
     name: 'Cohere (CohereError: statusCode 400, "too many tokens")',
     limit: 4081,
     actual: 5000,
     make: async () => {
-      const body = { message: 'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5000. Try using a shorter prompt, or enabling prompt truncating.' }
+      const body = {
+        message:
+          'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5000. Try using a shorter prompt, or enabling prompt truncating.',
+      }
       return Object.assign(new Error(`Status code: 400\nBody: ${JSON.stringify(body, null, 2)}`), { name: 'CohereError', statusCode: 400, body })
     },
   },
@@ -536,7 +561,11 @@ OTHER_ERRORS.push(
       thrown(
         openaiCompatible(
           400,
-          openaiBody('max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.', 'invalid_value', 'invalid_request_error'),
+          openaiBody(
+            'max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.',
+            'invalid_value',
+            'invalid_request_error',
+          ),
         ),
       ),
   },
@@ -547,7 +576,10 @@ OTHER_ERRORS.push(
         anthropicModel(
           answering(400, {
             type: 'error',
-            error: { type: 'invalid_request_error', message: 'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5-20250929' },
+            error: {
+              type: 'invalid_request_error',
+              message: 'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5-20250929',
+            },
           }),
         ),
       ),

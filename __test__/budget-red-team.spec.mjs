@@ -1,0 +1,206 @@
+// Classes of defects in the budget-truth pieces (issue #16), each checked over a whole class:
+// context-length errors recognized through any wrapping and never by accident, recovery exactly
+// once per call also when calls overlap, windows by model names as hosts write them, and the usage
+// anchor's accounting of reasoning and cached tokens.
+import { test, describe } from 'node:test'
+import assert from 'node:assert/strict'
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
+import { contextEditingMiddlewareObject } from 'context-editor/xpert'
+import { classifyOverflow } from '../dist/overflow.js'
+import { contextWindowOf } from '../dist/windows.js'
+import { usageOf } from '../dist/usage.js'
+import { OVERFLOWS, OTHER_ERRORS } from './support/provider-errors.mjs'
+
+function history(results = 10, size = 4000) {
+  const out = [new HumanMessage('Read every file.')]
+  for (let i = 0; i < results; i++) {
+    out.push(new AIMessage({ content: '', tool_calls: [{ id: `c${i}`, name: 'read_file', args: { path: `f${i}` } }] }))
+    out.push(new ToolMessage({ tool_call_id: `c${i}`, name: 'read_file', content: 'const x = 1;\n'.repeat(size / 13) }))
+  }
+  out.push(new HumanMessage('Summarize.'))
+  return out
+}
+
+describe('context-length errors through any wrapping', () => {
+  for (const shape of OVERFLOWS) {
+    test(`${shape.name}: wrapped as the cause of a status-less error, still an overflow with the same sizes`, async () => {
+      const inner = await shape.make()
+      const direct = classifyOverflow(inner)
+      assert.ok(direct, 'recognized unwrapped')
+      const wrapped = classifyOverflow(new Error('tool node failed', { cause: inner }))
+      assert.deepEqual(wrapped, direct)
+    })
+  }
+  for (const shape of OTHER_ERRORS) {
+    test(`${shape.name}: not an overflow wrapped either`, async () => {
+      const inner = await shape.make()
+      assert.equal(classifyOverflow(new Error('tool node failed', { cause: inner })), undefined)
+    })
+  }
+
+  test('a provider overflow under a rate limit (429 outside) is the rate limit: not an overflow', async () => {
+    const inner = await OVERFLOWS[0].make()
+    assert.equal(classifyOverflow(Object.assign(new Error('retry budget exhausted', { cause: inner }), { status: 429 })), undefined)
+  })
+
+  test('classifying never throws: throwing getters, proxies, cyclic causes', () => {
+    const cyclic = Object.assign(new Error("This model's maximum context length is 10 tokens"), { status: 400 })
+    cyclic.cause = cyclic
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+        has() {
+          throw new Error('trap')
+        },
+      },
+    )
+    const getter = Object.defineProperty({ status: 400 }, 'message', {
+      get() {
+        throw new Error('no')
+      },
+    })
+    assert.equal(classifyOverflow(cyclic)?.limit, 10)
+    assert.equal(classifyOverflow(trap), undefined)
+    assert.equal(classifyOverflow(getter), undefined)
+    assert.equal(classifyOverflow(new Error('x', { cause: trap })), undefined)
+  })
+
+  test('status-less errors need an API error body: the same words thrown by code are not an overflow', () => {
+    const words = 'prompt is too long: 204000 tokens > 200000 maximum'
+    assert.equal(classifyOverflow(new Error(words)), undefined)
+    assert.equal(classifyOverflow(Object.assign(new Error(words), { code: 'ERR_SOMETHING' })), undefined)
+    assert.deepEqual(
+      classifyOverflow(Object.assign(new Error(words), { error: { type: 'error', error: { type: 'invalid_request_error', message: words } } })),
+      {
+        kind: 'anthropic',
+        limit: 200000,
+        actual: 204000,
+      },
+    )
+  })
+})
+
+describe('recovery: once per call, also when calls overlap', () => {
+  test('two overlapping calls that both overflow are each retried exactly once and each gets its own answer', async () => {
+    const mw = contextEditingMiddlewareObject({ recovery: true })
+    const calls = { a: 0, b: 0 }
+    const make = (id) => async (request) => {
+      calls[id]++
+      await new Promise((r) => setTimeout(r, 5))
+      if (calls[id] === 1) throw await OVERFLOWS[0].make()
+      return new AIMessage(`answer ${id} after ${request.messages.length} messages`)
+    }
+    const [a, b] = await Promise.all([mw.wrapModelCall({ messages: history(10) }, make('a')), mw.wrapModelCall({ messages: history(12) }, make('b'))])
+    assert.deepEqual(calls, { a: 2, b: 2 })
+    assert.match(a.content, /^answer a/)
+    assert.match(b.content, /^answer b/)
+    assert.ok(a.response_metadata.context_editor.recovery)
+    assert.ok(b.response_metadata.context_editor.recovery)
+  })
+
+  test('a retry that fails with another error (a rate limit) rethrows that second error object, not the first', async () => {
+    const mw = contextEditingMiddlewareObject({})
+    const second = await OTHER_ERRORS[0].make()
+    let n = 0
+    await assert.rejects(
+      mw.wrapModelCall({ messages: history() }, async () => {
+        n++
+        throw n === 1 ? await OVERFLOWS[0].make() : second
+      }),
+      (e) => e === second,
+    )
+    assert.equal(n, 2)
+  })
+
+  test('an error thrown synchronously by the handler is rethrown as the same object (no recovery for non-overflows)', async () => {
+    const mw = contextEditingMiddlewareObject({})
+    const boom = new TypeError('boom')
+    let n = 0
+    await assert.rejects(
+      mw.wrapModelCall({ messages: history(2) }, () => {
+        n++
+        throw boom
+      }),
+      (e) => e === boom,
+    )
+    assert.equal(n, 1)
+  })
+})
+
+describe('windows by model names as hosts write them', () => {
+  const rows = [
+    ['openai/gpt-4o', 128000],
+    ['gpt-4o-2024-08-06', 128000],
+    ['gpt-4', 8192],
+    ['gpt-4-0613', 8192],
+    ['gpt-4-32k-0613', 32768],
+    ['gpt-4.1-nano-2025-04-14', 1047576],
+    ['gpt-4.5-preview', 128000],
+    ['gpt-3.5-turbo-instruct', 4096],
+    ['gpt-3.5-turbo-0125', 16385],
+    ['o1-preview', 128000],
+    ['o4-mini-2025-04-16', 200000],
+    ['Qwen/Qwen3-32B', 131072],
+    ['deepseek-chat', 131072],
+    ['deepseek-reasoner', 131072],
+    ['claude-sonnet-4-5-20250929', 200000],
+    ['us.anthropic.claude-sonnet-4-20250514-v1:0', 200000],
+    ['claude-instant-1.2', 100000],
+    ['gemini-2.5-pro', 1048576],
+    ['models/gemini-2.5-flash', 1048576],
+    ['gemini-pro', 30720],
+    ['gemini-1.0-pro-001', 30720],
+    ['glm-4.6', 204800],
+    ['glm-4.5-air', 131072],
+    ['llama-3.3-70b-versatile', 131072],
+    ['llama3:8b', 8192],
+    ['accounts/fireworks/models/llama-v3p1-70b-instruct', 131072],
+    ['grok-4', 256000],
+    ['grok-3-mini', 131072],
+    ['moonshot-v1-8k', 8192],
+    ['kimi-k2-0905-preview', 262144],
+  ]
+  for (const [name, tokens] of rows) test(`${name}: ${tokens}`, () => assert.equal(contextWindowOf(name), tokens))
+
+  test('a near name does not borrow a longer family member’s window, and unknown names have none', () => {
+    assert.notEqual(contextWindowOf('gpt-4'), contextWindowOf('gpt-4o'))
+    assert.notEqual(contextWindowOf('gpt-4'), contextWindowOf('gpt-4.1'))
+    assert.notEqual(contextWindowOf('o1-mini'), contextWindowOf('o1'))
+    for (const name of ['gpt-40-custom', 'o1x', 'acme-chat-7', '', null, undefined, 42, 'x'.repeat(300)])
+      assert.equal(contextWindowOf(name), undefined, String(name))
+  })
+})
+
+describe('usage anchor accounting', () => {
+  test('reasoning tokens counted in the output but not carried by the message are not part of the next request', () => {
+    const openai = { content: 'answer', usage_metadata: { input_tokens: 1000, output_tokens: 900, output_token_details: { reasoning: 800 } } }
+    assert.deepEqual(usageOf(openai), { input: 1000, output: 100, source: 'usage_metadata' })
+    const raw = { role: 'assistant', content: 'x', usage: { prompt_tokens: 50, completion_tokens: 70, completion_tokens_details: { reasoning_tokens: 64 } } }
+    assert.deepEqual(usageOf(raw), { input: 50, output: 6, source: 'usage' })
+  })
+
+  test('reasoning the message carries (thinking blocks) stays in the output', () => {
+    const thinking = {
+      content: [
+        { type: 'thinking', thinking: 'step by step', signature: 's' },
+        { type: 'text', text: 'answer' },
+      ],
+      usage_metadata: { input_tokens: 1000, output_tokens: 900, output_token_details: { reasoning: 800 } },
+    }
+    assert.equal(usageOf(thinking).output, 900)
+  })
+
+  test("Anthropic's own usage wins over a usage_metadata that left the cached tokens out (older @langchain/anthropic)", () => {
+    const older = {
+      usage_metadata: { input_tokens: 40, output_tokens: 5, input_token_details: { cache_read: 30, cache_creation: 0 } },
+      response_metadata: { usage: { input_tokens: 40, cache_read_input_tokens: 30, cache_creation_input_tokens: 0, output_tokens: 5 } },
+    }
+    assert.deepEqual(usageOf(older), { input: 70, output: 5, source: 'response_metadata.usage' })
+    // LangChain 1.x already sums them: the same figure either way.
+    const current = { ...older, usage_metadata: { input_tokens: 70, output_tokens: 5, input_token_details: { cache_read: 30, cache_creation: 0 } } }
+    assert.equal(usageOf(current).input, 70)
+  })
+})
