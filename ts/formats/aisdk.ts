@@ -118,6 +118,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
     throw invalid(i, 'role', `expected "system", "user", "assistant" or "tool" in the AI SDK format, got ${JSON.stringify(role)}`)
   }
   if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw invalid(i, 'content', 'expected a string or an array of parts')
+  checkParts(m.content, i, role)
   if (role !== 'assistant') {
     const unit = { type: role === 'system' ? 'system' : 'human', content: partsOf(m.content) }
     return whole(m, unit)
@@ -171,6 +172,28 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
       return [hasBreakpoint(e.content) && !hasBreakpoint(unit.content) ? withCacheControl(rebuilt) : rebuilt]
     },
   }
+}
+
+/** Tool blocks of other formats: in an AI SDK message they would be content, their pairs never seen. */
+const FOREIGN_TOOL_PARTS = new Set(['tool_use', 'tool_result', 'function_call', 'function_call_output'])
+
+/**
+ * Refuses parts whose calls and results the AI SDK reading would miss: another format's tool blocks
+ * (`format: 'aisdk'` given for Anthropic messages, say), and calls or results outside the roles
+ * that hold them.
+ */
+function checkParts(content: unknown, i: number, role: string): void {
+  if (!Array.isArray(content)) return
+  content.forEach((p: unknown, k: number) => {
+    const type = isObject(p) ? p.type : undefined
+    if (typeof type !== 'string') return
+    if (FOREIGN_TOOL_PARTS.has(type)) {
+      throw invalid(i, `content[${k}].type`, `${JSON.stringify(type)} is no AI SDK part (a call is a \`tool-call\` part, a result a \`tool-result\` part)`)
+    }
+    if (role !== 'assistant' && (type === 'tool-call' || type === 'tool-result')) {
+      throw invalid(i, `content[${k}].type`, `a \`${type}\` part belongs in ${type === 'tool-call' ? 'an assistant' : 'a tool'} message, not a ${role} message`)
+    }
+  })
 }
 
 /** A message that is one unit the edit can only remove, or mark with a cache breakpoint. */

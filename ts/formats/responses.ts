@@ -167,6 +167,11 @@ function check(m: Record<string, any>, i: number, kind: Kind): void {
   if (kind === 'output' && (typeof callIdOf(m) !== 'string' || callIdOf(m) === '')) {
     throw invalid(i, callIdKey(m), `a \`${m.type}\` item needs a non-empty string \`call_id\``)
   }
+  if (kind === 'user' && m.role !== 'user') {
+    // A chat `tool` message (or any other role) read as Responses would be user text: say so instead.
+    const hint = m.role === 'tool' ? ' (a tool result is a `function_call_output` item in the Responses format)' : ''
+    throw invalid(i, 'role', `expected "user", "assistant", "system" or "developer" in the Responses format, got ${JSON.stringify(m.role)}${hint}`)
+  }
   if ((kind === 'user' || kind === 'system' || kind === 'assistant') && typeof m.content !== 'string' && !Array.isArray(m.content)) {
     throw invalid(i, 'content', 'expected a string or an array of content blocks')
   }
