@@ -4,6 +4,7 @@
 
 import { ContextEditorError, errorText } from './errors.js'
 import type { EditPlan, EditReport, SummaryRequest } from './native.js'
+import type { ClearMediaReport } from './media.js'
 import { SUMMARY_EMPTY, SUMMARY_INVALID, SUMMARY_PATH, summaryTextOf } from './summary.js'
 import { applyEdits, own, type AnyMessage, type Applied, type ApplyOptions } from './wire.js'
 import { contextFor, type EditContext } from './call-context.js'
@@ -15,6 +16,11 @@ export interface EditResult<T> {
   report: EditReport
   /** When a whole request was passed (Anthropic, Responses, chat): the request rebuilt around `messages`. */
   request?: unknown
+  /**
+   * The `clear_media` edits that fired, in pipeline order (before the others ran, so `report`
+   * counts the messages with their media already replaced): the blocks each replaced and kept.
+   */
+  media?: ClearMediaReport[]
 }
 
 /** An edit's result, and its output as the editor keeps it (see `Applied`). */

@@ -33,6 +33,7 @@ import { declaredDefaults, deepFreeze, optionsCopy } from './options.js'
 import { type CallContext, type EditContext, readContext, recountContext } from './call-context.js'
 import { askSummary, askSummaryAsync, checkSummary, type EditResult, finish, result, type Written } from './edit-result.js'
 import { keepOutput, type Planned, reusedPrefix, Sessions } from './sessions.js'
+import { applyMediaEdits, markFired, type MediaEdit, mediaEdits } from './media-edit.js'
 import { APPLY_PIECE, inFlight, nextTurn, outsideInFlight } from './scheduler.js'
 
 export type { EditContext, SummaryAnswer } from './call-context.js'
@@ -65,6 +66,8 @@ export class ContextEditor {
   readonly #sendText: boolean
   readonly #sendToolText: boolean
   readonly #sendArgs: boolean
+  /** The `clear_media` edits, applied before planning (ts/media-edit.ts). */
+  readonly #media: MediaEdit[]
   /** `pin.ids`: messages with these ids are sent pinned. */
   readonly #pinIds: ReadonlySet<string> | undefined
   readonly #placeholders: ReadonlySet<string>
@@ -114,6 +117,7 @@ export class ContextEditor {
     const method = optionOf(copy, 'tokenCountMethod')
     this.#sendText = method === 'model' || method === 'estimate' || edits.some((e) => typeOf(e) === 'summarize')
     this.#sendToolText = edits.some((e) => typeOf(e) === 'truncate_tool_results')
+    this.#media = mediaEdits(edits)
     // `prefer` finds stale results by comparing tool-call arguments.
     this.#sendArgs = edits.some((e) => typeOf(e) === 'clear_tool_uses' && optionOf(e, 'prefer') !== undefined && optionOf(e, 'prefer') !== null)
     // The core checked `pin` (a list of strings); the ids are matched here, where the messages are read.
@@ -256,7 +260,47 @@ export class ContextEditor {
    * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message index and field.
    */
   edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
-    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.edit(m, c))
+    if (this.#media.length > 0) return this.#withMedia(messages, context, (m) => this.#edit(m, context))
+    return this.#edit(messages, context)
+  }
+
+  /**
+   * The `clear_media` edits on `messages` (in their own format, never mutated), then `next` on the
+   * result; `media` in the result reports each edit that fired.
+   */
+  #withMedia<T, R extends Pick<EditResult<unknown>, 'report'>>(messages: readonly T[], context: EditContext | null | undefined, next: (m: readonly T[]) => R): R
+  #withMedia<T, R extends Pick<EditResult<unknown>, 'report'>>(
+    messages: readonly T[],
+    context: EditContext | null | undefined,
+    next: (m: readonly T[]) => Promise<R>,
+  ): Promise<R>
+  #withMedia<T, R extends Pick<EditResult<unknown>, 'report'>>(
+    messages: readonly T[],
+    context: EditContext | null | undefined,
+    next: (m: readonly T[]) => R | Promise<R>,
+  ): R | Promise<R> {
+    const max = optionOf(context, 'maxInputTokens') ?? optionOf(this.options, 'maxInputTokens')
+    // A whole request (Anthropic, Responses, chat): its message list, in a copy of the request.
+    const key = Array.isArray(messages) ? undefined : ['messages', 'input'].find((k) => Array.isArray(optionOf(messages, k)))
+    const list = (key === undefined ? messages : optionOf(messages, key)) as readonly T[]
+    if (!Array.isArray(list)) return next(messages)
+    const request = messages as unknown as Record<string, unknown>
+    const around = (m: readonly T[]): readonly T[] => (key === undefined ? m : ({ ...request, [key]: m } as unknown as readonly T[]))
+    const done = applyMediaEdits(Array.prototype.slice.call(list) as T[], this.#media, {
+      tokens: (m) => this.countTokens(around(m as readonly T[]) as readonly AnyMessage[], context).total,
+      maxInputTokens: typeof max === 'number' ? max : undefined,
+    })
+    const out = next(key !== undefined && done.messages === list ? messages : around(done.messages))
+    const withReport = (r: R): R => ({
+      ...r,
+      report: markFired(r.report, done.fired),
+      ...(done.reports.length > 0 ? { media: done.reports } : {}),
+    })
+    return out instanceof Promise ? out.then(withReport) : withReport(out)
+  }
+
+  #edit<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): EditResult<T> {
+    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.#edit(m, c))
     if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
     messages = list as T[]
@@ -289,7 +333,12 @@ export class ContextEditor {
    * loop in between (the array is snapshotted first, so later changes to it do not matter).
    */
   async editAsync<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
-    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.editAsync(m, c))
+    if (this.#media.length > 0) return this.#withMedia(messages, context, (m) => this.#editAsyncAny(m, context))
+    return this.#editAsyncAny(messages, context)
+  }
+
+  async #editAsyncAny<T extends AnyMessage>(messages: readonly T[], context?: EditContext | null): Promise<EditResult<T>> {
+    const foreign = this.#foreign(messages, context, 'edit', (m, c) => this.#editAsyncAny(m, c))
     if (foreign !== undefined) return foreign
     return inFlight(() => this.#editAsync(messages, context))
   }

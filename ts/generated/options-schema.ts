@@ -118,6 +118,7 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
               { $ref: '#/$defs/TrimTurnsEdit' },
               { $ref: '#/$defs/TruncateToolResultsEdit' },
               { $ref: '#/$defs/SummarizeEdit' },
+              { $ref: '#/$defs/ClearMediaEdit' },
             ],
           },
         },
@@ -539,6 +540,53 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
           required: ['turns'],
           properties: { messages: { type: 'null' }, tokens: { type: 'null' }, fraction: { type: 'null' }, turns: { not: { type: 'null' } } },
         },
+      ],
+      'x-exactly-one': true,
+    },
+    ClearMediaEdit: {
+      title: 'ClearMediaEdit',
+      description:
+        '`clear_media`: keep the newest images and documents and replace older ones (also inside tool results) by a short text block naming what was there. Applied by `ContextEditor` before the other edits, in every message format.',
+      type: 'object',
+      properties: {
+        type: { const: 'clear_media' },
+        trigger: {
+          anyOf: [{ $ref: '#/$defs/TriggerCondition' }, { type: 'array', items: { $ref: '#/$defs/TriggerCondition' } }, { type: 'null' }],
+          description: 'When to apply: one condition or a list (any one fires); absent: always.',
+        },
+        keep: { anyOf: [{ $ref: '#/$defs/MediaKeep' }, { type: 'null' }], description: 'What stays.', default: { media: 3 } },
+        placeholder: {
+          anyOf: [{ type: 'string' }, { type: 'null' }],
+          description: 'The text that replaces a block; `{kind}` becomes `image` or `document` and `{what}` what it was (media type, size, file name).',
+          default: '[{kind} removed: {what}]',
+        },
+        formula: {
+          anyOf: [{ enum: ['openai', 'anthropic'] }, { type: 'null' }],
+          description: "How images are counted for `keep.tokens`: OpenAI's tiles or Anthropic's `w * h / 750`.",
+          default: 'openai',
+        },
+      },
+      additionalProperties: false,
+      required: ['type'],
+    },
+    MediaKeep: {
+      title: 'MediaKeep',
+      description: 'Which images and documents stay: exactly one key.',
+      type: 'object',
+      properties: {
+        media: {
+          anyOf: [{ type: 'integer', minimum: 0, maximum: 9007199254740991 }, { type: 'null' }],
+          description: 'Keep the newest N images and documents.',
+        },
+        tokens: {
+          anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }],
+          description: 'Keep the newest images and documents whose token counts add up to at most this.',
+        },
+      },
+      additionalProperties: false,
+      oneOf: [
+        { required: ['media'], properties: { media: { not: { type: 'null' } }, tokens: { type: 'null' } } },
+        { required: ['tokens'], properties: { media: { type: 'null' }, tokens: { not: { type: 'null' } } } },
       ],
       'x-exactly-one': true,
     },

@@ -320,6 +320,40 @@ export type SummaryKeep =
   | { fraction: number; messages?: null; tokens?: null; turns?: null }
   | { turns: number; messages?: null; tokens?: null; fraction?: null }
 
+/**
+ * `clear_media`: keep the newest images and documents and replace older ones (also inside tool
+ * results) by a short text block naming what was there. Applied by `ContextEditor` before the other
+ * edits, in every message format.
+ */
+export interface ClearMediaEdit {
+  type: 'clear_media'
+  /** When to apply: one condition or a list (any one fires); absent: always. */
+  trigger?: TriggerCondition | TriggerCondition[] | null
+  /**
+   * What stays.
+   * @default {"media":3}
+   */
+  keep?: MediaKeep | null
+  /**
+   * The text that replaces a block; `{kind}` becomes `image` or `document` and `{what}` what it was
+   * (media type, size, file name).
+   * @default "[{kind} removed: {what}]"
+   */
+  placeholder?: string | null
+  /**
+   * How images are counted for `keep.tokens`: OpenAI's tiles or Anthropic's `w * h / 750`.
+   * @default "openai"
+   */
+  formula?: 'openai' | 'anthropic' | null
+}
+
+/**
+ * Which images and documents stay: exactly one key.
+ * - `media`: Keep the newest N images and documents.
+ * - `tokens`: Keep the newest images and documents whose token counts add up to at most this.
+ */
+export type MediaKeep = { media: number; tokens?: null } | { tokens: number; media?: null }
+
 /** Pin rules: the messages they name are never cleared, truncated, trimmed or summarized. */
 export interface PinRules {
   /** Results of these tools (and the assistant messages that call them). */
@@ -453,7 +487,15 @@ export interface EditorOptions {
   tokenCacheSize?: number | null
   /** A pipeline of edits applied in order (instead of the top-level clearing keys). */
   edits?: Array<
-    ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit
+    | ClearToolUsesOptions
+    | ClearThinkingEdit
+    | LastNEdit
+    | StripToolCallsEdit
+    | StripAndTruncateEdit
+    | TrimTurnsEdit
+    | TruncateToolResultsEdit
+    | SummarizeEdit
+    | ClearMediaEdit
   > | null
   /**
    * The messages' format (`ContextEditor` only; a call's `context.format` wins): `"auto"` (the
@@ -495,7 +537,15 @@ export interface MiddlewareOptions {
 
 /** One edit of a pipeline (`EditorOptions.edits`). */
 export type EditOptions =
-  ClearToolUsesOptions | ClearThinkingEdit | LastNEdit | StripToolCallsEdit | StripAndTruncateEdit | TrimTurnsEdit | TruncateToolResultsEdit | SummarizeEdit
+  | ClearToolUsesOptions
+  | ClearThinkingEdit
+  | LastNEdit
+  | StripToolCallsEdit
+  | StripAndTruncateEdit
+  | TrimTurnsEdit
+  | TruncateToolResultsEdit
+  | SummarizeEdit
+  | ClearMediaEdit
 
 /** The declared defaults (`optionDefaults()`), by edit type; `editor` for the top-level keys. */
 export interface OptionDefaults {
@@ -508,6 +558,7 @@ export interface OptionDefaults {
   trim_turns: Partial<Omit<TrimTurnsEdit, 'type'>>
   truncate_tool_results: Partial<Omit<TruncateToolResultsEdit, 'type'>>
   summarize: Partial<Omit<SummarizeEdit, 'type'>>
+  clear_media: Partial<Omit<ClearMediaEdit, 'type'>>
 }
 
 /**

@@ -201,7 +201,8 @@ impl ContextEditor {
       | Edit::LastN(_)
       | Edit::StripToolCalls(_)
       | Edit::StripAndTruncate(_)
-      | Edit::TrimTurns(_) => false,
+      | Edit::TrimTurns(_)
+      | Edit::ClearMedia(_) => false,
       Edit::TruncateToolResults(_) | Edit::Summarize(_) => true,
     })
   }

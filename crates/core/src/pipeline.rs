@@ -180,6 +180,8 @@ impl Planner<'_> {
         Edit::Summarize(s) => {
           run.summary = plan_summary(s, draft, self.max_input_tokens, &mut applied)?;
         }
+        // Applied by the shim before planning; its entry keeps the pipeline's positions.
+        Edit::ClearMedia(_) => {}
         other => {
           if gate(trigger_of(other), draft, self.max_input_tokens) {
             applied.triggered = true;

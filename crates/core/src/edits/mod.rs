@@ -33,7 +33,7 @@ pub use structural::truncation_marker;
 pub(crate) use structural::{answered, gate};
 pub(crate) use summarize::plan_summary;
 
-/// The trigger that decides an edit, if it has one (`None` = always applies).
+/// The trigger that decides an edit, if it has one (`None` = always applies, or not the core's).
 pub(crate) fn trigger_of(edit: &Edit) -> Option<&[Trigger]> {
   match edit {
     Edit::ClearToolUses(c) => Some(&c.trigger),
@@ -43,6 +43,8 @@ pub(crate) fn trigger_of(edit: &Edit) -> Option<&[Trigger]> {
     Edit::TrimTurns(c) => c.trigger.as_deref(),
     Edit::TruncateToolResults(c) => c.trigger.as_deref(),
     Edit::Summarize(c) => c.trigger.as_deref(),
+    // Its trigger is the shim's, checked before planning (see `Edit::ClearMedia`).
+    Edit::ClearMedia(_) => None,
   }
 }
 
@@ -66,6 +68,8 @@ pub(crate) fn run_structural(
       let pairs = draft.pair();
       structural::truncate_tool_results(draft, c.max_chars, &c.exclude_tools, &pairs, applied);
     }
-    Edit::ClearToolUses(_) | Edit::Summarize(_) => {}
+    // `clear_media` was applied by the shim before planning (it replaces blocks the wire does not
+    // carry); the core only checks its options.
+    Edit::ClearToolUses(_) | Edit::Summarize(_) | Edit::ClearMedia(_) => {}
   }
 }

@@ -24,12 +24,12 @@ mod values;
 pub use schema::json_schema;
 pub use spec::{defaults as option_defaults, EDIT_TYPES};
 pub use types::{
-  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
-  SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
-  TruncateToolResults, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
+  ClearInputs, ClearMedia, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, MediaKeep,
+  Options, Stable, Summarize, SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger,
+  TrimTurns, TruncateToolResults, DEEPAGENTS_KEEP_FRACTION, DEEPAGENTS_KEEP_MESSAGES,
   DEEPAGENTS_TRIGGER_FRACTION, DEEPAGENTS_TRIGGER_TOKENS, DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS,
-  DEFAULT_PLACEHOLDER, DEFAULT_STEP_RESULTS, DEFAULT_STEP_TOKENS, DEFAULT_SUMMARY_PREFIX,
-  DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
+  DEFAULT_MEDIA_PLACEHOLDER, DEFAULT_PLACEHOLDER, DEFAULT_STEP_RESULTS, DEFAULT_STEP_TOKENS,
+  DEFAULT_SUMMARY_PREFIX, DEFAULT_SUMMARY_PROMPT, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
   DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
 };
 pub use types::{

@@ -6,13 +6,15 @@
 use serde_json::{Map, Value};
 
 use super::spec::{
-  CLEAR_THINKING, CLEAR_TOOL_USES, EDITOR, EDIT_TYPES, KEEP, LAST_N, STABLE, STRIP_AND_TRUNCATE,
-  STRIP_TOOL_CALLS, SUMMARIZE, SUMMARY_KEEP, THINKING_KEEP, TRIM_TURNS, TRUNCATE_TOOL_RESULTS,
+  CLEAR_MEDIA, CLEAR_THINKING, CLEAR_TOOL_USES, EDITOR, EDIT_TYPES, KEEP, LAST_N, MEDIA_KEEP,
+  STABLE, STRIP_AND_TRUNCATE, STRIP_TOOL_CALLS, SUMMARIZE, SUMMARY_KEEP, THINKING_KEEP, TRIM_TURNS,
+  TRUNCATE_TOOL_RESULTS,
 };
 use super::types::{
-  ClearInputs, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, Options, Stable, Summarize,
-  SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger, TrimTurns,
-  TruncateToolResults, DEFAULT_MAX_TURNS, DEFAULT_THINKING_TURNS, DEFAULT_TOOL_TRIM_LIMIT,
+  ClearInputs, ClearMedia, ClearThinking, ClearToolUses, Edit, Gate, Keep, LastN, MediaKeep,
+  Options, Stable, Summarize, SummaryKeep, SummaryRole, ThinkingKeep, TokenCountMethod, Trigger,
+  TrimTurns, TruncateToolResults, DEFAULT_MAX_TURNS, DEFAULT_MEDIA_PLACEHOLDER,
+  DEFAULT_THINKING_TURNS, DEFAULT_TOOL_TRIM_LIMIT,
 };
 use super::values::{
   field, keep_fraction, keep_measure, keep_tokens, non_negative_int, only_keys, opt_string,
@@ -228,6 +230,7 @@ fn parse_structural_edit(kind: &str, obj: &Map<String, Value>, path: &str) -> Re
     "trim_turns" => parse_trim_turns(obj, path).map(Edit::TrimTurns),
     "truncate_tool_results" => parse_truncate(obj, path).map(Edit::TruncateToolResults),
     "summarize" => parse_summarize(obj, path).map(Edit::Summarize),
+    "clear_media" => parse_clear_media(obj, path).map(Edit::ClearMedia),
     other => Err(Error::invalid_option(
       format!("{path}.type"),
       format!(
@@ -339,6 +342,39 @@ fn parse_summarize(obj: &Map<String, Value>, path: &str) -> Result<Summarize> {
     s.max_tokens = Some(positive_int(v, &format!("{path}.maxTokens"))?);
   }
   Ok(s)
+}
+
+fn parse_clear_media(obj: &Map<String, Value>, path: &str) -> Result<ClearMedia> {
+  only_keys(obj, &CLEAR_MEDIA, "clear_media", path)?;
+  let keep = match field(obj, "keep") {
+    None => MediaKeep::Media(3),
+    Some(value) => {
+      let at = format!("{path}.keep");
+      let (key, v, at) = keep_measure(value, &at, &MEDIA_KEEP)?;
+      if key == "media" {
+        MediaKeep::Media(non_negative_int(v, &at)?)
+      } else {
+        MediaKeep::Tokens(keep_tokens(v, &at)?)
+      }
+    }
+  };
+  let formula = match field(obj, "formula") {
+    None => "openai".to_owned(),
+    Some(Value::String(s)) if s == "openai" || s == "anthropic" => s.clone(),
+    Some(other) => {
+      return Err(Error::invalid_option(
+        format!("{path}.formula"),
+        format!("expected \"openai\" or \"anthropic\", got {}", show(other)),
+      ))
+    }
+  };
+  Ok(ClearMedia {
+    trigger: optional_trigger(obj, path)?,
+    keep,
+    placeholder: opt_string(obj, "placeholder", &format!("{path}.placeholder"))?
+      .unwrap_or_else(|| DEFAULT_MEDIA_PLACEHOLDER.to_owned()),
+    formula,
+  })
 }
 
 fn parse_summary_keep(value: &Value, path: &str) -> Result<SummaryKeep> {

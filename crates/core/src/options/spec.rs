@@ -15,9 +15,9 @@ use serde_json::{json, Value};
 pub use super::declare::{EditSpec, Group, Key, Scope, Type};
 
 use super::types::{
-  DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS, DEFAULT_PLACEHOLDER, DEFAULT_SUMMARY_PREFIX,
-  DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE, DEFAULT_TOOL_TRIM_LIMIT,
-  DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
+  DEFAULT_KEEP_MESSAGES, DEFAULT_MAX_TURNS, DEFAULT_MEDIA_PLACEHOLDER, DEFAULT_PLACEHOLDER,
+  DEFAULT_SUMMARY_PREFIX, DEFAULT_THINKING_TURNS, DEFAULT_TOKEN_CACHE_SIZE,
+  DEFAULT_TOOL_TRIM_LIMIT, DEFAULT_TRIGGER_TOKENS, DEFAULT_TRIM_TOKENS_TO_SUMMARIZE,
 };
 
 const MAX_FRACTION: Option<f64> = Some(1.0);
@@ -317,6 +317,46 @@ pub static TRUNCATE_TOOL_RESULTS: Group = Group {
   ],
 };
 
+/// `keep` of `clear_media`.
+pub static MEDIA_KEEP: Group = Group {
+  name: "MediaKeep",
+  doc: "Which images and documents stay: exactly one key.",
+  keys: &[
+    Key::new(
+      "media",
+      Type::Int { min: 0 },
+      "Keep the newest N images and documents.",
+    ),
+    Key::new(
+      "tokens",
+      NON_NEGATIVE,
+      "Keep the newest images and documents whose token counts add up to at most this.",
+    ),
+  ],
+};
+
+/// The `clear_media` edit.
+pub static CLEAR_MEDIA: Group = Group {
+  name: "ClearMediaEdit",
+  doc: "`clear_media`: keep the newest images and documents and replace older ones (also inside tool results) by a short text block naming what was there. Applied by `ContextEditor` before the other edits, in every message format.",
+  keys: &[
+    Key::new("trigger", Type::OneOrList(&TRIGGER), GATE_DOC),
+    Key::new("keep", Type::ExactlyOne(&MEDIA_KEEP), "What stays.").default(|| json!({ "media": 3 })),
+    Key::new(
+      "placeholder",
+      Type::String,
+      "The text that replaces a block; `{kind}` becomes `image` or `document` and `{what}` what it was (media type, size, file name).",
+    )
+    .default(|| json!(DEFAULT_MEDIA_PLACEHOLDER)),
+    Key::new(
+      "formula",
+      Type::Enum(&["openai", "anthropic"]),
+      "How images are counted for `keep.tokens`: OpenAI's tiles or Anthropic's `w * h / 750`.",
+    )
+    .default(|| json!("openai")),
+  ],
+};
+
 /// `keep` of `summarize`.
 pub static SUMMARY_KEEP: Group = Group {
   name: "SummaryKeep",
@@ -455,7 +495,7 @@ pub static SUMMARIZATION_MIDDLEWARE: Group = Group {
 pub static MIDDLEWARE_GROUPS: [&Group; 1] = [&SUMMARIZATION_MIDDLEWARE];
 
 /// Every edit of a pipeline, in the order errors list them.
-pub static EDITS: [EditSpec; 8] = [
+pub static EDITS: [EditSpec; 9] = [
   EditSpec {
     type_name: "clear_tool_uses",
     group: &CLEAR_TOOL_USES,
@@ -487,6 +527,10 @@ pub static EDITS: [EditSpec; 8] = [
   EditSpec {
     type_name: "summarize",
     group: &SUMMARIZE,
+  },
+  EditSpec {
+    type_name: "clear_media",
+    group: &CLEAR_MEDIA,
   },
 ];
 

@@ -103,7 +103,7 @@ fn edits_pipeline_and_conflicts() {
     .starts_with("keep: top-level clearing options"));
   assert_eq!(
     err(json!({ "edits": [{ "type": "zap" }] })),
-    "edits[0].type: unknown edit type `zap` (expected one of clear_tool_uses, clear_thinking, last_n, strip_tool_calls, strip_and_truncate, trim_turns, truncate_tool_results, summarize)"
+    "edits[0].type: unknown edit type `zap` (expected one of clear_tool_uses, clear_thinking, last_n, strip_tool_calls, strip_and_truncate, trim_turns, truncate_tool_results, summarize, clear_media)"
   );
   assert_eq!(
     err(json!({ "edits": [{ "type": "summarize" }, { "type": "last_n", "n": 3 }] })),

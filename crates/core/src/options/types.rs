@@ -311,6 +311,9 @@ pub enum Edit {
   TruncateToolResults(TruncateToolResults),
   /// Replace older messages with a model-written summary (LangChain/DeepAgents, CE Node SUMMARIZING).
   Summarize(Summarize),
+  /// Keep the newest images and documents, replace older ones by a text naming them. Checked
+  /// here; applied by the shim (`ContextEditor`) before planning, on the caller's own blocks.
+  ClearMedia(ClearMedia),
 }
 
 impl Edit {
@@ -326,6 +329,7 @@ impl Edit {
       Self::TrimTurns(_) => "trim_turns",
       Self::TruncateToolResults(_) => "truncate_tool_results",
       Self::Summarize(_) => "summarize",
+      Self::ClearMedia(_) => "clear_media",
     }
   }
 }
@@ -381,6 +385,31 @@ pub struct TrimTurns {
 
 /// Default length tool results are cut to (CE Node `tool_trim_limit`).
 pub const DEFAULT_TOOL_TRIM_LIMIT: u64 = 600;
+
+/// The default text of a cleared image or document (`clear_media`).
+pub const DEFAULT_MEDIA_PLACEHOLDER: &str = "[{kind} removed: {what}]";
+
+/// `keep` of `clear_media`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MediaKeep {
+  /// The newest N images and documents.
+  Media(u64),
+  /// The newest whose token counts add up to at most this.
+  Tokens(f64),
+}
+
+/// The `clear_media` edit (applied by the shim; see [`Edit::ClearMedia`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearMedia {
+  /// When it applies (`None` = always).
+  pub trigger: Option<Vec<Trigger>>,
+  /// What stays.
+  pub keep: MediaKeep,
+  /// The replacing text, with `{kind}` and `{what}` slots.
+  pub placeholder: String,
+  /// How images are counted: `openai` or `anthropic`.
+  pub formula: String,
+}
 
 /// The `truncate_tool_results` edit.
 #[derive(Debug, Clone, PartialEq)]

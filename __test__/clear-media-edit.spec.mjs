@@ -1,0 +1,122 @@
+// The clear_media edit in a pipeline (`edits: [{ type: 'clear_media', keep, trigger?, placeholder? }]`)
+// through ContextEditor.edit / editAsync, on a computer-use transcript with 40 screenshots in the
+// four formats: the newest N stay byte for byte, each older one becomes the same short text naming
+// what was there, every tool call keeps its result, the caller's messages are never mutated, the
+// other edits of the pipeline still run, and its options are checked like every edit's.
+import { test, describe } from 'node:test'
+import assert from 'node:assert/strict'
+import { ContextEditor, ContextEditorError } from '../dist/index.js'
+import { shot, transcripts } from './fixtures/screenshots.mjs'
+
+const N = 40
+const PLACEHOLDER = '[image removed: image/png 1280×800]'
+
+/** Call ids asked for and call ids answered, in any of the four formats. */
+function pairs(messages) {
+  const calls = []
+  const results = []
+  for (const m of messages) {
+    for (const c of m.tool_calls ?? []) calls.push(c.id)
+    if (typeof m.tool_call_id === 'string') results.push(m.tool_call_id)
+    for (const b of Array.isArray(m.content) ? m.content : []) {
+      if (b.type === 'tool_use') calls.push(b.id)
+      if (b.type === 'tool-call') calls.push(b.toolCallId)
+      if (b.type === 'tool_result') results.push(b.tool_use_id)
+      if (b.type === 'tool-result') results.push(b.toolCallId)
+    }
+  }
+  return { calls, results }
+}
+
+describe('clear_media in edits keeps the newest screenshots, in every format', () => {
+  for (const [name, make] of Object.entries(transcripts)) {
+    for (const mode of ['edit', 'editAsync']) {
+      test(`${name} (${mode}): 40 screenshots, keep 5`, async () => {
+        const input = make(N)
+        const before = JSON.stringify(input)
+        const editor = new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 5 } }] })
+        const { messages, media, report } = await editor[mode](input)
+        assert.equal(JSON.stringify(input), before, 'the input is not mutated')
+        assert.equal(messages.length, input.length)
+        const text = JSON.stringify(messages)
+        for (let k = 0; k < N; k++) assert.equal(text.includes(shot(k)), k >= N - 5, `screenshot ${k}`)
+        assert.equal(text.split(PLACEHOLDER).length - 1, N - 5, 'each older one named by the same text')
+        assert.equal(media.length, 1)
+        assert.equal(media[0].kept, 5)
+        assert.equal(media[0].cleared.length, N - 5)
+        // Pair-safe: every call still has its result, and nothing else was removed.
+        assert.deepEqual(pairs(messages), pairs(input))
+        // The planned report counts the messages as sent: far fewer tokens than with 40 images.
+        const full = new ContextEditor({}).countTokens(input).total
+        assert.ok(report.tokensBefore < full - (N - 5) * 700, `${report.tokensBefore} vs ${full}`)
+        // The newest messages are the caller's objects.
+        assert.equal(messages.at(-1), input.at(-1))
+      })
+    }
+  }
+})
+
+test('the other edits of the pipeline run on the result', () => {
+  const input = transcripts.langchain(N)
+  const editor = new ContextEditor({
+    edits: [
+      { type: 'clear_media', keep: { media: 2 } },
+      { type: 'clear_tool_uses', trigger: { messages: 10 }, keep: { messages: 3 } },
+    ],
+  })
+  const { messages, media, report } = editor.edit(input)
+  assert.equal(media[0].cleared.length, N - 2)
+  assert.equal(report.cleared.length, N - 3)
+  // Results cleared by clear_tool_uses hold its placeholder; the newest keep their screenshot.
+  assert.equal(JSON.stringify(messages.at(-1).content).includes(shot(N - 1)), true)
+  assert.equal(typeof messages[2].content, 'string')
+})
+
+test('a custom placeholder, and the trigger decides whether it runs', () => {
+  const input = transcripts.anthropic(10)
+  const run = (edit) => new ContextEditor({ edits: [{ type: 'clear_media', ...edit }] }).edit(input)
+  const custom = run({ keep: { media: 1 }, placeholder: '<{kind}: {what} dropped>' })
+  assert.equal(JSON.stringify(custom.messages).split('<image: image/png 1280×800 dropped>').length - 1, 9)
+  assert.equal(custom.report.appliedEdits[0].type, 'clear_media')
+  assert.equal(custom.report.appliedEdits[0].triggered, true)
+  const idle = run({ keep: { media: 1 }, trigger: { messages: 1000 } })
+  assert.equal(idle.media, undefined)
+  assert.equal(idle.report.appliedEdits[0].triggered, false)
+  assert.equal(idle.report.triggered, false)
+  assert.equal(JSON.stringify(idle.messages), JSON.stringify(input))
+  const fired = run({ keep: { media: 1 }, trigger: [{ messages: 1000 }, { tokens: 1000 }] })
+  assert.equal(fired.media[0].cleared.length, 9)
+})
+
+test('keep by tokens keeps the newest that fit', () => {
+  const editor = new ContextEditor({ edits: [{ type: 'clear_media', keep: { tokens: 1366 * 3 + 10 }, formula: 'anthropic' }] })
+  const { media } = editor.edit(transcripts.anthropic(N))
+  assert.equal(media[0].kept, 3)
+  assert.equal(media[0].clearedTokens, (N - 3) * 1366)
+})
+
+test('a whole Anthropic request: its messages are edited', () => {
+  const request = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: transcripts.anthropic(8) }
+  const editor = new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 2 } }] })
+  const out = editor.edit(request)
+  assert.equal(JSON.stringify(out.messages).split(PLACEHOLDER).length - 1, 6)
+  assert.equal(out.request.model, 'claude-sonnet-4-5')
+})
+
+test('bad clear_media options are INVALID_OPTIONS naming the field', () => {
+  const bad = [
+    [{ keep: { media: -1 } }, 'edits[0].keep.media'],
+    [{ keep: { media: 1, tokens: 5 } }, 'edits[0].keep'],
+    [{ keep: { images: 1 } }, 'edits[0].keep.images'],
+    [{ placeholder: 3 }, 'edits[0].placeholder'],
+    [{ formula: 'gemini' }, 'edits[0].formula'],
+    [{ keepN: 1 }, 'edits[0].keepN'],
+  ]
+  for (const [edit, path] of bad) {
+    assert.throws(
+      () => new ContextEditor({ edits: [{ type: 'clear_media', ...edit }] }),
+      (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && e.message.includes(path),
+      JSON.stringify(edit),
+    )
+  }
+})
