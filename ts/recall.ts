@@ -13,6 +13,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
+import { ContextEditorError } from './errors.js'
 
 /** The tool's name. */
 export const RECALL_TOOL_NAME = 'recall_tool_result'
@@ -146,25 +147,51 @@ function isCleared(m: unknown): boolean {
 }
 
 /**
- * The original content of the result of call `toolCallId` in `messages`, if it is there: a
- * LangChain or OpenAI tool message, an AI SDK `tool-result` part (its output's value) or an
- * Anthropic `tool_result` block (its content).
+ * The tool results `m` holds, each with its original content: a LangChain or OpenAI tool message
+ * (not one the host itself marked cleared), AI SDK `tool-result` parts (their output's value),
+ * Anthropic `tool_result` blocks, Responses / OpenAI Agents SDK `function_call_output` /
+ * `function_call_result` items (their `output`), and Mastra `tool-invocation` parts that ran
+ * (their `result`).
  */
+function resultsIn(m: unknown): Array<{ id: unknown; content: () => unknown }> {
+  const out: Array<{ id: unknown; content: () => unknown }> = []
+  if (isToolResult(m) && !isCleared(m)) out.push({ id: own(m, 'tool_call_id'), content: () => own(m, 'content') })
+  const type = own(m, 'type')
+  if (type === 'function_call_output' || type === 'function_call_result' || type === 'custom_tool_call_output') {
+    // The Agents SDK writes a text output as `{ type: 'text', text }`: the original is the text.
+    const output = (): unknown => {
+      const o = own(m, 'output')
+      return own(o, 'type') === 'text' && typeof own(o, 'text') === 'string' ? own(o, 'text') : o
+    }
+    out.push({ id: own(m, 'call_id') ?? own(m, 'callId'), content: output })
+  }
+  const content = own(m, 'content')
+  // Mastra: `content: { format: 2, parts, toolInvocations? }` (the legacy list repeats the parts).
+  const mastra = Array.isArray(content) ? undefined : (own(content, 'parts') ?? own(content, 'toolInvocations'))
+  const parts = Array.isArray(content) ? content : Array.isArray(mastra) ? mastra : []
+  for (const part of parts) {
+    const kind = own(part, 'type')
+    if (kind === 'tool-result') {
+      const output = own(part, 'output')
+      out.push({
+        id: own(part, 'toolCallId'),
+        content: () => (output !== null && typeof output === 'object' && 'value' in output ? own(output, 'value') : output),
+      })
+    } else if (kind === 'tool_result') out.push({ id: own(part, 'tool_use_id'), content: () => own(part, 'content') })
+    else {
+      const inv = kind === 'tool-invocation' ? own(part, 'toolInvocation') : own(part, 'toolCallId') !== undefined ? part : undefined
+      if (own(inv, 'state') === 'result') out.push({ id: own(inv, 'toolCallId'), content: () => own(inv, 'result') })
+    }
+  }
+  return out
+}
+
+/** The original content of the result of call `toolCallId` in `messages` (newest first), if it is there. */
 export function originalIn(messages: unknown, toolCallId: string): { content: unknown } | undefined {
   if (!Array.isArray(messages)) return undefined
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]
-    if (isToolResult(m) && own(m, 'tool_call_id') === toolCallId && !isCleared(m)) return { content: own(m, 'content') }
-    const parts = own(m, 'content')
-    if (!Array.isArray(parts)) continue
-    for (const part of parts) {
-      const type = own(part, 'type')
-      if (type === 'tool-result' && own(part, 'toolCallId') === toolCallId) {
-        const output = own(part, 'output')
-        return { content: output !== null && typeof output === 'object' && 'value' in output ? own(output, 'value') : output }
-      }
-      if (type === 'tool_result' && own(part, 'tool_use_id') === toolCallId) return { content: own(part, 'content') }
-    }
+    const found = resultsIn(messages[i]).find((r) => r.id === toolCallId)
+    if (found) return { content: found.content() }
   }
   return undefined
 }
@@ -230,20 +257,28 @@ export async function recallToolResult(input: unknown, messages: unknown, store?
 export async function rememberToolResults(messages: unknown, store: RecallStore, seen: Set<string>): Promise<void> {
   if (!Array.isArray(messages)) return
   for (const m of messages) {
-    const ids: string[] = []
-    const id = own(m, 'tool_call_id')
-    if (isToolResult(m) && typeof id === 'string' && !isCleared(m)) ids.push(id)
-    const parts = own(m, 'content')
-    if (Array.isArray(parts)) {
-      for (const part of parts) {
-        const partId = own(part, 'type') === 'tool-result' ? own(part, 'toolCallId') : own(part, 'type') === 'tool_result' ? own(part, 'tool_use_id') : undefined
-        if (typeof partId === 'string') ids.push(partId)
-      }
-    }
+    const ids = resultsIn(m)
+      .map((r) => r.id)
+      .filter((k): k is string => typeof k === 'string')
     for (const k of ids) {
       if (seen.has(k)) continue
       await store.set(k, originalIn([m], k)?.content)
       seen.add(k)
     }
   }
+}
+
+/**
+ * An adapter's options without its `recall` (a `createRecall()` result, which the adapter calls
+ * with each call's unedited messages); the rest are the editor's options, passed on as they were.
+ */
+export function splitRecall<O>(options: O): { recall: Recall | undefined; editing: O } {
+  if (options === null || typeof options !== 'object' || !Object.hasOwn(options, 'recall')) return { recall: undefined, editing: options }
+  const { recall, ...editing } = options as O & { recall?: unknown }
+  if (recall !== undefined && recall !== null && typeof (recall as Partial<Recall>).remember !== 'function') {
+    throw new ContextEditorError('INVALID_OPTIONS', 'recall: expected the result of createRecall() (with remember(messages) and answer(input))', {
+      path: 'recall',
+    })
+  }
+  return { recall: (recall ?? undefined) as Recall | undefined, editing: editing as O }
 }

@@ -21,6 +21,7 @@ import { planOf } from '../formats/facade.js'
 import { type AdapterOptions, adapter } from '../formats/adapter.js'
 import type { EditContext } from '../editor.js'
 import type { SummaryRequest } from '../native.js'
+import { type Recall, splitRecall } from '../recall.js'
 
 export type { AdapterOptions, AdapterReport } from '../formats/adapter.js'
 
@@ -32,6 +33,8 @@ interface SummaryModel {
 export type PreModelHookOptions = AdapterOptions & {
   /** Writes the summary when a `summarize` edit fires (the summary is then stored in the state). */
   summaryModel?: SummaryModel
+  /** From `createRecall()`: the hook remembers the state's messages for the `recall_tool_result` tool. */
+  recall?: Recall
 }
 
 interface State {
@@ -47,12 +50,15 @@ const REMOVE_ALL = '__remove_all__'
  * options (`edits` pipelines included).
  */
 export function contextEditingPreModelHook(options: PreModelHookOptions = {}) {
-  const { summaryModel, ...rest } = (options ?? {}) as PreModelHookOptions
+  const { summaryModel, ...withRecall } = (options ?? {}) as PreModelHookOptions
+  const { recall, editing: rest } = splitRecall(withRecall)
   const { edit } = adapter(rest, 'langgraph.preModelHook')
   const summarize = summaryModel === undefined ? undefined : async (request: SummaryRequest) => summaryModel.invoke(request.prompt) as Promise<any>
   return async function preModelHook(state: State): Promise<Record<string, unknown>> {
     const messages = Array.isArray(state?.messages) ? state.messages : []
     if (messages.length === 0) return { llmInputMessages: messages }
+    // The state's messages, unedited: where the recall tool finds a cleared result's original.
+    if (recall !== undefined) await recall.remember(messages)
     const context: EditContext = summarize === undefined ? {} : { summarize }
     const result = await edit(messages, 'langchain', context)
     const update: Record<string, unknown> = { llmInputMessages: result.messages }

@@ -15,9 +15,12 @@
  * remembered messages and the new input) before its step loop starts; the processor returns them
  * edited (Mastra's own `MastraMessageV2` shape: cleared results are their `tool-invocation` with
  * `result` replaced). What the processor returns is what that call's model sees; memory keeps what
- * it stored. No import of `@mastra/core` is made.
+ * it stored. With `recall` (from `createRecall()`), the processor remembers the unedited messages,
+ * so the `recall_tool_result` tool (`recall.answer`) returns a cleared result's exact original.
+ * No import of `@mastra/core` is made.
  */
 import { type AdapterOptions, adapter } from '../formats/adapter.js'
+import { type Recall, splitRecall } from '../recall.js'
 
 export type { AdapterOptions, AdapterReport } from '../formats/adapter.js'
 
@@ -25,19 +28,24 @@ export type { AdapterOptions, AdapterReport } from '../formats/adapter.js'
 export class ContextEditingProcessor {
   readonly name = 'context-editor'
   readonly #edit: ReturnType<typeof adapter>['edit']
+  readonly #recall: Recall | undefined
 
-  constructor(options: AdapterOptions = {}) {
-    this.#edit = adapter(options, 'mastra.processInput').edit
+  constructor(options: AdapterOptions & { recall?: Recall } = {}) {
+    const { recall, editing } = splitRecall(options)
+    this.#recall = recall
+    this.#edit = adapter(editing, 'mastra.processInput').edit
   }
 
   async processInput({ messages }: { messages: unknown[] }): Promise<any[]> {
     if (!Array.isArray(messages) || messages.length === 0) return messages
+    // Mastra's own messages, unedited: where the recall tool finds a cleared result's original.
+    if (this.#recall !== undefined) await this.#recall.remember(messages)
     const { messages: edited, changed } = await this.#edit(messages, 'mastra')
     return changed ? (edited as any[]) : messages
   }
 }
 
 /** `new ContextEditingProcessor(options)`. */
-export function contextEditingProcessor(options: AdapterOptions = {}): ContextEditingProcessor {
+export function contextEditingProcessor(options: AdapterOptions & { recall?: Recall } = {}): ContextEditingProcessor {
   return new ContextEditingProcessor(options)
 }

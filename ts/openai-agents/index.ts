@@ -14,6 +14,8 @@
  * (Responses API items in the SDK's spelling: `function_call` / `function_call_result` with
  * `callId`) and the agent's instructions; the filter returns them edited. The instructions count
  * toward the trigger as the system prompt. Items the filter leaves alone are the SDK's own objects.
+ * With `recall` (from `createRecall()`), the filter remembers each call's unedited items, so the
+ * `recall_tool_result` tool (`recall.answer`) returns a cleared result's exact original.
  * No import of `@openai/agents` is made.
  */
 import type { SummaryAnswer } from '../editor.js'
@@ -21,6 +23,7 @@ import { ContextEditorError } from '../errors.js'
 import { type AdapterOptions, adapter } from '../formats/adapter.js'
 import { planOf } from '../formats/facade.js'
 import type { SummaryRequest } from '../native.js'
+import { type Recall, splitRecall } from '../recall.js'
 
 export type { AdapterOptions, AdapterReport } from '../formats/adapter.js'
 
@@ -39,12 +42,16 @@ interface FilterArgs {
  * edited; the agent's instructions are counted as the system prompt, and a string model name on
  * the agent picks the encoding (unless the options name a `model` or an `encoding`).
  */
-export function contextEditingInputFilter(options: AdapterOptions = {}) {
-  const { edit } = adapter(options, 'openai-agents.callModelInputFilter')
+export function contextEditingInputFilter(options: AdapterOptions & { recall?: Recall } = {}) {
+  const { recall, editing } = splitRecall(options)
+  options = editing
+  const { edit } = adapter(editing, 'openai-agents.callModelInputFilter')
   const fixedModel = options !== null && typeof options === 'object' && (options.model !== undefined || options.encoding !== undefined)
   return async function callModelInputFilter({ modelData, agent }: FilterArgs): Promise<ModelInputData> {
     const input = modelData.input
     if (!Array.isArray(input) || input.length === 0) return modelData
+    // The SDK's own items, unedited: where the recall tool finds a cleared result's original.
+    if (recall !== undefined) await recall.remember(input)
     const model = !fixedModel && typeof agent?.model === 'string' && agent.model !== '' ? agent.model : undefined
     const context = { ...(typeof modelData.instructions === 'string' ? { systemPrompt: modelData.instructions } : {}), ...(model ? { model } : {}) }
     const { messages, changed } = await edit(input, 'responses', context)
