@@ -162,3 +162,40 @@ test("an AI SDK tool output's image is counted by its size", () => {
     editor.countTokens([{ role: 'user', content: 'go' }, call, result([text])]).total
   assert.equal(added, imageTokens(1280, 800, 'openai'))
 })
+
+test('Responses: a computer-use screenshot and a generated image are counted as images of their size, not as base64 text', () => {
+  // A real screenshot's bytes: a header, then a large body that a text count would charge for.
+  const shot = Buffer.concat([png(1280, 800), Buffer.alloc(150_000, 7)]).toString('base64')
+  const editor = new ContextEditor({})
+  const turn = (extra) => [
+    { type: 'message', role: 'user', content: 'open the site' },
+    { type: 'computer_call', id: 'cu_1', call_id: 'c1', action: { type: 'screenshot' }, pending_safety_checks: [], status: 'completed' },
+    ...extra,
+  ]
+  const bare = editor.countTokens(turn([{ type: 'computer_call_output', call_id: 'c1', output: { type: 'computer_screenshot' } }])).total
+  const withShot = editor.countTokens(
+    turn([{ type: 'computer_call_output', call_id: 'c1', output: { type: 'computer_screenshot', image_url: `data:image/png;base64,${shot}` } }]),
+  ).total
+  assert.equal(withShot - bare, imageTokens(1280, 800, 'openai'))
+  const generated = editor.countTokens(turn([{ type: 'image_generation_call', id: 'ig_1', status: 'completed', result: shot }])).total
+  const noImage = editor.countTokens(turn([{ type: 'image_generation_call', id: 'ig_1', status: 'completed' }])).total
+  assert.equal(generated - noImage, imageTokens(1280, 800, 'openai'))
+})
+
+test('Responses: the items holding images are sent back as they were when the turn is edited', () => {
+  const shot = `data:image/png;base64,${png(1280, 800).toString('base64')}`
+  const input = [
+    { type: 'message', role: 'user', content: 'open the site' },
+    { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'e1' },
+    { type: 'computer_call', id: 'cu_1', call_id: 'c1', action: { type: 'screenshot' }, pending_safety_checks: [], status: 'completed' },
+    { type: 'computer_call_output', call_id: 'c1', output: { type: 'computer_screenshot', image_url: shot } },
+    { type: 'message', role: 'user', content: 'thanks' },
+    { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'e2' },
+    { type: 'message', role: 'assistant', id: 'msg_2', content: [{ type: 'output_text', text: 'done' }] },
+  ]
+  const { messages: out } = new ContextEditor({ edits: [{ type: 'clear_thinking' }] }).edit(input)
+  assert.equal(out.length, 6)
+  assert.equal(out[1].type, 'computer_call')
+  assert.equal(out[2], input[3])
+  assert.equal(out[5], input[6])
+})

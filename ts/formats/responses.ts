@@ -216,7 +216,7 @@ function turn(members: Record<string, any>[]): Segment {
       if (typeof text === 'string') content.push({ type: 'text', text })
       else content.push(...(text as unknown[]))
     } else {
-      content.push(item)
+      content.push(...countedAs(item))
     }
   }
   const unit: AnyMessage = { type: 'ai', content }
@@ -275,6 +275,29 @@ function paired(out: Record<string, any>[], dropped: boolean): unknown[] {
     const { id: _id, ...rest } = item
     return rest
   })
+}
+
+/**
+ * What the editor counts for an item of a turn: the item itself (reasoning is found by identity when
+ * encoding, other items are written back as they are, so this is for counting only), but an image
+ * it holds (a computer-use screenshot, a generated image) as an image block, counted by its size
+ * like any other image rather than by the length of its base64.
+ */
+function countedAs(item: Record<string, any>): unknown[] {
+  const type = field(item, 'type')
+  if (type === 'computer_call_output' && isObject(item.output) && item.output.type === 'computer_screenshot') {
+    const { image_url: url, ...shot } = item.output
+    if (typeof url !== 'string') return [item]
+    return [
+      { ...item, output: shot },
+      { type: 'input_image', image_url: url, detail: item.output.detail },
+    ]
+  }
+  if (type === 'image_generation_call' && typeof item.result === 'string' && item.result.length > 0) {
+    const { result, ...rest } = item
+    return [rest, { type: 'image', data: result }]
+  }
+  return [item]
 }
 
 /** A summary message as a Responses item. */
