@@ -204,3 +204,27 @@ describe('usage anchor accounting', () => {
     assert.equal(usageOf(current).input, 70)
   })
 })
+
+describe("the middlewares' own options given to ContextEditor", () => {
+  test('tokenCountMethod "usage", recovery and usageFallback are INVALID_OPTIONS that say where they belong; the middleware takes them', async () => {
+    const { ContextEditor } = await import('context-editor')
+    for (const [options, path, words] of [
+      [{ tokenCountMethod: 'usage' }, 'tokenCountMethod', /context\.usageAnchor/],
+      [{ recovery: { target: 0.7 } }, 'recovery', /middlewares/],
+      [{ recovery: false }, 'recovery', /middlewares/],
+      [{ usageFallback: 'model' }, 'usageFallback', /middlewares/],
+    ]) {
+      assert.throws(
+        () => new ContextEditor(options),
+        (e) => e.code === 'INVALID_OPTIONS' && e.path === path && words.test(e.message),
+        JSON.stringify(options),
+      )
+      assert.ok(contextEditingMiddlewareObject(options))
+    }
+    // The anchor the middleware would use, given per call, is what the editor reads instead.
+    const messages = history(3)
+    const editor = new ContextEditor({ trigger: [] })
+    const total = editor.countTokens(messages, { usageAnchor: { index: 2, tokens: 5000 } }).total
+    assert.ok(total > 5000, `${total}`)
+  })
+})

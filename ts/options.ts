@@ -106,7 +106,31 @@ function readTree(value: unknown, path: string, depth: number, policy: Policy): 
  * as they are, for the binding to reject in its words; so is anything nested deeper than it accepts.
  */
 export function optionsCopy(value: unknown): unknown {
-  return readTree(value, '', 0, EDITOR_POLICY)
+  const copy = readTree(value, '', 0, EDITOR_POLICY)
+  if (copy !== null && typeof copy === 'object') middlewareOnly(copy as Record<string, unknown>)
+  return copy
+}
+
+/**
+ * The middlewares' own options given to `ContextEditor`: `INVALID_OPTIONS` saying where they belong
+ * (the core would only call them unknown). `tokenCountMethod: "usage"` needs what a middleware has and
+ * an editor does not: having seen the call that produced the usage, unchanged since, and what that
+ * call's edits freed. The editor takes that anchor per call instead (`context.usageAnchor`).
+ */
+function middlewareOnly(o: Record<string, unknown>): void {
+  const fail = (path: string, what: string) => new ContextEditorError('INVALID_OPTIONS', `${path}: ${what}`, { path })
+  if (o.tokenCountMethod === 'usage')
+    throw fail(
+      'tokenCountMethod',
+      '"usage" is read by the middlewares (contextEditingMiddleware, the Xpert strategy), which see the calls that produced the usage; ContextEditor counts with "approx", "model" or "estimate" and takes a usage anchor per call: context.usageAnchor { index, tokens } (docs/token-counting.md)',
+    )
+  for (const key of ['recovery', 'usageFallback']) {
+    if (o[key] !== undefined && o[key] !== null)
+      throw fail(
+        key,
+        'an option of the middlewares (contextEditingMiddleware, the Xpert strategy) only: ContextEditor does not call the model (docs/token-counting.md)',
+      )
+  }
 }
 
 const EDITOR_POLICY: Policy = {

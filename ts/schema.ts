@@ -43,7 +43,14 @@ export type Encoding = NonNullable<EditorOptions['encoding']>
  * `ClearToolUsesEdit` / `contextEditingMiddleware`, flat (the Xpert plugin's shape), plus the
  * model's input limit. `null` = unset.
  */
-export interface ContextEditingOptions extends Omit<EditorOptions, 'edits'>, MiddlewareOptions {}
+export interface ContextEditingOptions extends Omit<EditorOptions, 'edits' | 'tokenCountMethod'>, MiddlewareOptions {
+  /**
+   * How tokens are counted: the editor's methods, or `"usage"` (middlewares only): the provider's
+   * reported usage of the previous call as the anchor, `usageFallback` for the rest
+   * (docs/token-counting.md). `null` = unset.
+   */
+  tokenCountMethod?: EditorOptions['tokenCountMethod'] | 'usage'
+}
 
 /** One `clear_tool_uses` edit as a plain object (the shape of LangChain's `ClearToolUsesEdit` config). */
 export interface ClearToolUsesEditOptions extends Omit<ClearToolUsesOptions, 'excludeTools' | 'type'> {
