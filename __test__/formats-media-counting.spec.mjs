@@ -199,3 +199,22 @@ test('Responses: the items holding images are sent back as they were when the tu
   assert.equal(out[2], input[3])
   assert.equal(out[5], input[6])
 })
+
+test('Mastra: an image the assistant made (a file part) is counted, and the message is written back with it', () => {
+  const b64 = png(1280, 800).toString('base64')
+  const assistant = (parts) => ({ id: 'a1', role: 'assistant', createdAt: new Date(0), content: { format: 2, parts } })
+  const user = { id: 'u1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: 'draw' }] } }
+  const editor = new ContextEditor({})
+  const text = { type: 'text', text: 'here it is' }
+  const file = { type: 'file', data: b64, mimeType: 'image/png' }
+  const added = editor.countTokens([user, assistant([text, file])]).total - editor.countTokens([user, assistant([text])]).total
+  assert.equal(added, imageTokens(1280, 800, 'openai'))
+  const withThinking = [
+    user,
+    assistant([{ type: 'reasoning', reasoning: 'plan', details: [] }, text, file]),
+    { ...user, id: 'u2' },
+    assistant([{ type: 'reasoning', reasoning: 'p2', details: [] }, text]),
+  ]
+  const { messages: out } = new ContextEditor({ edits: [{ type: 'clear_thinking' }] }).edit(withThinking, { format: 'mastra' })
+  assert.deepEqual(out[1].content.parts, [text, file])
+})

@@ -60,6 +60,8 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
     if (p.type === 'step-start' || ((p.type === 'text' || p.type === 'reasoning') && pending.length > 0)) close()
     if (p.type === 'text' && typeof p.text === 'string') open(k).content.push({ type: 'text', text: p.text })
     else if (p.type === 'reasoning') open(k).content.push(p)
+    // A file the model made (an image, say): counted; written back as it is.
+    else if (p.type === 'file') open(k).content.push(mediaBlock(p))
     else if (p.type === 'tool-invocation') {
       const inv = p.toolInvocation
       if (!isObject(inv) || typeof inv.toolCallId !== 'string' || inv.toolCallId === '') {
