@@ -9,6 +9,8 @@
 // replaced (in `parts` and in the legacy `toolInvocations` list alike), a cleared call's `args` are
 // `{}`, a call the edit removed goes with its invocation, a removed reasoning part is left out.
 
+import { randomUUID } from 'node:crypto'
+
 import { mediaBlock } from '../formats/aisdk.js'
 import { invalid } from '../formats/errors.js'
 import { argsCleared, argsObject, clearedMarker, isObject, onlyBreakpoint, type Segment, type UnitSource, unmarked, isPlaceholder } from '../formats/types.js'
@@ -143,7 +145,8 @@ function withMedia(text: string, parts: unknown[], attachments: unknown): unknow
 /** A summary message in Mastra's shape. */
 export function mastraSummary(role: 'user' | 'assistant', text: string): unknown {
   return {
-    id: `context-editor-summary-${Date.now().toString(36)}`,
+    // Unique: two summaries written in the same millisecond (two threads, say) never share an id.
+    id: `context-editor-summary-${randomUUID()}`,
     role,
     createdAt: new Date(),
     content: { format: 2, parts: [{ type: 'text', text }], content: text },
