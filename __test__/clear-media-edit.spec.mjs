@@ -88,6 +88,26 @@ test('a custom placeholder, and the trigger decides whether it runs', () => {
   assert.equal(fired.media[0].cleared.length, 9)
 })
 
+test('pinned messages keep their media, which do not count toward keep', () => {
+  const input = transcripts.langchain(10)
+  const marked = input.map((m, i) => (i === 2 ? new m.constructor({ ...m, additional_kwargs: { pinned: true } }) : m))
+  const run = (messages, pin) => new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 2 } }], ...(pin ? { pin } : {}) }).edit(messages)
+  const byMarker = run(marked)
+  assert.equal(byMarker.media[0].kept, 2)
+  assert.equal(byMarker.messages[2], marked[2], "the pinned message is the caller's")
+  assert.equal(JSON.stringify(byMarker.messages).split(PLACEHOLDER).length - 1, 7)
+  // The current run: everything after the last user message (all 10 steps here).
+  const current = run(input, { currentRun: true })
+  assert.equal(current.media[0].cleared.length, 0)
+  assert.equal(JSON.stringify(current.messages).includes(PLACEHOLDER), false)
+  // By tool name, in Anthropic messages (the name is on the tool_use block).
+  const anthropic = transcripts.anthropic(6)
+  const byTool = run(anthropic, { tools: ['computer'] })
+  assert.equal(JSON.stringify(byTool.messages), JSON.stringify(anthropic))
+  const other = run(anthropic, { tools: ['browser'] })
+  assert.equal(other.media[0].cleared.length, 4)
+})
+
 test('keep by tokens keeps the newest that fit', () => {
   const editor = new ContextEditor({ edits: [{ type: 'clear_media', keep: { tokens: 1366 * 3 + 10 }, formula: 'anthropic' }] })
   const { media } = editor.edit(transcripts.anthropic(N))

@@ -289,6 +289,7 @@ export class ContextEditor {
     const done = applyMediaEdits(Array.prototype.slice.call(list) as T[], this.#media, {
       tokens: (m) => this.countTokens(around(m as readonly T[]) as readonly AnyMessage[], context).total,
       maxInputTokens: typeof max === 'number' ? max : undefined,
+      pin: optionOf(this.options, 'pin'),
     })
     const out = next(key !== undefined && done.messages === list ? messages : around(done.messages))
     const withReport = (r: R): R => ({

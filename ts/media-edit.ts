@@ -4,7 +4,8 @@
 // not carry (an image is one number there). It runs on the caller's own messages in every format
 // (`clearMedia` in media.ts), so the blocks that replace images are written in that format; the
 // other edits then plan on the result. Its trigger is checked with the editor's own count, on the
-// messages as given.
+// messages as given. Pinned messages (the `pin` rules, as the core applies them to the other
+// edits) keep their media, which do not count toward `keep`.
 
 import { clearMedia, type ClearMediaReport, type ImageTokenFormula } from './media.js'
 
@@ -44,10 +45,57 @@ export function mediaEdits(edits: ReadonlyArray<unknown>): MediaEdit[] {
     })
 }
 
-/** What the trigger conditions read, computed only when asked. */
+/** What the trigger conditions read, computed only when asked, and the pin rules. */
 export interface MediaFacts {
   tokens: (messages: readonly unknown[]) => number
   maxInputTokens: number | undefined
+  /** The `pin` option, as the core accepted it. */
+  pin?: unknown
+}
+
+const roleOf = (m: any): unknown => m?.role ?? (typeof m?._getType === 'function' ? m._getType() : m?.type)
+const pinnedIn = (holder: unknown): boolean => own(holder, 'pinned') === true
+
+/** The names of the tools, by call id, of every call in `messages` (all four formats). */
+function callNames(messages: readonly unknown[]): Map<string, string> {
+  const names = new Map<string, string>()
+  for (const m of messages as any[]) {
+    for (const c of Array.isArray(m?.tool_calls) ? m.tool_calls : []) names.set(c?.id, c?.name ?? c?.function?.name)
+    for (const b of Array.isArray(m?.content) ? m.content : []) {
+      if (b?.type === 'tool_use') names.set(b.id, b.name)
+      if (b?.type === 'tool-call') names.set(b.toolCallId, b.toolName)
+    }
+  }
+  return names
+}
+
+/**
+ * Indexes of the messages the pin rules name, whose media this edit leaves alone: the marker
+ * (`pinned: true` in `additional_kwargs`, `response_metadata` or `metadata`), `pin.ids`, results
+ * of `pin.tools`, and with `pin.currentRun` everything after the last user message.
+ */
+export function pinnedMessages(messages: readonly unknown[], pin: unknown): Set<number> {
+  const out = new Set<number>()
+  const ids = own(pin, 'ids')
+  const tools = own(pin, 'tools')
+  const toolSet = Array.isArray(tools) && tools.length > 0 ? new Set(tools) : undefined
+  const names = toolSet ? callNames(messages) : undefined
+  let lastHuman = -1
+  messages.forEach((m: any, i) => {
+    const role = roleOf(m)
+    if ((role === 'user' || role === 'human') && !isToolResult(m)) lastHuman = i
+    const md = own(m, 'response_metadata')
+    if (pinnedIn(own(m, 'additional_kwargs')) || pinnedIn(md) || pinnedIn(own(md, 'context_editing')) || pinnedIn(own(m, 'metadata'))) out.add(i)
+    if (Array.isArray(ids) && typeof own(m, 'id') === 'string' && ids.includes(own(m, 'id'))) out.add(i)
+    if (toolSet && names) {
+      const results: unknown[] = [own(m, 'tool_call_id')]
+      for (const b of Array.isArray(m?.content) ? m.content : []) results.push(b?.tool_use_id, b?.type === 'tool-result' ? b.toolCallId : undefined)
+      if (toolSet.has(own(m, 'name')) && role === 'tool') out.add(i)
+      if (results.some((id) => typeof id === 'string' && toolSet.has(names.get(id)))) out.add(i)
+    }
+  })
+  if (own(pin, 'currentRun') === true) for (let i = lastHuman + 1; i < messages.length; i++) out.add(i)
+  return out
 }
 
 const isToolResult = (m: any): boolean => {
@@ -102,7 +150,8 @@ export function applyMediaEdits<T>(
   for (const edit of edits) {
     fired.push(fires(edit.trigger, out, facts))
     if (!fired.at(-1)) continue
-    const done = clearMedia(out, { keep: edit.keep, placeholder: edit.placeholder, formula: edit.formula })
+    const pinned = pinnedMessages(out, facts.pin)
+    const done = clearMedia(out, { keep: edit.keep, placeholder: edit.placeholder, formula: edit.formula, skip: (i) => pinned.has(i) })
     reports.push(done.report)
     if (done.report.cleared.length > 0) out = done.messages
   }

@@ -87,10 +87,24 @@ interface Media {
 const dataOf = (s: unknown): string | undefined => (typeof s === 'string' ? (s.startsWith('data:') ? s.slice(s.indexOf(',') + 1) : s) : undefined)
 const mimeOfUrl = (s: unknown): string | undefined => (typeof s === 'string' && s.startsWith('data:') ? s.slice(5, s.indexOf(';')) : undefined)
 
-function describeImage(mime: string | undefined, data: string | undefined, url: string | undefined, block: any, formula: ImageTokenFormula, detail?: string): Media {
-  const size = typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : data ? imageSize(data) : undefined
-  const parts = [mime ?? 'image', size ? `${size.width}×${size.height}` : undefined, url && !url.startsWith('data:') ? url.slice(0, 80) : undefined].filter(Boolean)
-  return { kind: 'image', what: parts.join(' '), tokens: size ? imageTokens(size.width, size.height, formula, detail) : detail === 'low' ? 85 : UNKNOWN_IMAGE_TOKENS }
+function describeImage(
+  mime: string | undefined,
+  data: string | undefined,
+  url: string | undefined,
+  block: any,
+  formula: ImageTokenFormula,
+  detail?: string,
+): Media {
+  const size =
+    typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : data ? imageSize(data) : undefined
+  const parts = [mime ?? 'image', size ? `${size.width}×${size.height}` : undefined, url && !url.startsWith('data:') ? url.slice(0, 80) : undefined].filter(
+    Boolean,
+  )
+  return {
+    kind: 'image',
+    what: parts.join(' '),
+    tokens: size ? imageTokens(size.width, size.height, formula, detail) : detail === 'low' ? 85 : UNKNOWN_IMAGE_TOKENS,
+  }
 }
 
 /** The media a content block is, if any (`undefined` for text, tool calls, ...). */
@@ -117,7 +131,8 @@ function mediaOf(block: any, formula: ImageTokenFormula): Media | undefined {
     case 'input_file': {
       const src = block.source ?? block.file ?? block
       const mime = src.media_type ?? src.mediaType ?? src.mimeType ?? block.mediaType ?? block.mimeType
-      if (block.type === 'file' && typeof mime === 'string' && mime.startsWith('image/')) return describeImage(mime, dataOf(block.data), undefined, block, formula)
+      if (block.type === 'file' && typeof mime === 'string' && mime.startsWith('image/'))
+        return describeImage(mime, dataOf(block.data), undefined, block, formula)
       const name = block.title ?? block.filename ?? src.filename ?? src.name
       const size = String(src.data ?? src.file_data ?? block.data ?? '').length
       return { kind: 'document', what: [name, mime].filter(Boolean).join(' ') || 'document', tokens: Math.ceil(size / 4) }
@@ -135,6 +150,8 @@ export interface ClearMediaOptions {
   placeholder?: string
   /** How images are counted. @default "openai" */
   formula?: ImageTokenFormula
+  /** Messages whose media stay and do not count toward `keep` (pinned ones), by index. */
+  skip?: (index: number) => boolean
 }
 
 /** What `clearMedia` did. */
@@ -182,7 +199,9 @@ export function clearMedia<T>(messages: readonly T[], options: ClearMediaOptions
   const formula = options.formula ?? 'openai'
   const template = options.placeholder ?? '[{kind} removed: {what}]'
   const found: Found[] = []
-  messages.forEach((m: any, index) => walk(m?.content, ['content'], index, formula, found))
+  messages.forEach((m: any, index) => {
+    if (!options.skip?.(index)) walk(m?.content, ['content'], index, formula, found)
+  })
   const keep = options.keep ?? { media: 3 }
   let kept = 0
   let used = 0
