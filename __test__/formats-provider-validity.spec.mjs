@@ -261,3 +261,37 @@ test('property: seeded conversations with thinking in every turn stay valid for 
     }
   }
 })
+
+test('AI SDK: parts whose reasoning was cleared lose their OpenAI item ids (the provider would send fc_/msg_ items without their reasoning)', () => {
+  const openai = (itemId, more = {}) => ({ openai: { itemId, ...more } })
+  const messages = deepFreeze([
+    { role: 'user', content: 'hi' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'plan', providerOptions: openai('rs_1', { reasoningEncryptedContent: 'enc' }) },
+        { type: 'text', text: 'looking', providerOptions: { openai: { itemId: 'msg_1' }, anthropic: { cacheControl: { type: 'ephemeral' } } } },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { p: 1 }, providerOptions: openai('fc_1') },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'text', value: 'small' } }] },
+    { role: 'user', content: 'next' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'latest', providerOptions: openai('rs_2') },
+        { type: 'tool-call', toolCallId: 'c2', toolName: 'read', input: {}, providerOptions: openai('fc_2') },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'read', output: { type: 'text', value: 'small' } }] },
+  ])
+  const { messages: out } = new ContextEditor({ edits: [{ type: 'clear_thinking' }] }).edit(messages)
+  assertAiSdk(out, 'clear_thinking')
+  assert.deepEqual(out[1].content, [
+    { type: 'text', text: 'looking', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
+    { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { p: 1 } },
+  ])
+  // The latest turn keeps its reasoning, and its parts their ids.
+  assert.equal(out[4], messages[4])
+  for (const k of [0, 2, 3, 5]) assert.equal(out[k], messages[k])
+})

@@ -154,6 +154,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
       const edited = new Map<unknown, AnyMessage>()
       for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
       const parts: unknown[] = []
+      let dropped = false
       for (const p of m.content as unknown[]) {
         if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
           const after = edited.get(p.toolCallId)
@@ -162,13 +163,14 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
           else parts.push(field(p, 'input') !== undefined || field(p, 'args') === undefined ? { ...p, input: {} } : { ...p, args: {} })
         } else if (isObject(p) && (p.type === 'reasoning' || p.type === 'redacted-reasoning')) {
           if (kept.has(p)) parts.push(p)
+          else dropped = true
         } else {
           parts.push(p)
         }
       }
       // Nothing left (its reasoning cleared, say): no message, as providers refuse an empty one.
       if (parts.length === 0) return []
-      const rebuilt = { ...m, content: parts }
+      const rebuilt = { ...m, content: dropped ? withoutItemIds(parts) : parts }
       return [hasBreakpoint(e.content) && !hasBreakpoint(unit.content) ? withCacheControl(rebuilt) : rebuilt]
     },
   }
@@ -193,6 +195,32 @@ function checkParts(content: unknown, i: number, role: string): void {
     if (role !== 'assistant' && (type === 'tool-call' || type === 'tool-result')) {
       throw invalid(i, `content[${k}].type`, `a \`${type}\` part belongs in ${type === 'tool-call' ? 'an assistant' : 'a tool'} message, not a ${role} message`)
     }
+  })
+}
+
+/**
+ * `parts` of a message whose reasoning the edit removed, as the OpenAI Responses API takes them:
+ * an item id (`providerOptions.openai.itemId`, any provider's key) names an item the API made along
+ * with that reasoning, and is refused without it ("provided without its required 'reasoning'
+ * item"), so the parts go without their ids (the provider then sends them as given). Unchanged
+ * when some reasoning is left.
+ */
+function withoutItemIds(parts: unknown[]): unknown[] {
+  if (parts.some((p) => isObject(p) && (p.type === 'reasoning' || p.type === 'redacted-reasoning'))) return parts
+  return parts.map((p) => {
+    if (!isObject(p) || !isObject(p.providerOptions)) return p
+    const options = p.providerOptions
+    const keys = Object.keys(options).filter((k) => isObject(options[k]) && options[k].itemId !== undefined)
+    if (keys.length === 0) return p
+    const next: Record<string, unknown> = { ...options }
+    for (const k of keys) {
+      const { itemId: _id, ...rest } = options[k]
+      if (Object.keys(rest).length === 0) delete next[k]
+      else next[k] = rest
+    }
+    if (Object.keys(next).length > 0) return { ...p, providerOptions: next }
+    const { providerOptions: _o, ...bare } = p
+    return bare
   })
 }
 
