@@ -295,3 +295,25 @@ test('AI SDK: parts whose reasoning was cleared lose their OpenAI item ids (the 
   assert.equal(out[4], messages[4])
   for (const k of [0, 2, 3, 5]) assert.equal(out[k], messages[k])
 })
+
+test('AI SDK: an approval request goes with the call it asked about when an edit removes that call', () => {
+  const messages = deepFreeze([
+    { role: 'user', content: 'delete the temp files' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'I will run rm.' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'shell', input: { cmd: 'rm -rf tmp' } },
+        { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'shell', output: { type: 'text', value: BIG } }] },
+    { role: 'user', content: 'thanks' },
+  ])
+  const { messages: out } = new ContextEditor({ edits: [{ type: 'strip_tool_calls' }] }).edit(messages)
+  assertAiSdk(out, 'strip_tool_calls')
+  assert.deepEqual(out, [messages[0], { role: 'assistant', content: [messages[1].content[0]] }, messages[3]])
+  // Kept calls keep their approval requests.
+  const kept = new ContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 } }).edit(messages).messages
+  assert.deepEqual(kept[1], messages[1])
+})

@@ -155,6 +155,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
       for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
       const parts: unknown[] = []
       let dropped = false
+      const removedCall = (id: unknown): boolean => calls.some((c) => c.id === id) && !edited.has(id)
       for (const p of m.content as unknown[]) {
         if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
           const after = edited.get(p.toolCallId)
@@ -164,6 +165,9 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
         } else if (isObject(p) && (p.type === 'reasoning' || p.type === 'redacted-reasoning')) {
           if (kept.has(p)) parts.push(p)
           else dropped = true
+        } else if (isObject(p) && p.type === 'tool-approval-request' && removedCall(p.toolCallId)) {
+          // The approval asked for a call the edit removed: it goes with it.
+          continue
         } else {
           parts.push(p)
         }
