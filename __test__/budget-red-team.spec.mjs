@@ -228,3 +228,37 @@ describe("the middlewares' own options given to ContextEditor", () => {
     assert.ok(total > 5000, `${total}`)
   })
 })
+
+describe('the usage anchor after a recovery, and with a host that reuses its array', () => {
+  const answer = (input) => new AIMessage({ content: 'done', usage_metadata: { input_tokens: input, output_tokens: 7, total_tokens: input + 7 } })
+
+  test('the answer of a recovered call anchors with what the recovery pass freed (the request it measured), not the refused one', async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })
+    const first = history(10)
+    let n = 0
+    const reply = await mw.wrapModelCall({ messages: first }, async (request) => {
+      if (++n === 1) throw await OVERFLOWS[0].make()
+      return answer(2000 + request.messages.length)
+    })
+    const recovery = reports.find((r) => r.recovery)
+    assert.ok(recovery, 'recovered')
+    const freed = recovery.tokensBefore - recovery.tokensAfter
+    assert.ok(freed > 1000, `the recovery freed ${freed}`)
+    await mw.wrapModelCall({ messages: [...first, reply, new HumanMessage('and then?')] }, async () => answer(1))
+    const anchor = reports.at(-1).usageAnchor
+    assert.equal(anchor.status, 'used')
+    assert.equal(anchor.tokens, reply.usage_metadata.input_tokens + 7 + freed)
+  })
+
+  test('a host that pushes the answer onto the same array still gets a fresh anchor', async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })
+    const messages = history(2)
+    const reply = await mw.wrapModelCall({ messages }, async () => answer(900))
+    messages.push(reply, new HumanMessage('more'))
+    await mw.wrapModelCall({ messages }, async () => answer(1))
+    assert.equal(reports.at(-1).usageAnchor.status, 'used')
+    assert.equal(reports.at(-1).usageAnchor.index, messages.length - 2)
+  })
+})

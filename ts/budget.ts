@@ -195,6 +195,15 @@ export function recordCall(
   })
 }
 
+/**
+ * After a recovery the answer's usage measured the recovery pass's request, not the first pass's:
+ * the call's record takes the recovery's count (uncorrected) and what it freed.
+ */
+export function recordRecovery(state: ConversationState | undefined, messages: readonly unknown[], report: EditReport): void {
+  if (state === undefined) return
+  state.log.resent(messages, { countedSent: report.tokensAfter, freed: Math.max(0, report.tokensBefore - report.tokensAfter) })
+}
+
 /** Keeps what a recovery learned: an exact ratio replaces anything; a lower bound only raises. */
 export function learnFromRecovery(state: ConversationState | undefined, ratio: number, exact: boolean): void {
   if (state === undefined) return

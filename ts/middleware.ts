@@ -15,7 +15,7 @@ import { readMiddlewareOptions as readOptions } from './options.js'
 import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
 import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
-import { Conversations, learnFromRecovery, prepareCall, recordCall, takeMiddlewareOnly, type PreparedCall } from './budget.js'
+import { Conversations, learnFromRecovery, prepareCall, recordCall, recordRecovery, takeMiddlewareOnly, type PreparedCall } from './budget.js'
 import type { AnchorReport } from './usage.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
@@ -245,6 +245,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
         droppedMessages: dropped,
       }
       learnFromRecovery(state, aim.ratio, aim.ratioExact)
+      recordRecovery(state, messages, again.report)
       const report = annotate(again.report, context)
       report.recovery = record
       if (onReport) onReport(report)

@@ -202,6 +202,20 @@ export class CallLog {
     if (this.#records.length > MAX_RECORDS) this.#records.shift()
   }
 
+  /**
+   * A recovery sent a re-edited request instead of the one recorded for `refs` (the same messages):
+   * the record takes that request's count and what it freed, so the answer's usage anchors right.
+   */
+  resent(refs: readonly unknown[], sent: Pick<CallRecord, 'countedSent' | 'freed'>): void {
+    for (let k = this.#records.length - 1; k >= 0; k--) {
+      const r = this.#records[k]!
+      if (r.refs.length === refs.length && r.refs.every((m, i) => m === refs[i])) {
+        this.#records[k] = { ...r, ...sent }
+        return
+      }
+    }
+  }
+
   /** The call whose request was `messages[0..index)`. */
   find(index: number): CallRecord | undefined {
     for (let k = this.#records.length - 1; k >= 0; k--) if (this.#records[k]!.refs.length === index) return this.#records[k]
