@@ -140,3 +140,28 @@ test('bad clear_media options are INVALID_OPTIONS naming the field', () => {
     )
   }
 })
+
+test('the command line applies clear_media too (edit, Anthropic request)', async () => {
+  const { execFileSync } = await import('node:child_process')
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = mkdtempSync(join(tmpdir(), 'clear-media-'))
+  try {
+    const request = { model: 'claude-sonnet-4-5', max_tokens: 100, messages: transcripts.anthropic(6) }
+    writeFileSync(join(dir, 'in.json'), JSON.stringify(request))
+    writeFileSync(join(dir, 'options.json'), JSON.stringify({ edits: [{ type: 'clear_media', keep: { media: 2 } }] }))
+    const bin = new URL('../bin/context-editor.js', import.meta.url).pathname
+    const out = execFileSync(process.execPath, [bin, 'edit', join(dir, 'in.json'), '--config', join(dir, 'options.json'), '--report', 'none'], {
+      encoding: 'utf8',
+    })
+    const edited = JSON.parse(out)
+    const text = JSON.stringify(edited.messages)
+    for (let k = 0; k < 6; k++) assert.equal(text.includes(shot(k)), k >= 4, `screenshot ${k}`)
+    assert.equal(text.split(PLACEHOLDER).length - 1, 4)
+    assert.deepEqual(pairs(edited.messages), pairs(request.messages))
+    assert.equal(edited.model, 'claude-sonnet-4-5')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

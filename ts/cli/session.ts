@@ -4,6 +4,7 @@ import type { ContextEditor, EditContext } from '../editor.js'
 import type { EditorOptions, EditPlan, EditReport } from '../native.js'
 import type { AnyMessage } from '../wire.js'
 import { type Conversation, type Format, alignEdits } from './formats.js'
+import { applyMediaEdits, markFired, mediaEdits } from '../media-edit.js'
 
 /** What `edit` and `inspect` share: the editor, its options and the call context from flags. */
 export interface Setup {
@@ -38,6 +39,8 @@ export interface Edited {
 /** Plans and applies the edits of one conversation. */
 export function editConversation(conv: Conversation, setup: Setup): Edited {
   const ctx = contextOf(conv, setup)
+  const media = withMediaCleared(conv, setup, ctx)
+  conv = media.conv
   let plan: EditPlan
   try {
     plan = setup.editor.plan(conv.units, ctx)
@@ -48,10 +51,25 @@ export function editConversation(conv: Conversation, setup: Setup): Edited {
     throw err
   }
   const after = alignEdits(conv.units, plan)
-  let report = plan.report
+  let report = media.fired.length > 0 ? markFired(plan.report, media.fired) : plan.report
   if (plan.summary) report = withoutSummary(report, plan.summary.replaced.length, setup, conv, after)
   const output = conv.rebuild(after)
   return { plan, after, output, report: documentReport(conv, report, output) }
+}
+
+/**
+ * The options' `clear_media` edits on the conversation's messages (as the library's `edit` applies
+ * them before planning): the conversation with its units replaced, the same one when none fired.
+ */
+function withMediaCleared(conv: Conversation, setup: Setup, ctx: EditContext): { conv: Conversation; fired: boolean[] } {
+  const edits = mediaEdits(Array.isArray(setup.options.edits) ? setup.options.edits : [])
+  if (edits.length === 0) return { conv, fired: [] }
+  const done = applyMediaEdits(conv.units, edits, {
+    tokens: (m) => setup.editor.countTokens(m as AnyMessage[], ctx).total,
+    maxInputTokens: ctx.maxInputTokens ?? setup.maxInputTokens,
+    pin: setup.options.pin,
+  })
+  return { conv: done.messages === conv.units ? conv : { ...conv, units: done.messages as AnyMessage[] }, fired: done.fired }
 }
 
 /**
@@ -102,4 +120,3 @@ export function indentOf(text: string): string | undefined {
   const m = /^\uFEFF?\s*[[{][ \t]*\r?\n([ \t]+)\S/.exec(text)
   return m ? m[1] : undefined
 }
-
