@@ -165,3 +165,27 @@ test('the command line applies clear_media too (edit, Anthropic request)', async
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('editing the edited history changes nothing more (stable placeholders, same text every call)', () => {
+  for (const [name, make] of Object.entries(transcripts)) {
+    const editor = new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 3 } }] })
+    const once = editor.edit(make(12)).messages
+    const again = editor.edit(make(12)).messages
+    assert.equal(JSON.stringify(again), JSON.stringify(once), `${name}: the same text each call`)
+    const twice = editor.edit(once)
+    assert.equal(JSON.stringify(twice.messages), JSON.stringify(once), `${name}: idempotent`)
+    assert.equal(twice.media[0].cleared.length, 0)
+  }
+})
+
+test('documents are named by title and media type', () => {
+  const pdf = (k) => ({ type: 'document', title: `report-${k}.pdf`, source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x'.repeat(50) } })
+  const input = [1, 2, 3].map((k) => ({ role: 'user', content: [{ type: 'text', text: `read ${k}` }, pdf(k)] }))
+  const { messages, media } = new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 1 } }] }).edit(input)
+  assert.deepEqual(messages[0].content[1], { type: 'text', text: '[document removed: report-1.pdf application/pdf]' })
+  assert.deepEqual(messages[2], input[2])
+  assert.deepEqual(
+    media[0].cleared.map((c) => c.kind),
+    ['document', 'document'],
+  )
+})
