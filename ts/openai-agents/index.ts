@@ -85,29 +85,45 @@ export function contextEditingSession(session: SessionLike, options: Summarizing
   if (typeof summarize !== 'function')
     throw new ContextEditorError('INVALID_OPTIONS', 'summarize: expected a function that writes the summary', { path: 'summarize' })
   const { edit } = adapter(rest, 'openai-agents.session')
+  // One operation on the store at a time: a summary rewrites it (clear, then add), and an item
+  // added meanwhile (another run on the same session) would be lost, or a second rewrite doubled.
+  let queue: Promise<unknown> = Promise.resolve()
+  const serial = <T>(op: () => Promise<T>): Promise<T> => {
+    const next = queue.then(op, op)
+    queue = next.catch(() => undefined)
+    return next
+  }
   return {
     getSessionId: () => session.getSessionId(),
-    addItems: (items: unknown[]) => session.addItems(items),
-    popItem: () => session.popItem(),
-    clearSession: () => session.clearSession(),
-    async getItems(limit?: number): Promise<any[]> {
-      const items = await session.getItems()
-      const result = items.length ? await edit(items, 'responses', { summarize }) : undefined
-      const plan = result === undefined ? undefined : planOf(result.raw)
-      let stored = items
-      if (plan?.summary) {
-        const replaced = new Set(plan.summary.replaced)
-        const given = new Set(items)
-        const written = result!.messages.find((m) => !given.has(m))
-        if (written !== undefined && replaced.size > 0) {
-          const kept = items.filter((_, i) => !replaced.has(i))
-          const at = items.slice(0, plan.summary.insertAt).filter((_, i) => !replaced.has(i)).length
-          stored = [...kept.slice(0, at), written, ...kept.slice(at)]
-          await session.clearSession()
-          await session.addItems(stored)
-        }
+    addItems: (items: unknown[]) => serial(() => session.addItems(items)),
+    popItem: () => serial(() => session.popItem()),
+    clearSession: () => serial(() => session.clearSession()),
+    getItems: (limit?: number): Promise<any[]> => serial(() => summarized(limit)),
+  }
+
+  /** The stored items, with a summary written and stored in place of the items it replaces. */
+  async function summarized(limit?: number): Promise<any[]> {
+    const items = await session.getItems()
+    const result = items.length ? await edit(items, 'responses', { summarize }) : undefined
+    const plan = result === undefined ? undefined : planOf(result.raw)
+    let stored = items
+    if (plan?.summary) {
+      const replaced = new Set(plan.summary.replaced)
+      const given = new Set(items)
+      // The summary item: new, and its text the summary's (other new items are edited copies, such
+      // as cleared results when the options also clear: the store keeps the originals).
+      const prefix = plan.summary.prefix
+      const written = result!.messages.find(
+        (m: any) => !given.has(m) && m !== null && typeof m === 'object' && typeof m.content === 'string' && m.content.startsWith(prefix),
+      )
+      if (written !== undefined && replaced.size > 0) {
+        const kept = items.filter((_, i) => !replaced.has(i))
+        const at = items.slice(0, plan.summary.insertAt).filter((_, i) => !replaced.has(i)).length
+        stored = [...kept.slice(0, at), written, ...kept.slice(at)]
+        await session.clearSession()
+        await session.addItems(stored)
       }
-      return (limit === undefined ? stored : stored.slice(-limit)) as any[]
-    },
+    }
+    return (limit === undefined ? stored : stored.slice(-limit)) as any[]
   }
 }
