@@ -255,10 +255,40 @@ describe('the usage anchor after a recovery, and with a host that reuses its arr
     const reports = []
     const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })
     const messages = history(2)
-    const reply = await mw.wrapModelCall({ messages }, async () => answer(900))
+    const reply = await mw.wrapModelCall({ messages }, async () => answer(reports[0].tokensAfter))
     messages.push(reply, new HumanMessage('more'))
     await mw.wrapModelCall({ messages }, async () => answer(1))
     assert.equal(reports.at(-1).usageAnchor.status, 'used')
     assert.equal(reports.at(-1).usageAnchor.index, messages.length - 2)
+  })
+})
+
+describe('a server that cuts the prompt (Ollama past num_ctx) teaches nothing', () => {
+  const reply = (input) => new AIMessage({ content: 'ok', usage_metadata: { input_tokens: input, output_tokens: 3, total_tokens: input + 3 } })
+
+  test('usage mode: a report under half of what was sent is no anchor ("truncated"); the fallback counts', async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', trigger: { tokens: 10_000_000 }, onReport: (r) => reports.push(r) })
+    const first = history(6)
+    const sent = []
+    const answer = await mw.wrapModelCall({ messages: first }, async () => reply(2048))
+    sent.push(reports.at(-1).tokensAfter)
+    assert.ok(sent[0] > 4096, `the request counted ${sent[0]}`)
+    const next = [...first, answer, new HumanMessage('and?')]
+    await mw.wrapModelCall({ messages: next }, async () => reply(2048))
+    const report = reports.at(-1)
+    assert.equal(report.usageAnchor.status, 'truncated')
+    assert.equal(report.tokensBefore, new (await import('context-editor')).ContextEditor({ trigger: [] }).countTokens(next).total)
+  })
+
+  test('other methods: reports under half of the count are no correction', async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ trigger: { tokens: 10_000_000 }, onReport: (r) => reports.push(r) })
+    let messages = history(6)
+    for (let k = 0; k < 4; k++) {
+      const answer = await mw.wrapModelCall({ messages }, async () => reply(1000))
+      messages = [...messages, answer, new HumanMessage(`step ${k}`)]
+    }
+    for (const r of reports) assert.equal(r.tokenCorrection, undefined)
   })
 })

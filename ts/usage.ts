@@ -13,7 +13,8 @@
 // AI message (a request of exactly the messages before it), and every one of those messages is the
 // same object, unchanged since (the shim's fingerprints), with the same system prompt and tools.
 // Otherwise (`stale`: something at or before the anchor changed; `unverified`: that call was not
-// seen by this middleware) the fallback method counts and the report says why.
+// seen by this middleware; `truncated`: the report is under half of what was counted as sent, a
+// prompt the server cut) the fallback method counts and the report says why.
 //
 // Usage is read from (first found): LangChain's `usage_metadata` (`input_tokens`, which includes
 // `input_token_details.cache_read` / `cache_creation`; when the details exceed it, the provider left
@@ -37,6 +38,13 @@ import { fingerprint, unchanged, field } from './wire.js'
 /** Relative disagreement between reported and counted size above which counts are corrected. */
 export const USAGE_CORRECTION_THRESHOLD = 0.1
 
+/**
+ * A reported input under this share of what was counted as sent is no tokenizer difference but a
+ * prompt the server cut (Ollama truncates silently past `num_ctx`; so do some proxies): it is
+ * neither an anchor nor a correction, which would scale later counts down and let the cutting grow.
+ */
+export const TRUNCATION_RATIO = 0.5
+
 /** Usage an AI message carries. */
 export interface Usage {
   input: number
@@ -47,8 +55,12 @@ export interface Usage {
 
 /** What the report says about the anchor of a call. */
 export interface AnchorReport {
-  /** `used`; `none` (no AI message with usage); `stale` (something at or before it changed since its call); `unverified` (its call was not seen). */
-  status: 'used' | 'none' | 'stale' | 'unverified'
+  /**
+   * `used`; `none` (no AI message with usage); `stale` (something at or before it changed since its
+   * call); `unverified` (its call was not seen); `truncated` (the provider reported under
+   * `TRUNCATION_RATIO` of what was counted as sent: it cut the prompt, as Ollama does past `num_ctx`).
+   */
+  status: 'used' | 'none' | 'stale' | 'unverified' | 'truncated'
   /** The anchored AI message's index. */
   index?: number
   /** The reported input and output, and where they were read. */
@@ -258,5 +270,6 @@ export function findAnchor(messages: readonly unknown[], log: CallLog, fixed: st
   if (record.fixed !== fixed) return { report: { ...base, status: 'stale', changedAt: -1 }, usage }
   const changed = firstChange(messages, record, index)
   if (changed >= 0) return { report: { ...base, status: 'stale', changedAt: changed }, usage }
+  if (record.countedSent !== undefined && usage.input < TRUNCATION_RATIO * record.countedSent) return { report: { ...base, status: 'truncated' }, usage }
   return { report: { ...base, status: 'used', tokens: usage.input + usage.output + record.freed }, record, usage }
 }
