@@ -3,8 +3,8 @@
 // ContextEditingProcessor({ recall })) and LangGraph (createReactAgent with
 // contextEditingPreModelHook({ recall })). A scripted model reads three files, finds the oldest
 // cleared (the placeholder names its call and the tool), calls recall_tool_result on it and gets
-// the exact original; an id that is no longer in the history (summarized away) gets the plain
-// "gone" answer.
+// the exact original; an id that is no longer in the history gets the plain "gone" answer, and in
+// LangGraph a result the stored summary replaced is recalled while the state has it, then is gone.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
@@ -188,4 +188,69 @@ test('an adapter rejects a recall that is not createRecall()', async () => {
     () => contextEditingInputFilter({ recall: { answer: () => '' } }),
     (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && e.path === 'recall',
   )
+})
+
+test('LangGraph: a result summarized away from the state gets the gone answer; before that, the original', async () => {
+  const { BaseChatModel } = await import('@langchain/core/language_models/chat_models')
+  const { AIMessage } = await import('@langchain/core/messages')
+  const { tool } = await import('@langchain/core/tools')
+  const { createReactAgent } = await import('@langchain/langgraph/prebuilt')
+  const { z } = await import('zod')
+  const { contextEditingPreModelHook } = await import('../dist/langgraph/index.js')
+  const recall = createRecall()
+  const calls = []
+  let summaries = 0
+  const ask = (id, name, args) => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] })
+  // Reads call_0..2, recalls call_0 (r1), reads call_3..7 (the summary fires on the way), recalls call_0 again (r2).
+  const script = (n) =>
+    n < 3
+      ? ask(`call_${n}`, 'read', { n })
+      : n === 3
+        ? ask('r1', recall.name, { tool_call_id: 'call_0' })
+        : n < 9
+          ? ask(`call_${n - 1}`, 'read', { n: n - 1 })
+          : n === 9
+            ? ask('r2', recall.name, { tool_call_id: 'call_0' })
+            : new AIMessage('done')
+  class Model extends BaseChatModel {
+    _llmType() {
+      return 'scripted'
+    }
+    bindTools() {
+      return this
+    }
+    async _generate(messages) {
+      if (messages.length === 1 && String(messages[0].content).includes('Messages to summarize')) {
+        return { generations: [{ text: '', message: new AIMessage(`SUMMARY-${++summaries}`) }] }
+      }
+      calls.push(messages)
+      return { generations: [{ text: '', message: script(calls.length - 1) }] }
+    }
+  }
+  const model = new Model({})
+  const read = tool(async ({ n }) => OUTPUT(n), { name: 'read', description: 'read a file', schema: z.object({ n: z.number() }) })
+  const recallTool = tool(async (input) => recall.answer(input), { name: recall.name, description: recall.description, schema: recall.inputSchema })
+  const agent = createReactAgent({
+    llm: model,
+    tools: [read, recallTool],
+    preModelHook: contextEditingPreModelHook({
+      edits: [
+        { type: 'clear_tool_uses', trigger: { toolUses: 3 }, keep: { messages: 1 }, placeholder: recall.placeholder },
+        { type: 'summarize', trigger: { messages: 14 }, keep: { messages: 4 } },
+      ],
+      summaryModel: model,
+      recall,
+    }),
+  })
+  const out = await agent.invoke({ messages: [{ role: 'user', content: 'read the files' }] }, { recursionLimit: 60 })
+  assert.equal(out.messages.at(-1).content, 'done')
+  assert.equal(summaries, 1, 'one summary, stored in the state')
+  const seen = (k, id) => calls[k].find((m) => m._getType() === 'tool' && m.tool_call_id === id)?.content
+  assert.equal(seen(4, 'r1'), OUTPUT(0), 'the exact original while the state has it')
+  assert.equal(
+    out.messages.find((m) => m.tool_call_id === 'call_0'),
+    undefined,
+    'summarized away',
+  )
+  assert.match(seen(10, 'r2'), /^The result of tool call "call_0" is gone: it was summarized away/)
 })
