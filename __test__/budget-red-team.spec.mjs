@@ -139,6 +139,8 @@ describe('windows by model names as hosts write them', () => {
     ['gpt-4-32k-0613', 32768],
     ['gpt-4.1-nano-2025-04-14', 1047576],
     ['gpt-4.5-preview', 128000],
+    ['gpt-5-chat-latest', 128000],
+    ['gpt-5-mini-2025-08-07', 272000],
     ['gpt-3.5-turbo-instruct', 4096],
     ['gpt-3.5-turbo-0125', 16385],
     ['o1-preview', 128000],

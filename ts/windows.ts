@@ -28,6 +28,7 @@ export interface FoundLimit {
 /** Context windows by model name: `[pattern, tokens]`; the first pattern found in the name wins. */
 const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   // OpenAI
+  [/gpt-5(\.\d+)?-chat/, 128_000],
   [/gpt-5(\.\d+)?-?(mini|nano|codex|pro)?/, 272_000],
   [/gpt-4\.1/, 1_047_576],
   [/gpt-4\.5/, 128_000],
