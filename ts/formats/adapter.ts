@@ -7,7 +7,8 @@ import type { EditContext } from '../editor.js'
 import { ContextEditor } from '../editor.js'
 import { readMiddlewareOptions } from '../options.js'
 import type { EditReport } from '../native.js'
-import { type ContextEditingMiddlewareConfig, resolveOptions } from '../schema.js'
+import { ContextEditorError } from '../errors.js'
+import { type ContextEditingMiddlewareConfig, MIDDLEWARE_NAME, resolveOptions } from '../schema.js'
 import type { MessageFormat } from './types.js'
 
 /** Options of every adapter: the JSON options of the library and the middlewares, plus `onReport`. */
@@ -26,7 +27,13 @@ export interface Adapter {
 }
 
 export function adapter(config: AdapterOptions | null | undefined, hook: string): Adapter {
-  const { editor, onReport, maxInputTokens } = resolveOptions(readMiddlewareOptions(config, hook) as ContextEditingMiddlewareConfig)
+  let resolved: ReturnType<typeof resolveOptions>
+  try {
+    resolved = resolveOptions(readMiddlewareOptions(config, hook) as ContextEditingMiddlewareConfig)
+  } catch (e) {
+    throw named(e, hook)
+  }
+  const { editor, onReport, maxInputTokens } = resolved
   return {
     editor,
     async edit(messages, format, context = {}) {
@@ -38,4 +45,11 @@ export function adapter(config: AdapterOptions | null | undefined, hook: string)
       return { messages: out as never, report, changed, raw: result }
     },
   }
+}
+
+/** An options error named by the adapter the caller made, not by the LangChain middleware's name. */
+function named(e: unknown, hook: string): unknown {
+  const prefix = `${MIDDLEWARE_NAME}: `
+  if (!(e instanceof ContextEditorError) || !e.message.startsWith(prefix)) return e
+  return new ContextEditorError(e.code, `${hook}: ${e.message.slice(prefix.length)}`, { path: e.path, cause: e })
 }
