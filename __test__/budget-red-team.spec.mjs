@@ -294,3 +294,32 @@ describe('a server that cuts the prompt (Ollama past num_ctx) teaches nothing', 
     for (const r of reports) assert.equal(r.tokenCorrection, undefined)
   })
 })
+
+describe('recovery keeps the editor-wide options', () => {
+  test('with format or pin among the options the recovery retries (it failed with INVALID_OPTIONS), and a pinned result survives it', async () => {
+    for (const options of [{ format: 'langchain' }, { pin: { tools: ['pinned_tool'] } }, { pin: { ids: ['keep-me'] }, edits: [{ type: 'clear_tool_uses' }] }]) {
+      const messages = history(8)
+      messages.splice(
+        1,
+        0,
+        new AIMessage({ content: '', tool_calls: [{ id: 'p1', name: 'pinned_tool', args: {} }] }),
+        new ToolMessage({ id: 'keep-me', tool_call_id: 'p1', name: 'pinned_tool', content: 'PINNED '.repeat(50) }),
+      )
+      const mw = contextEditingMiddlewareObject(options)
+      const seen = []
+      const answer = await mw.wrapModelCall({ messages }, async (request) => {
+        seen.push(request.messages)
+        if (seen.length === 1) throw await OVERFLOWS[0].make()
+        return new AIMessage('ok')
+      })
+      assert.equal(answer.content, 'ok', JSON.stringify(options))
+      assert.equal(seen.length, 2)
+      const retried = seen[1]
+      assert.ok(retried.length < messages.length || retried.some((m, i) => m !== messages[i]), 'the retry was re-edited')
+      if (options.pin) {
+        const kept = retried.find((m) => m.tool_call_id === 'p1')
+        assert.ok(kept && /PINNED/.test(kept.content), `the pinned result survives the recovery (${JSON.stringify(options)})`)
+      }
+    }
+  })
+})

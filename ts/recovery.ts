@@ -23,6 +23,7 @@ import { ContextEditorError } from './errors.js'
 import type { EditReport, EditorOptions } from './native.js'
 import type { Overflow } from './overflow.js'
 import type { AnyMessage } from './wire.js'
+import { OPTIONS_SCHEMA } from './generated/options-schema.js'
 
 /** The `recovery` option, read. */
 export interface RecoveryOptions {
@@ -88,21 +89,35 @@ export function readRecoveryOption(value: unknown, name: string): RecoveryOption
   return out
 }
 
-/** Option keys of the core that choose how tokens are counted (kept in a recovery pass). */
-const COUNTING_KEYS = ['tokenCountMethod', 'model', 'encoding', 'tokenizer', 'tokenCacheSize']
+/**
+ * The keys of a `clear_tool_uses` edit, which the flat options are a shorthand for (the declared
+ * schema's). Every other top-level key (how tokens are counted, the message format, pins) is the
+ * whole editor's and stays at the top of every recovery editor's options: put into the flat edit,
+ * `format` or `pin` made the recovery fail with INVALID_OPTIONS instead of retrying.
+ */
+const EDIT_KEYS: ReadonlySet<string> = new Set(
+  Object.keys(((OPTIONS_SCHEMA.$defs.ClearToolUsesOptions as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object),
+)
+
+/** The editor-wide options of `options` (neither `edits` nor a flat edit key), as they are. */
+function editorWide(options: Readonly<EditorOptions>): Record<string, unknown> {
+  const o = options as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(o)) if (key !== 'edits' && !EDIT_KEYS.has(key) && o[key] !== undefined) out[key] = o[key]
+  return out
+}
 
 /** The user's edits as a list (the flat keys are one `clear_tool_uses` edit). */
 function userEdits(options: Readonly<EditorOptions>): Record<string, unknown>[] {
   const o = options as Record<string, unknown>
   if (Array.isArray(o.edits)) return (o.edits as Record<string, unknown>[]).map((e) => ({ ...e }))
   const flat: Record<string, unknown> = { type: 'clear_tool_uses' }
-  for (const key of Object.keys(o)) if (key !== 'edits' && !COUNTING_KEYS.includes(key)) flat[key] = o[key]
+  for (const key of Object.keys(o)) if (EDIT_KEYS.has(key)) flat[key] = o[key]
   return [flat]
 }
 
 /** The recovery pipeline: the user's edits firing at `target`, then the last resorts. */
 export function recoveryOptions(options: Readonly<EditorOptions>, target: number): EditorOptions {
-  const o = options as Record<string, unknown>
   const trigger = { tokens: target }
   const edits: Record<string, unknown>[] = []
   let placeholder: unknown
@@ -120,9 +135,7 @@ export function recoveryOptions(options: Readonly<EditorOptions>, target: number
   const last: Record<string, unknown> = { type: 'clear_tool_uses', trigger, keep: { messages: 0 }, clearToolInputs: true }
   if (typeof placeholder === 'string') last.placeholder = placeholder
   edits.push(last, { type: 'clear_thinking', trigger, keep: { thinkingTurns: 0 } })
-  const out: Record<string, unknown> = { edits }
-  for (const key of COUNTING_KEYS) if (o[key] !== undefined) out[key] = o[key]
-  return out as EditorOptions
+  return { ...editorWide(options), edits } as unknown as EditorOptions
 }
 
 /** What a recovery needs to know about the refused call. */
@@ -206,8 +219,7 @@ export async function recoveryEdit<T extends AnyMessage>(
 ): Promise<{ result: EditResult<T>; dropped: number }> {
   const first = await editorFor(cache, recoveryOptions(base, targetCounted)).editAsync(messages, context)
   if (first.report.tokensAfter <= targetCounted || first.messages.length <= 1) return { result: first, dropped: 0 }
-  const counting: Record<string, unknown> = {}
-  for (const key of COUNTING_KEYS) if ((base as Record<string, unknown>)[key] !== undefined) counting[key] = (base as Record<string, unknown>)[key]
+  const counting = editorWide(base)
   const counter = editorFor(cache, { ...counting, trigger: [] } as EditorOptions)
   const counts = counter.countTokens(first.messages, context)
   // The newest messages that fit (at least one), leading system messages aside.
