@@ -31,6 +31,15 @@ describe('context-length errors through any wrapping', () => {
       assert.deepEqual(wrapped, direct)
     })
   }
+  for (const shape of OVERFLOWS) {
+    test(`${shape.name}: the same error answered with 429, 500 or 401 is not an overflow (the status decides, not the words)`, async () => {
+      for (const status of [429, 500, 401]) {
+        const e = await shape.make()
+        Object.defineProperty(e, 'status', { value: status, configurable: true })
+        assert.equal(classifyOverflow(e), undefined, String(status))
+      }
+    })
+  }
   for (const shape of OTHER_ERRORS) {
     test(`${shape.name}: not an overflow wrapped either`, async () => {
       const inner = await shape.make()
