@@ -332,3 +332,29 @@ describe('recovery keeps the editor-wide options', () => {
     }
   })
 })
+
+describe('a recovery that cannot edit', () => {
+  test("leaves the provider's error to the caller as the same object (not an error of ours in its place), model called once", async () => {
+    let broken = false
+    const odd = {
+      role: 'user',
+      get content() {
+        if (broken) throw new Error('gone')
+        return 'a question '.repeat(200)
+      },
+    }
+    const messages = [new HumanMessage('start'), ...history(4).slice(1), odd]
+    const mw = contextEditingMiddlewareObject({})
+    const overflow = await OVERFLOWS[0].make()
+    let n = 0
+    await assert.rejects(
+      mw.wrapModelCall({ messages }, async () => {
+        n++
+        broken = true
+        throw overflow
+      }),
+      (e) => e === overflow,
+    )
+    assert.equal(n, 1)
+  })
+})

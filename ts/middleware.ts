@@ -235,7 +235,15 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
       // Once: the retry's own error, whatever it is, goes to the caller.
       const counted = result.report.tokensAfter / (prepared.correction ?? 1)
       const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, learned: state?.ratio, options: only.recovery })
-      const { result: again, dropped } = await recoveryEdit(recoveryEditors, editor.options, messages, context, aim.targetCounted)
+      let edited: Awaited<ReturnType<typeof recoveryEdit<AnyMessage>>>
+      try {
+        edited = await recoveryEdit(recoveryEditors, editor.options, messages, context, aim.targetCounted)
+      } catch {
+        // A recovery that cannot edit (a message that no longer reads) leaves the provider's error
+        // to the caller, as it is: never one of ours in its place.
+        throw error
+      }
+      const { result: again, dropped } = edited
       const record: RecoveryRecord = {
         ...aim,
         tokensAfter: again.report.tokensAfter,
