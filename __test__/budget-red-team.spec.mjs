@@ -358,3 +358,19 @@ describe('a recovery that cannot edit', () => {
     assert.equal(n, 1)
   })
 })
+
+describe('only the call’s own answer anchors', () => {
+  test("an AI message with another call's usage in the answer's place (a subagent's, a summary's) is stale, not an anchor", async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })
+    const first = history(3)
+    const usage = (input, output) => ({ input_tokens: input, output_tokens: output, total_tokens: input + output })
+    const own = await mw.wrapModelCall({ messages: first }, async () => new AIMessage({ content: 'mine', usage_metadata: usage(reports[0].tokensAfter, 4) }))
+    const other = new AIMessage({ content: 'from a subagent', usage_metadata: usage(reports[0].tokensAfter + 900, 40) })
+    await mw.wrapModelCall({ messages: [...first, other, new HumanMessage('next')] }, async () => new AIMessage('x'))
+    assert.equal(reports.at(-1).usageAnchor.status, 'stale')
+    assert.equal(reports.at(-1).usageAnchor.changedAt, first.length)
+    await mw.wrapModelCall({ messages: [...first, own, new HumanMessage('next')] }, async () => new AIMessage('x'))
+    assert.equal(reports.at(-1).usageAnchor.status, 'used')
+  })
+})

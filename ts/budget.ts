@@ -10,7 +10,7 @@ import { ContextEditorError } from './errors.js'
 import { ContextEditor, type EditContext } from './editor.js'
 import type { EditReport } from './native.js'
 import { readRecoveryOption, type RecoveryOptions } from './recovery.js'
-import { CallLog, findAnchor, printsOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
+import { CallLog, findAnchor, printsOf, usageOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
 import { field } from './wire.js'
 
 let adjusts: boolean | undefined
@@ -193,6 +193,17 @@ export function recordCall(
     countedSent: anchored ? undefined : report.tokensAfter / scale,
     freed: Math.max(0, report.tokensBefore - report.tokensAfter) / scale,
   })
+}
+
+/**
+ * The call's answer: its usage (when it carries one) goes with the call's record, so that only that
+ * answer anchors a later call, not another AI message put in its place. Returns `response`.
+ */
+export function answered<T>(state: ConversationState | undefined, messages: readonly unknown[], response: T): T {
+  if (state === undefined) return response
+  const usage = usageOf(response)
+  if (usage !== undefined) state.log.answered(messages, { input: usage.input, output: usage.output })
+  return response
 }
 
 /**

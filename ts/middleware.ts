@@ -15,7 +15,7 @@ import { readMiddlewareOptions as readOptions } from './options.js'
 import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
 import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
-import { Conversations, learnFromRecovery, prepareCall, recordCall, recordRecovery, takeMiddlewareOnly, type PreparedCall } from './budget.js'
+import { answered, Conversations, learnFromRecovery, prepareCall, recordCall, recordRecovery, takeMiddlewareOnly, type PreparedCall } from './budget.js'
 import type { AnchorReport } from './usage.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
@@ -226,9 +226,9 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     if (onReport) onReport(annotate(result.report, context, prepared))
     const edited = result.messages
     const sent = edited.length === messages.length && edited.every((m, i) => m === messages[i]) ? request : { ...request, messages: edited }
-    if (!only.recovery.enabled) return handler(sent)
+    if (!only.recovery.enabled) return answered(state, messages, await handler(sent))
     try {
-      return await handler(sent)
+      return answered(state, messages, await handler(sent))
     } catch (error) {
       const overflow = classifyOverflow(error)
       if (overflow === undefined) throw error
@@ -257,7 +257,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
       const report = annotate(again.report, context)
       report.recovery = record
       if (onReport) onReport(report)
-      const response = await handler({ ...request, messages: again.messages })
+      const response = answered(state, messages, await handler({ ...request, messages: again.messages }))
       noteRecovery(response, record)
       return response
     }

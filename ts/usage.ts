@@ -199,6 +199,8 @@ export interface CallRecord {
   countedSent?: number
   /** What the call's edits freed, counted, uncorrected. */
   freed: number
+  /** The usage of the answer the call returned, when it carried one. */
+  answer?: { input: number; output: number }
 }
 
 const MAX_RECORDS = 4
@@ -219,10 +221,19 @@ export class CallLog {
    * the record takes that request's count and what it freed, so the answer's usage anchors right.
    */
   resent(refs: readonly unknown[], sent: Pick<CallRecord, 'countedSent' | 'freed'>): void {
+    this.#update(refs, sent)
+  }
+
+  /** The answer of the call recorded for `refs` carried this usage. */
+  answered(refs: readonly unknown[], answer: NonNullable<CallRecord['answer']>): void {
+    this.#update(refs, { answer })
+  }
+
+  #update(refs: readonly unknown[], patch: Partial<CallRecord>): void {
     for (let k = this.#records.length - 1; k >= 0; k--) {
       const r = this.#records[k]!
       if (r.refs.length === refs.length && r.refs.every((m, i) => m === refs[i])) {
-        this.#records[k] = { ...r, ...sent }
+        this.#records[k] = { ...r, ...patch }
         return
       }
     }
@@ -268,6 +279,10 @@ export function findAnchor(messages: readonly unknown[], log: CallLog, fixed: st
   const record = log.find(index)
   if (record === undefined) return { report: base, usage }
   if (record.fixed !== fixed) return { report: { ...base, status: 'stale', changedAt: -1 }, usage }
+  // The AI message there must be that call's answer (its usage), not another one put in its place
+  // (a subagent's answer, a summary made by another call).
+  if (record.answer !== undefined && (record.answer.input !== usage.input || record.answer.output !== usage.output))
+    return { report: { ...base, status: 'stale', changedAt: index }, usage }
   const changed = firstChange(messages, record, index)
   if (changed >= 0) return { report: { ...base, status: 'stale', changedAt: changed }, usage }
   if (record.countedSent !== undefined && usage.input < TRUNCATION_RATIO * record.countedSent) return { report: { ...base, status: 'truncated' }, usage }
