@@ -4,6 +4,7 @@ use context_editor_core as core;
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 
+use super::keyed::{self, Keys};
 use super::polluted::Polluted;
 use super::{describe, grouped, napi_field, Fail, MAX_ITEMS, MAX_MESSAGES};
 use crate::error::{caller_error, coded_error, take_exception, thrown_text};
@@ -42,6 +43,7 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<
   let whole = |f: Fail| caller_error(env, &core::Error::invalid_messages(f.what), f.cause);
   let (list, len) = message_list(env, value).map_err(whole)?;
   let polluted = Polluted::check(env).map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
+  let keys = Keys::new(env).map_err(|e| whole(Fail::unreadable(env, "messages", &e)))?;
   // Holes and non-objects end the conversion at once, so the length alone never sizes anything.
   let mut out = Vec::with_capacity((len as usize).min(4096));
   for i in 0..len {
@@ -51,6 +53,7 @@ pub fn messages_from_js(env: &Env, value: Unknown<'_>, offset: usize) -> Result<
       i,
       offset + i as usize,
       polluted.as_ref(),
+      &keys,
     )?);
   }
   Ok(out)
@@ -89,6 +92,7 @@ fn message_from_js(
   i: u32,
   index: usize,
   polluted: Option<&Polluted<'_>>,
+  keys: &Keys,
 ) -> Result<Message> {
   let fail = |f: Fail| {
     caller_error(
@@ -134,8 +138,8 @@ fn message_from_js(
     None => obj,
   };
   check_lists(env, &target).map_err(fail)?;
-  // SAFETY: `target` is a live object of this call's environment.
-  unsafe { Message::from_napi_value(env.raw(), target.raw()) }.map_err(|e| {
+  // SAFETY: `target` is a live object of this call's environment, `keys` were made in it.
+  unsafe { keyed::read(env.raw(), target.raw(), keys) }.map_err(|e| {
     let cause = take_exception(env);
     fail(match cause {
       // A getter or Proxy trap threw: name the field by reading them again, one by one.

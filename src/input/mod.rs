@@ -17,6 +17,7 @@
 //! `Object.prototype` holds (as the shim's `field` does). Options are read by their own keys anyway.
 
 mod context;
+mod keyed;
 mod messages;
 mod options;
 mod polluted;
