@@ -317,3 +317,60 @@ test('AI SDK: an approval request goes with the call it asked about when an edit
   const kept = new ContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 } }).edit(messages).messages
   assert.deepEqual(kept[1], messages[1])
 })
+
+test('plan() counts the assistant messages an edit leaves empty as removed, as edit() removes them, in every format', () => {
+  const thinkingOnly = {
+    anthropic: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'only thinking', signature: 's1' }] },
+      { role: 'user', content: 'next' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'latest', signature: 's2' },
+          { type: 'tool_use', id: 'a', name: 'r', input: {} },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }] },
+    ],
+    aisdk: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'reasoning', text: 'only reasoning' }] },
+      { role: 'user', content: 'next' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'latest' },
+          { type: 'tool-call', toolCallId: 'a', toolName: 'r', input: {} },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'r', output: { type: 'text', value: 'ok' } }] },
+    ],
+    mastra: [
+      { id: '1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: 'hi' }] } },
+      { id: '2', role: 'assistant', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'reasoning', reasoning: 'only', details: [] }] } },
+      { id: '3', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: 'next' }] } },
+      {
+        id: '4',
+        role: 'assistant',
+        createdAt: new Date(0),
+        content: {
+          format: 2,
+          parts: [
+            { type: 'reasoning', reasoning: 'latest', details: [] },
+            { type: 'text', text: 'x' },
+          ],
+        },
+      },
+    ],
+  }
+  for (const [format, messages] of Object.entries(thinkingOnly)) {
+    const editor = new ContextEditor({ edits: [{ type: 'clear_thinking' }], format })
+    const plan = editor.plan(deepFreeze(messages))
+    const { messages: out, report } = editor.edit(messages)
+    assert.equal(out.length, messages.length - 1, format)
+    assert.equal(report.messagesAfter, out.length, format)
+    assert.equal(plan.report.messagesAfter, out.length, format)
+    assert.ok(!out.includes(messages[1]), format)
+  }
+})

@@ -412,6 +412,28 @@ class Origins {
     return out
   }
 
+  /**
+   * How many assistant messages the plan's operations leave with nothing (their only content was
+   * reasoning, or calls it removes): encoding removes them, as providers refuse empty content.
+   */
+  emptied(ops: readonly PlanOp[]): number {
+    const thinking = new Set<number>()
+    const calls = new Map<number, Set<string>>()
+    const gone = new Set<number>()
+    for (const op of ops) {
+      if (op.type === 'remove_thinking') thinking.add(op.index)
+      else if (op.type === 'remove_tool_calls') calls.set(op.index, new Set(op.toolCallIds))
+      else if (op.type === 'remove') gone.add(op.index)
+    }
+    if (thinking.size === 0 && calls.size === 0) return 0
+    let n = 0
+    for (const p of this.#placed) {
+      if (p.seg.units.length !== 1 || gone.has(p.unit) || (!thinking.has(p.unit) && !calls.has(p.unit))) continue
+      if (leftEmpty(p.seg.units[0], thinking.has(p.unit), calls.get(p.unit))) n++
+    }
+    return n
+  }
+
   report(report: EditReport): EditReport {
     for (const c of report.cleared ?? []) c.index = this.at(c.index)
     for (const o of report.removedOrphans ?? []) o.index = this.at(o.index)
@@ -426,7 +448,7 @@ class Origins {
     })
     const out: EditPlan = { ...plan, ops }
     let report: EditReport | undefined
-    const removed = (): number => this.wholly(plan.ops.filter((op) => op.type === 'remove').map((op) => op.index)).length
+    const removed = (): number => this.wholly(plan.ops.filter((op) => op.type === 'remove').map((op) => op.index)).length + this.emptied(plan.ops)
     Object.defineProperty(out, 'report', {
       get: () => {
         if (report === undefined) {
@@ -463,6 +485,20 @@ class Origins {
     const message = e.message.replace(/^messages\[\d+\]/, where)
     return new ContextEditorError(e.code, `${message} (in the ${FORMAT_NAMES[format]} format)`, { messageIndex: this.at(u), path: e.path, cause: e })
   }
+}
+
+const REASONING = new Set(['thinking', 'redacted_thinking', 'reasoning', 'redacted-reasoning'])
+
+/** Whether AI unit `u` has nothing left once its reasoning (when `thinking`) and the calls `removed` go. */
+function leftEmpty(u: AnyMessage, thinking: boolean, removed: ReadonlySet<string> | undefined): boolean {
+  if (u.type !== 'ai') return false
+  const calls: AnyMessage[] = Array.isArray(u.tool_calls) ? u.tool_calls : []
+  if (calls.some((c) => !removed?.has(c.id))) return false
+  if (typeof u.content === 'string') return u.content === ''
+  if (!Array.isArray(u.content)) return false
+  return u.content.every(
+    (b: unknown) => isObject(b) && ((thinking && REASONING.has(b.type)) || (b.type === 'tool_use' && typeof b.id === 'string' && removed?.has(b.id) === true)),
+  )
 }
 
 function summaryOf(format: ForeignFormat, unit: AnyMessage): unknown {

@@ -113,6 +113,8 @@ export function mastraSegment(m: Record<string, any>, i: number, placeholders: R
           if (keptBlocks.has(p)) next.push(p)
         } else next.push(p)
       }
+      // Nothing left (its reasoning cleared, say): no message, as for the other formats.
+      if (next.length === 0) return []
       const rebuilt: Record<string, any> = { ...content, parts: next }
       if (Array.isArray(content.toolInvocations)) {
         rebuilt.toolInvocations = content.toolInvocations.flatMap((inv: unknown) => {
