@@ -374,3 +374,49 @@ describe('only the call’s own answer anchors', () => {
     assert.equal(reports.at(-1).usageAnchor.status, 'used')
   })
 })
+
+describe('a model object whose profile cannot be read', () => {
+  test('is no limit: the next source answers (throwing getters, Proxy traps), and the middleware still edits', async () => {
+    const { findLimit } = await import('../dist/windows.js')
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+        has() {
+          throw new Error('trap')
+        },
+      },
+    )
+    const getters = {
+      get profile() {
+        throw new Error('no')
+      },
+      get metadata() {
+        throw new Error('no')
+      },
+      get bound() {
+        throw new Error('no')
+      },
+    }
+    for (const model of [trap, getters, { profile: trap, metadata: trap }]) {
+      assert.deepEqual(findLimit(undefined, model, 'gpt-4o'), { tokens: 128000, source: 'table' })
+      assert.equal(findLimit(undefined, model, 'acme-chat-7'), undefined)
+    }
+    assert.deepEqual(findLimit(undefined, { profile: trap, metadata: { profile: { maxInputTokens: 5000 } } }, 'gpt-4o'), {
+      tokens: 5000,
+      source: 'xpert-profile',
+    })
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ trigger: { fraction: 0.5 }, onReport: (r) => reports.push(r) })
+    assert.equal(
+      await mw.wrapModelCall(
+        { messages: history(2), model: Object.defineProperties({ model: 'gpt-4o' }, Object.getOwnPropertyDescriptors(getters)) },
+        async () => 'answered',
+      ),
+      'answered',
+    )
+    assert.equal(reports[0].maxInputTokensSource, 'table')
+  })
+})

@@ -120,8 +120,14 @@ function positive(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined
 }
 
+/** A field of a host's model object; one that cannot be read (a throwing getter or Proxy trap) is none. */
 function objectField(o: unknown, key: string): unknown {
-  return o !== null && typeof o === 'object' ? field(o, key) : undefined
+  if (o === null || typeof o !== 'object') return undefined
+  try {
+    return field(o, key)
+  } catch {
+    return undefined
+  }
 }
 
 /** `model.profile.maxInputTokens` (LangChain), also through a binding. */
