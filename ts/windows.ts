@@ -120,14 +120,12 @@ function positive(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined
 }
 
-/** A field of a host's model object; one that cannot be read (a throwing getter or Proxy trap) is none. */
+/**
+ * A field of a host's model object. A getter or Proxy trap that throws is not caught here: the
+ * middleware makes it the caller's `INVALID_CONTEXT` at `model` (the model is not called).
+ */
 function objectField(o: unknown, key: string): unknown {
-  if (o === null || typeof o !== 'object') return undefined
-  try {
-    return field(o, key)
-  } catch {
-    return undefined
-  }
+  return o !== null && typeof o === 'object' ? field(o, key) : undefined
 }
 
 /** `model.profile.maxInputTokens` (LangChain), also through a binding. */
