@@ -374,3 +374,32 @@ test('plan() counts the assistant messages an edit leaves empty as removed, as e
     assert.ok(!out.includes(messages[1]), format)
   }
 })
+
+test("Anthropic: cacheBreakpoints counts the request's system and tool breakpoints, so a request never carries more than 4", () => {
+  const messages = [{ role: 'user', content: 'go' }]
+  for (let k = 0; k < 12; k++) {
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `c${k}`, name: 'read', input: {} }] })
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `c${k}`, content: BIG }] })
+  }
+  const mark = { cache_control: { type: 'ephemeral' } }
+  const count = (x) => JSON.stringify(x).split('"cache_control"').length - 1
+  for (const [system, tools] of [
+    [
+      [
+        { type: 'text', text: 'You read files.', ...mark },
+        { type: 'text', text: 'Be brief.', ...mark },
+      ],
+      [{ name: 'read', input_schema: { type: 'object' }, ...mark }],
+    ],
+    [[{ type: 'text', text: 'You read files.', ...mark }], []],
+    ['You read files.', [{ name: 'read', input_schema: { type: 'object' }, ...mark }]],
+  ]) {
+    const request = deepFreeze({ model: 'claude-test', max_tokens: 100, system, tools, messages: structuredClone(messages) })
+    const used = count(system) + count(tools)
+    const { request: out } = new ContextEditor({ trigger: { tokens: 2000 }, keep: { messages: 2 }, stable: true, cacheBreakpoints: true }).edit(request)
+    assert.ok(count(out) <= 4, `${count(out)} breakpoints with ${used} in system and tools`)
+    assert.ok(count(out.messages) >= 1, 'the edit still marks the end of the request')
+    assert.equal(out.system, system)
+    assert.equal(out.tools, tools)
+  }
+})

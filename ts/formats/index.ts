@@ -19,7 +19,7 @@ import { anthropicSegment, anthropicSummary } from './anthropic.js'
 import { detectFormat, FORMAT_NAMES } from './detect.js'
 import { responsesJoins, responsesSegment, responsesSummary } from './responses.js'
 import { mastraSegment, mastraSummary } from '../mastra/codec.js'
-import { type ForeignFormat, isObject, MESSAGE_FORMATS, type MessageFormat, type RequestParts, type Segment, systemText } from './types.js'
+import { type ForeignFormat, hasBreakpoint, isObject, MESSAGE_FORMATS, type MessageFormat, type RequestParts, type Segment, systemText } from './types.js'
 
 export { detectFormat, ruledOut } from './detect.js'
 export { MESSAGE_FORMATS } from './types.js'
@@ -215,6 +215,10 @@ export class FormatCodec {
     const parts: RequestParts = {}
     const system = systemText(key === 'input' ? req.instructions : req.system)
     if (system !== undefined) parts.systemPrompt = system
+    // Blocks carrying cache breakpoints go as a system message, so that `cacheBreakpoints` counts
+    // them among the request's 4 (the text counted is the same).
+    const blocks = key === 'input' ? undefined : req.system
+    if (Array.isArray(blocks) && hasBreakpoint(blocks) && system !== undefined) parts.systemPrompt = { role: 'system', content: blocks }
     if (Array.isArray(req.tools)) parts.tools = req.tools
     if (typeof req.model === 'string') parts.model = req.model
     const given = req[key]

@@ -45,7 +45,8 @@ export interface Segment {
 
 /** The context a whole request brings: system prompt (`system`, `instructions`), tools and model. */
 export interface RequestParts {
-  systemPrompt?: string
+  /** The system prompt's text, or a system message holding its blocks when they carry cache breakpoints. */
+  systemPrompt?: string | { role: 'system'; content: unknown[] }
   tools?: unknown[]
   model?: string
 }
