@@ -403,3 +403,30 @@ test("Anthropic: cacheBreakpoints counts the request's system and tool breakpoin
     assert.equal(out.tools, tools)
   }
 })
+
+test('AI SDK: breakpoints already in providerOptions.anthropic.cacheControl count toward the 4, and change no token count', () => {
+  const cc = { anthropic: { cacheControl: { type: 'ephemeral' } } }
+  const build = (mark) => {
+    const messages = [
+      { role: 'system', content: 'You read files.', ...(mark ? { providerOptions: cc } : {}) },
+      { role: 'user', content: [{ type: 'text', text: 'go', ...(mark ? { providerOptions: cc } : {}) }] },
+    ]
+    for (let k = 0; k < 12; k++) {
+      messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${k}`, toolName: 'read', input: {} }] })
+      messages.push({
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: `c${k}`, toolName: 'read', output: { type: 'text', value: BIG } }],
+        ...(mark && k === 3 ? { providerOptions: cc } : {}),
+      })
+    }
+    return deepFreeze(messages)
+  }
+  const count = (x) => JSON.stringify(x).split('"cacheControl"').length - 1
+  const options = { trigger: { tokens: 2000 }, keep: { messages: 2 }, stable: true, cacheBreakpoints: true }
+  const { messages: out } = new ContextEditor(options).edit(build(true))
+  assert.ok(count(out) <= 4, `${count(out)} breakpoints`)
+  assert.ok(count(out) > count(build(true)), 'the edit still adds one')
+  const plain = new ContextEditor({}).countTokens(build(false))
+  const marked = new ContextEditor({}).countTokens(build(true))
+  assert.deepEqual(marked.messages, plain.messages)
+})

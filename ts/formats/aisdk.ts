@@ -35,6 +35,24 @@ function withCacheControl(o: Record<string, any>): Record<string, any> {
   return { ...o, providerOptions: { ...options, anthropic: { ...anthropic, cacheControl: { type: 'ephemeral' } } } }
 }
 
+/** Whether `o` (a message or part) carries Anthropic's cache breakpoint in its `providerOptions`. */
+function marked(o: unknown): boolean {
+  if (!isObject(o) || !isObject(o.providerOptions)) return false
+  const anthropic = o.providerOptions.anthropic
+  return isObject(anthropic) && (anthropic.cacheControl != null || anthropic.cache_control != null)
+}
+
+/**
+ * `unit` marked as holding a breakpoint when `has`: the editor counts the breakpoints a request
+ * already uses (Anthropic allows 4) from `cache_control`, which the AI SDK says in `providerOptions`.
+ */
+function noteBreakpoint(unit: AnyMessage, has: boolean): AnyMessage {
+  if (has) unit.cache_control = { type: 'ephemeral' }
+  return unit
+}
+
+const anyMarked = (m: Record<string, any>): boolean => marked(m) || (Array.isArray(m.content) && m.content.some(marked))
+
 /** Part types of AI SDK messages, per role (detection). */
 export const AISDK_PARTS: Record<string, ReadonlySet<string>> = {
   user: new Set(['text', 'image', 'file']),
@@ -121,12 +139,12 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
   checkParts(m.content, i, role)
   if (role !== 'assistant') {
     const unit = { type: role === 'system' ? 'system' : 'human', content: partsOf(m.content) }
-    return whole(m, unit)
+    return whole(m, noteBreakpoint(unit, anyMarked(m)))
   }
   const content: unknown[] = []
   const calls: AnyMessage[] = []
   const callOf = new Map<object, AnyMessage>()
-  if (typeof m.content === 'string') return whole(m, { type: 'ai', content: m.content })
+  if (typeof m.content === 'string') return whole(m, noteBreakpoint({ type: 'ai', content: m.content }, marked(m)))
   m.content.forEach((p: unknown, k: number) => {
     // A call the provider ran (`providerExecuted`) has its result in this message: opaque content.
     if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
@@ -141,7 +159,7 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
     }
     content.push(isObject(p) && p.type === 'file' ? mediaBlock(p) : p)
   })
-  const unit: AnyMessage = { type: 'ai', content }
+  const unit: AnyMessage = noteBreakpoint({ type: 'ai', content }, anyMarked(m))
   if (calls.length) unit.tool_calls = calls
   return {
     members: [m],
@@ -251,7 +269,8 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
     if (typeof p.toolCallId !== 'string' || p.toolCallId === '')
       throw invalid(i, `content[${k}].toolCallId`, 'a `tool-result` part needs a non-empty string `toolCallId`')
     const content = outputText(p, derived)
-    const unit: AnyMessage = { type: 'tool', tool_call_id: p.toolCallId, content }
+    // A breakpoint on the message is counted once, on its first result.
+    const unit: AnyMessage = noteBreakpoint({ type: 'tool', tool_call_id: p.toolCallId, content }, marked(p) || (units.length === 0 && marked(m)))
     if (isPlaceholder(placeholders, content)) unit.response_metadata = clearedMarker()
     units.push(unit)
     from.push({ message: 0, part: k })
