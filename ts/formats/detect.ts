@@ -195,7 +195,7 @@ function detect(messages: readonly unknown[], from: number, known: ForeignFormat
     let fits = 0
     for (const f of FOREIGN) {
       if (left.get(f) !== undefined) {
-        if (!foreign && ruledOutAt(messages, i, f) === undefined && !fitsNative(messages, i)) foreign = true
+        if (!foreign && ruledOutAt(messages, i, f) === undefined && !fitsNative(messages, i) && !aiWithToolUse(messages, i)) foreign = true
         continue
       }
       const why = ruledOutAt(messages, i, f)
@@ -218,6 +218,23 @@ function detect(messages: readonly unknown[], from: number, known: ForeignFormat
     )
   }
   return fit[0]
+}
+
+/**
+ * LangChain keeps Anthropic's `tool_use` blocks in an AI message's content (ChatAnthropic's answers,
+ * and an edit's output once their calls were stripped), so such a message does not by itself make a
+ * conversation a foreign one that some earlier message already ruled out: the native path reads it.
+ */
+function aiWithToolUse(messages: readonly unknown[], i: number): boolean {
+  try {
+    const m = messages[i]
+    if (!isObject(m)) return false
+    const v = view(m)
+    if (v.role !== 'assistant' || !Array.isArray(v.content)) return false
+    return TESTS.openai({ ...v, content: v.content.filter((b: unknown) => !(isObject(b) && b.type === 'tool_use')) }) === undefined
+  } catch {
+    return false
+  }
 }
 
 function fitsNative(messages: readonly unknown[], i: number): boolean {
