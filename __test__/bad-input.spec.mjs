@@ -160,7 +160,12 @@ const OPTION_CASES = [
   },
   { name: 'a cycle', options: cyclic, path: /^trigger\.self/, culprit: /trigger\.self.*(cycle|deep)/ },
   { name: 'a depth bomb (100,000 nested objects)', options: () => ({ trigger: nested(100_000) }), path: /^trigger\.a\.a/, culprit: /trigger\.a\.a.*deep/ },
-  { name: 'a depth bomb (100,000 nested arrays)', options: () => ({ excludeTools: nested(100_000, true) }), path: /^excludeTools\[0\]\[0\]/, culprit: /excludeTools\[0\]\[0\]/ },
+  {
+    name: 'a depth bomb (100,000 nested arrays)',
+    options: () => ({ excludeTools: nested(100_000, true) }),
+    path: /^excludeTools\[0\]\[0\]/,
+    culprit: /excludeTools\[0\]\[0\]/,
+  },
   { name: 'onReport not a function', options: () => ({ onReport: 'log' }), path: 'onReport', only: ['langchain', 'xpert'] },
   { name: 'maxInputTokens NaN', options: () => ({ maxInputTokens: NaN }), path: 'maxInputTokens', only: ['langchain'] },
   { name: 'maxInputTokens negative', options: () => ({ maxInputTokens: -1 }), path: 'maxInputTokens', only: ['langchain'] },
@@ -185,7 +190,8 @@ describe('bad options', () => {
         }
         const path = override.path ?? row.path
         const culprit =
-          override.culprit ?? (override.path ? new RegExp(escape(override.path)) : (row.culprit ?? new RegExp(escape(row.path instanceof RegExp ? '' : row.path))))
+          override.culprit ??
+          (override.path ? new RegExp(escape(override.path)) : (row.culprit ?? new RegExp(escape(row.path instanceof RegExp ? '' : row.path))))
         const err = throws(() => OPTION_ENTRIES[entry](row.options()), { code: row.code ?? 'INVALID_OPTIONS', culprit, path }, entry)
         if (entry !== 'native') assert.ok(err instanceof ContextEditorError, `${entry}: a ContextEditorError`)
       }
@@ -215,7 +221,15 @@ const MESSAGE_CASES = [
     culprit: /messages\[1\].*null/,
   },
   { name: 'a message that is a number', wire: () => [7], shim: () => [7], index: 0, wirePath: 'role', shimPath: 'type' },
-  { name: 'unknown role', wire: () => [{ role: 'robot' }], shim: () => [{ role: 'robot', content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role', culprit: /robot/ },
+  {
+    name: 'unknown role',
+    wire: () => [{ role: 'robot' }],
+    shim: () => [{ role: 'robot', content: 'x' }],
+    index: 0,
+    wirePath: 'role',
+    shimPath: 'role',
+    culprit: /robot/,
+  },
   { name: 'unknown LangChain type', shim: () => [{ type: 'robot', content: 'x' }], index: 0, shimPath: 'type', culprit: /robot/ },
   { name: 'missing role and type', wire: () => [{ content: 'x' }], shim: () => [{ content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role' },
   { name: 'role of the wrong type', wire: () => [{ role: 5 }], shim: () => [{ role: 5, content: 'x' }], index: 0, wirePath: 'role', shimPath: 'role' },
@@ -235,7 +249,11 @@ const MESSAGE_CASES = [
   },
   {
     name: 'tool message without tool_call_id',
-    wire: () => [{ role: 'assistant', toolCalls: [{ id: 'a' }] }, { role: 'user', content: 'x' }, { role: 'tool', content: 'x' }],
+    wire: () => [
+      { role: 'assistant', toolCalls: [{ id: 'a' }] },
+      { role: 'user', content: 'x' },
+      { role: 'tool', content: 'x' },
+    ],
     shim: () => [new AIMessage({ content: '', tool_calls: [{ id: 'a', name: 't', args: {} }] }), new HumanMessage('x'), { role: 'tool', content: 'x' }],
     index: 2,
     wirePath: 'toolCallId',
@@ -325,7 +343,22 @@ const MESSAGE_CASES = [
   },
   {
     name: 'a tool call whose toJSON throws',
-    shim: () => [{ type: 'ai', content: '', tool_calls: [{ id: 'a', name: 'read', args: {}, toJSON() { throw new Error('boom') } }] }],
+    shim: () => [
+      {
+        type: 'ai',
+        content: '',
+        tool_calls: [
+          {
+            id: 'a',
+            name: 'read',
+            args: {},
+            toJSON() {
+              throw new Error('boom')
+            },
+          },
+        ],
+      },
+    ],
     index: 0,
     shimPath: 'tool_calls',
     culprit: /messages\[0\]\.tool_calls.*boom/,
@@ -354,7 +387,14 @@ const MESSAGE_CASES = [
     index: 0,
     shimPath: 'tool_calls[0].id',
   },
-  { name: 'name of the wrong type', wire: () => [{ role: 'user', content: 'x', name: 3 }], shim: () => [{ role: 'user', content: 'x', name: 3 }], index: 0, wirePath: 'name', shimPath: 'name' },
+  {
+    name: 'name of the wrong type',
+    wire: () => [{ role: 'user', content: 'x', name: 3 }],
+    shim: () => [{ role: 'user', content: 'x', name: 3 }],
+    index: 0,
+    wirePath: 'name',
+    shimPath: 'name',
+  },
   { name: 'images not a number (wire)', wire: () => [{ role: 'user', images: 'many' }], index: 0, wirePath: 'images' },
 ]
 
@@ -462,18 +502,36 @@ describe('bad call contexts', () => {
 describe('odd input that is not an error', () => {
   test('duplicate tool call ids in one AI message: results pair in order, nothing is removed', () => {
     const history = [
-      new AIMessage({ content: '', tool_calls: [{ id: 'dup', name: 'read', args: { p: 1 } }, { id: 'dup', name: 'read', args: { p: 2 } }] }),
+      new AIMessage({
+        content: '',
+        tool_calls: [
+          { id: 'dup', name: 'read', args: { p: 1 } },
+          { id: 'dup', name: 'read', args: { p: 2 } },
+        ],
+      }),
       new ToolMessage({ content: 'one', tool_call_id: 'dup', name: 'read' }),
       new ToolMessage({ content: 'two', tool_call_id: 'dup', name: 'read' }),
     ]
     const { messages, report } = new ContextEditor({ ...TRIGGER_NOW, clearToolInputs: true }).edit(history)
     assert.equal(messages.length, 3)
     assert.deepEqual(report.removedOrphans, [])
-    assert.deepEqual(report.cleared.map((c) => c.index), [1, 2])
-    assert.deepEqual(report.clearedToolInputs.map((c) => c.callIndex), [0, 1])
+    assert.deepEqual(
+      report.cleared.map((c) => c.index),
+      [1, 2],
+    )
+    assert.deepEqual(
+      report.clearedToolInputs.map((c) => c.callIndex),
+      [0, 1],
+    )
     assert.equal(report.warnings.filter((w) => w.code === 'dangling_tool_call').length, 0)
     const plan = new NativeContextEditor(TRIGGER_NOW).plan([
-      { role: 'assistant', toolCalls: [{ id: 'dup', args: '{}' }, { id: 'dup', args: '{}' }] },
+      {
+        role: 'assistant',
+        toolCalls: [
+          { id: 'dup', args: '{}' },
+          { id: 'dup', args: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'dup', content: 'one' },
       { role: 'tool', toolCallId: 'dup', content: 'two' },
     ])
@@ -489,7 +547,13 @@ describe('odd input that is not an error', () => {
     ]
     const { messages, report } = new ContextEditor(TRIGGER_NOW).edit(history)
     assert.equal(messages.length, 4)
-    assert.deepEqual(report.cleared.map((c) => [c.index, c.toolName]), [[1, 'a'], [3, 'b']])
+    assert.deepEqual(
+      report.cleared.map((c) => [c.index, c.toolName]),
+      [
+        [1, 'a'],
+        [3, 'b'],
+      ],
+    )
   })
 
   test('an orphaned tool result is removed and reported; a dangling call is reported', () => {
@@ -551,7 +615,10 @@ describe('odd input that is not an error', () => {
     const { messages, report } = new ContextEditor(TRIGGER_NOW).edit(history)
     assert.equal(messages.length, 3)
     assert.equal(messages[0], history[0], 'unchanged message is the same object')
-    assert.deepEqual(report.cleared.map((c) => c.index), [2])
+    assert.deepEqual(
+      report.cleared.map((c) => c.index),
+      [2],
+    )
     assert.equal(messages[2].content, '[cleared]')
     assert.ok(Object.hasOwn(messages[2], '__proto__'), 'the own __proto__ key is copied as data')
     assert.equal(Object.getPrototypeOf(messages[2]), Object.prototype)
@@ -566,7 +633,10 @@ describe('odd input that is not an error', () => {
 
   test('unknown model names are a warning in model mode, not an error', () => {
     const r = new ContextEditor({ tokenCountMethod: 'model', model: '../../../../etc/passwd' }).countTokens(lcHistory())
-    assert.deepEqual(r.warnings.map((w) => w.code), ['unknown_model'])
+    assert.deepEqual(
+      r.warnings.map((w) => w.code),
+      ['unknown_model'],
+    )
     assert.equal(r.encoding, 'o200k_base')
   })
 
@@ -643,7 +713,11 @@ describe('options are data: no file, socket or code execution', () => {
             tokenCountMethod,
             model: hostile,
           })
-          const { messages, report } = await editor.editAsync(history, { systemPrompt: hostile, model: hostile, tools: [{ name: hostile, description: hostile }] })
+          const { messages, report } = await editor.editAsync(history, {
+            systemPrompt: hostile,
+            model: hostile,
+            tools: [{ name: hostile, description: hostile }],
+          })
           assert.equal(messages[2].content, hostile, 'the placeholder is inserted verbatim')
           assert.deepEqual(messages[1].tool_calls[0].args, {}, 'inputs of the named tool are cleared')
           assert.equal(report.cleared[0].toolName, hostile)

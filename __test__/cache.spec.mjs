@@ -34,8 +34,7 @@ function sent(m) {
   return JSON.stringify([m._getType?.() ?? m.role, c, m.tool_calls ?? null, m.tool_call_id ?? null])
 }
 
-const marks = (messages) =>
-  messages.flatMap((m, i) => (Array.isArray(m.content) && m.content.some((b) => b?.cache_control) ? [i] : []))
+const marks = (messages) => messages.flatMap((m, i) => (Array.isArray(m.content) && m.content.some((b) => b?.cache_control) ? [i] : []))
 
 const STABLE = { trigger: { tokens: 2000 }, keep: { messages: 3 }, stable: { stepResults: 5 } }
 
@@ -72,7 +71,7 @@ function mixedRun(turns) {
   for (let t = 0; t < turns; t++) {
     const ids = Array.from({ length: 1 + (t % 2) }, (_, k) => `c${t}_${k}`)
     h.push(new AIMessage({ content: '', tool_calls: ids.map((id) => ({ id, name: 'read', args: {} })), id: `a${t}` }))
-    ids.forEach((id, k) => h.push(new ToolMessage({ content: 'z'.repeat(100 + (((t * 7 + k * 13) % 20) * 100)), tool_call_id: id, name: 'read' })))
+    ids.forEach((id, k) => h.push(new ToolMessage({ content: 'z'.repeat(100 + ((t * 7 + k * 13) % 20) * 100), tool_call_id: id, name: 'read' })))
     if (t % 5 === 4) h.push(new AIMessage({ content: 'done', id: `d${t}` }), new HumanMessage({ content: 'next', id: `u${t}` }))
   }
   return h
@@ -92,9 +91,15 @@ test('stable: true steps only when a step frees 3x what it rewrites; the request
     assert.ok(report.tokensAfter <= 8000, `call at ${end}: ${report.tokensAfter}`)
     if (prev) {
       const before = new Set(prev.cleared)
-      assert.ok(prev.cleared.every((i) => report.cleared.some((c) => c.index === i)), 'a cleared result stays cleared')
+      assert.ok(
+        prev.cleared.every((i) => report.cleared.some((c) => c.index === i)),
+        'a cleared result stays cleared',
+      )
       if (report.cleared.length === prev.cleared.length) {
-        assert.ok(prev.messages.every((m, i) => sent(m) === sent(messages[i])), `call at ${end}: same boundary, same prefix`)
+        assert.ok(
+          prev.messages.every((m, i) => sent(m) === sent(messages[i])),
+          `call at ${end}: same boundary, same prefix`,
+        )
       } else {
         steps++
         const gain = report.cleared.filter((c) => !before.has(c.index)).reduce((a, c) => a + c.tokensFreed, 0)
@@ -171,7 +176,10 @@ test('breakpoints: end, current and previous boundary as cache_control on LangCh
   assert.equal(typeof h[cleared[34]].content, 'string')
   // The plan names them.
   assert.deepEqual(
-    editor.plan(h).ops.filter((o) => o.type === 'cache_breakpoint').map((o) => o.index),
+    editor
+      .plan(h)
+      .ops.filter((o) => o.type === 'cache_breakpoint')
+      .map((o) => o.index),
     at,
   )
 })

@@ -74,8 +74,36 @@ const OPTION_CASES = [
   ['a getter inside an option', (b) => [{ trigger: withGetter({}, 'tokens', b) }, b], 'trigger.tokens'],
   ['a getter on a list entry', (b) => [{ excludeTools: withGetter(['a', 'b', 'c'], 2, b) }, b], 'excludeTools[2]'],
   ['a getter inside an edit', (b) => [{ edits: [{ type: 'clear_tool_uses', keep: withGetter({}, 'messages', b) }] }, b], 'edits[0].keep.messages'],
-  ['a Proxy whose ownKeys trap throws', (b) => [new Proxy({}, { ownKeys: () => { throw b } }), b], 'options'],
-  ['a Proxy whose get trap throws', (b) => [new Proxy({ trigger: {} }, { get: () => { throw b } }), b], 'trigger'],
+  [
+    'a Proxy whose ownKeys trap throws',
+    (b) => [
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw b
+          },
+        },
+      ),
+      b,
+    ],
+    'options',
+  ],
+  [
+    'a Proxy whose get trap throws',
+    (b) => [
+      new Proxy(
+        { trigger: {} },
+        {
+          get: () => {
+            throw b
+          },
+        },
+      ),
+      b,
+    ],
+    'trigger',
+  ],
   ['a revoked Proxy', () => [revoked(), TypeError], 'options'],
   ['a revoked Proxy inside a list', () => [{ edits: [revoked()] }, TypeError], 'edits[0]'],
 ]
@@ -139,7 +167,22 @@ const MESSAGE_CASES = [
   ],
   [
     'a Proxy get trap on a message field',
-    (b) => [Object.assign(history(), { 0: new Proxy({ role: 'user', content: 'go' }, { get: (t, k) => (k === 'content' ? (() => { throw b })() : t[k]) }) }), b],
+    (b) => [
+      Object.assign(history(), {
+        0: new Proxy(
+          { role: 'user', content: 'go' },
+          {
+            get: (t, k) =>
+              k === 'content'
+                ? (() => {
+                    throw b
+                  })()
+                : t[k],
+          },
+        ),
+      }),
+      b,
+    ],
     0,
     'content',
   ],
@@ -147,7 +190,18 @@ const MESSAGE_CASES = [
     'a Proxy has trap inside additional_kwargs',
     (b) => {
       const h = history()
-      h[3] = { type: 'human', content: 'n', additional_kwargs: new Proxy({}, { get: () => { throw b } }) }
+      h[3] = {
+        type: 'human',
+        content: 'n',
+        additional_kwargs: new Proxy(
+          {},
+          {
+            get: () => {
+              throw b
+            },
+          },
+        ),
+      }
       return [h, b]
     },
     3,
@@ -183,7 +237,17 @@ describe('messages', () => {
 
   test('an array that cannot be read (length getter, revoked Proxy): INVALID_MESSAGE at messages', async () => {
     for (const make of [
-      (b) => [new Proxy([], { get: (t, k) => (k === 'length' ? (() => { throw b })() : t[k]) }), b],
+      (b) => [
+        new Proxy([], {
+          get: (t, k) =>
+            k === 'length'
+              ? (() => {
+                  throw b
+                })()
+              : t[k],
+        }),
+        b,
+      ],
       () => [revoked([]), TypeError],
     ]) {
       for (const [where, call] of SHIM_CALLS) {
@@ -197,16 +261,27 @@ describe('messages', () => {
   test('a message that throws only while it is copied (ownKeys trap): INVALID_MESSAGE naming it', () => {
     const thrown = new Boom('ownKeys')
     const h = history()
-    h[2] = new Proxy({ type: 'tool', tool_call_id: 'c0', content: 'x'.repeat(200) }, {
-      ownKeys: () => {
-        throw thrown
+    h[2] = new Proxy(
+      { type: 'tool', tool_call_id: 'c0', content: 'x'.repeat(200) },
+      {
+        ownKeys: () => {
+          throw thrown
+        },
       },
-    })
+    )
     const editor = new ContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 } })
     const plan = editor.plan(h)
     assert.ok(plan.ops.some((o) => o.type === 'clear_tool_result' && o.index === 2))
-    check(caught(() => editor.edit(h)), { code: 'INVALID_MESSAGE', path: undefined, messageIndex: 2, thrown }, 'edit')
-    check(caught(() => applyPlan(h, plan)), { code: 'INVALID_MESSAGE', path: undefined, messageIndex: 2, thrown }, 'applyPlan')
+    check(
+      caught(() => editor.edit(h)),
+      { code: 'INVALID_MESSAGE', path: undefined, messageIndex: 2, thrown },
+      'edit',
+    )
+    check(
+      caught(() => applyPlan(h, plan)),
+      { code: 'INVALID_MESSAGE', path: undefined, messageIndex: 2, thrown },
+      'applyPlan',
+    )
   })
 
   test('a held message whose field starts throwing on a later call is named there too', () => {
@@ -215,12 +290,19 @@ describe('messages', () => {
     editor.edit(h)
     const thrown = new Boom('later')
     withGetter(h[1], 'content', thrown)
-    check(caught(() => editor.edit(h)), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 1, thrown }, 'edit')
+    check(
+      caught(() => editor.edit(h)),
+      { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 1, thrown },
+      'edit',
+    )
   })
 
   test('the native binding: a wire message field, a call field, an entry of the array', async () => {
     const native = new NativeContextEditor({})
-    const wire = () => [{ role: 'user', content: 'go' }, { role: 'assistant', toolCalls: [{ id: 'c0', name: 'read', args: '{}' }] }]
+    const wire = () => [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', toolCalls: [{ id: 'c0', name: 'read', args: '{}' }] },
+    ]
     const cases = [
       [(b) => Object.assign(wire(), { 0: withGetter({ role: 'user' }, 'content', b) }), 0, 'content'],
       [(b) => Object.assign(wire(), { 1: { role: 'assistant', toolCalls: [withGetter({ id: 'c0' }, 'name', b)] } }), 1, 'toolCalls[0].name'],
@@ -259,9 +341,21 @@ describe('whatever is thrown', () => {
       const calls = [
         ['new ContextEditor', () => new ContextEditor(withGetter({}, 'keep', thrown)), { code: 'INVALID_OPTIONS', path: 'keep' }],
         ['new NativeContextEditor', () => new NativeContextEditor(withGetter({}, 'keep', thrown)), { code: 'INVALID_OPTIONS', path: 'keep' }],
-        ['edit', () => new ContextEditor({}).edit([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
-        ['editAsync', () => new ContextEditor({}).editAsync([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
-        ['native plan', () => new NativeContextEditor({}).plan([withGetter({ role: 'user' }, 'content', thrown)]), { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 }],
+        [
+          'edit',
+          () => new ContextEditor({}).edit([withGetter({ role: 'user' }, 'content', thrown)]),
+          { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 },
+        ],
+        [
+          'editAsync',
+          () => new ContextEditor({}).editAsync([withGetter({ role: 'user' }, 'content', thrown)]),
+          { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 },
+        ],
+        [
+          'native plan',
+          () => new NativeContextEditor({}).plan([withGetter({ role: 'user' }, 'content', thrown)]),
+          { code: 'INVALID_MESSAGE', path: 'content', messageIndex: 0 },
+        ],
         ['countTokens', () => new ContextEditor({}).countTokens([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
         ['native countTokens', () => new NativeContextEditor({}).countTokens([], withGetter({}, 'model', thrown)), { code: 'INVALID_CONTEXT', path: 'model' }],
       ]
@@ -313,9 +407,17 @@ describe('call context', () => {
       ['messageTokens[1]', (b) => ({ messageTokens: withGetter([1, 2], 1, b) })],
     ]) {
       const thrown = new Boom(field)
-      check(caught(() => new ContextEditor({}).edit(history(), make(thrown))), { code: 'INVALID_CONTEXT', path: field, thrown }, `edit ${field}`)
+      check(
+        caught(() => new ContextEditor({}).edit(history(), make(thrown))),
+        { code: 'INVALID_CONTEXT', path: field, thrown },
+        `edit ${field}`,
+      )
       const again = new Boom(field)
-      check(await rejected(() => new ContextEditor({}).editAsync(history(), make(again))), { code: 'INVALID_CONTEXT', path: field, thrown: again }, `editAsync ${field}`)
+      check(
+        await rejected(() => new ContextEditor({}).editAsync(history(), make(again))),
+        { code: 'INVALID_CONTEXT', path: field, thrown: again },
+        `editAsync ${field}`,
+      )
     }
   })
 

@@ -9,7 +9,14 @@ import { ContextEditor } from '../dist/index.js'
 
 const specs = () => [
   { type: 'system', content: 'sys' },
-  { type: 'human', id: 'h0', content: [{ type: 'text', text: 'look' }, { type: 'file', mime_type: 'image/png', data: 'AAAA' }] },
+  {
+    type: 'human',
+    id: 'h0',
+    content: [
+      { type: 'text', text: 'look' },
+      { type: 'file', mime_type: 'image/png', data: 'AAAA' },
+    ],
+  },
   {
     type: 'ai',
     id: 'a0',
@@ -23,8 +30,22 @@ const specs = () => [
     response_metadata: { context_editing: { cleared_tool_inputs: [] } },
   },
   { type: 'tool', tool_call_id: 'c0', name: 'read', id: 't0', content: 'r'.repeat(300), response_metadata: {} },
-  { type: 'ai', id: 'a1', content: 'ok', tool_calls: [{ id: 'c1', name: 'read', args: { p: 2 }, type: 'tool_call' }], additional_kwargs: {}, response_metadata: {} },
-  { type: 'tool', tool_call_id: 'c1', name: 'read', id: 't1', content: [{ type: 'text', text: 'y'.repeat(300) }], response_metadata: { context_editing: { cleared: false } } },
+  {
+    type: 'ai',
+    id: 'a1',
+    content: 'ok',
+    tool_calls: [{ id: 'c1', name: 'read', args: { p: 2 }, type: 'tool_call' }],
+    additional_kwargs: {},
+    response_metadata: {},
+  },
+  {
+    type: 'tool',
+    tool_call_id: 'c1',
+    name: 'read',
+    id: 't1',
+    content: [{ type: 'text', text: 'y'.repeat(300) }],
+    response_metadata: { context_editing: { cleared: false } },
+  },
   { type: 'human', content: 'next', id: 'h1' },
 ]
 
@@ -63,7 +84,8 @@ const CHANGES = {
   'response_metadata.context_editing': (h) => F(h[5]).response_metadata && (F(h[5]).response_metadata.context_editing = { cleared: true }),
   'context_editing.cleared': (h) => F(h[5]).response_metadata?.context_editing && (F(h[5]).response_metadata.context_editing.cleared = true),
   'context_editing.truncated': (h) => F(h[5]).response_metadata?.context_editing && (F(h[5]).response_metadata.context_editing.truncated = true),
-  'context_editing.cleared_tool_inputs': (h) => F(h[2]).response_metadata?.context_editing && (F(h[2]).response_metadata.context_editing.cleared_tool_inputs = ['c0']),
+  'context_editing.cleared_tool_inputs': (h) =>
+    F(h[2]).response_metadata?.context_editing && (F(h[2]).response_metadata.context_editing.cleared_tool_inputs = ['c0']),
   'additional_kwargs.reasoning_content': (h) => F(h[2]).additional_kwargs && (F(h[2]).additional_kwargs.reasoning_content = 'w'.repeat(400)),
   'additional_kwargs.reasoning': (h) => F(h[2]).additional_kwargs && (F(h[2]).additional_kwargs.reasoning = { summary: 'w'.repeat(400) }),
   'a block': (h) => Array.isArray(F(h[2]).content) && (F(h[2]).content[1] = { type: 'text', text: 'n'.repeat(400) }),
@@ -76,7 +98,8 @@ const CHANGES = {
     const c = call(h, 4)
     F(h[4]).tool_calls[0] = c.function ? { ...c, function: { name: 'zz', arguments: `{"q":"${'v'.repeat(300)}"}` } } : { ...c, args: { q: 'v'.repeat(300) } }
   },
-  'the number of tool calls': (h) => F(h[4]).tool_calls.push(call(h, 4).function ? { id: 'c9', type: 'function', function: { name: 'x', arguments: '{}' } } : { id: 'c9', name: 'x', args: {} }),
+  'the number of tool calls': (h) =>
+    F(h[4]).tool_calls.push(call(h, 4).function ? { id: 'c9', type: 'function', function: { name: 'x', arguments: '{}' } } : { id: 'c9', name: 'x', args: {} }),
   'a tool call’s id': (h) => (call(h, 4).id = 'c7'),
   'a tool call’s name': (h) => (call(h, 4).function ? (call(h, 4).function.name = 'n'.repeat(40)) : (call(h, 4).name = 'n'.repeat(40))),
   'a tool call’s args': (h) => !call(h, 4).function && (call(h, 4).args = { z: 'k'.repeat(300) }),
@@ -87,7 +110,12 @@ const CHANGES = {
 const OPTIONS = {
   approx: { trigger: { tokens: 300 }, keep: { messages: 1 }, clearToolInputs: true },
   model: { tokenCountMethod: 'model', trigger: { tokens: 100 }, keep: { messages: 1 }, clearToolInputs: true },
-  'truncate and clear thinking': { edits: [{ type: 'truncate_tool_results', maxChars: 30 }, { type: 'clear_thinking', keep: { thinkingTurns: 0 } }] },
+  'truncate and clear thinking': {
+    edits: [
+      { type: 'truncate_tool_results', maxChars: 30 },
+      { type: 'clear_thinking', keep: { thinkingTurns: 0 } },
+    ],
+  },
 }
 
 const CALLS = {

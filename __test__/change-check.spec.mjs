@@ -26,7 +26,9 @@ function history() {
         response_metadata: { model_name: 'm', context_editing: { cleared_tool_inputs: [] } },
       }),
     )
-    h.push(new ToolMessage({ id: `t${t}`, content: 'r'.repeat(300), tool_call_id: `c${t}`, name: 'read', status: 'success', response_metadata: { latency: t } }))
+    h.push(
+      new ToolMessage({ id: `t${t}`, content: 'r'.repeat(300), tool_call_id: `c${t}`, name: 'read', status: 'success', response_metadata: { latency: t } }),
+    )
   }
   h.push(new HumanMessage('next'))
   return h

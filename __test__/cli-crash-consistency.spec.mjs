@@ -107,7 +107,10 @@ describe('a full disk or a file size limit leaves the target as it was', { concu
   })
 
   test('EFBIG: --jsonl -o naming the input, the same', async () => {
-    const path = put('efbig.jsonl', jsonl(40, (i) => request(2, `l${i}-`)))
+    const path = put(
+      'efbig.jsonl',
+      jsonl(40, (i) => request(2, `l${i}-`)),
+    )
     const before = readFileSync(path)
     const r = await cli(['edit', 'efbig.jsonl', '--jsonl', '-o', 'efbig.jsonl'], { shell: LIMIT })
     assertFailedWrite(r, 'efbig.jsonl', 'EFBIG')
@@ -154,8 +157,11 @@ describe('a full disk or a file size limit leaves the target as it was', { concu
 
       const lines = join(disk.mnt, 'full.jsonl')
       rmSync(json)
-      writeFileSync(lines, jsonl(80, (i) => request(2, `d${i}-`)))
-      assert.ok(statSync(lines).size > 128 * 1024, "more than half the disk: no room for a second copy")
+      writeFileSync(
+        lines,
+        jsonl(80, (i) => request(2, `d${i}-`)),
+      )
+      assert.ok(statSync(lines).size > 128 * 1024, 'more than half the disk: no room for a second copy')
       const beforeLines = readFileSync(lines)
       const r2 = await cli(['edit', lines, '--jsonl', '-o', lines], { shell: disk.shell })
       assertFailedWrite(r2, 'full.jsonl', disk.reason, disk.mnt)
@@ -402,7 +408,10 @@ describe('two commands writing the same target at once', { concurrency: 1 }, () 
 
 describe('stdout', { concurrency: 1 }, () => {
   test('a reader that goes away (| head) ends the run quietly with 0; a full stdout is exit 1 (above)', async () => {
-    put('head.jsonl', jsonl(2000, (i) => toolRequest(2, 500 + i)))
+    put(
+      'head.jsonl',
+      jsonl(2000, (i) => toolRequest(2, 500 + i)),
+    )
     const { child, done } = spawnCli(['edit', 'head.jsonl', '--jsonl', '--report', 'none'])
     child.stdout.once('data', () => child.stdout.destroy())
     const r = await done

@@ -84,7 +84,10 @@ describe('bytes that are not UTF-8', { concurrency: 4 }, () => {
       // Line 2; the column counts characters (⌘ is one), not bytes.
       const column = head.split('\n')[1].length + 1
       const byte = `0x${first.toString(16).toUpperCase()}`
-      for (const args of [['edit', f, '-o', f], ['inspect', f]]) {
+      for (const args of [
+        ['edit', f, '-o', f],
+        ['inspect', f],
+      ]) {
         const r = await cli(args)
         assert.equal(r.code, 2, r.stderr)
         assert.match(r.stderr, new RegExp(`bad-${first}-${bytes.length}\\.json:2:${column}: not UTF-8 text \\(byte ${byte}\\)`))
@@ -142,14 +145,18 @@ describe('numbers a double cannot hold are written back exactly', { concurrency:
       'numbers-openai.json',
       `{"model":"gpt-4o","seed":12345678901234567891,"messages":[{"role":"user","content":"go","ids":${extra}},` +
         '{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},' +
-        '{"role":"tool","tool_call_id":"c1","content":"' + 'r'.repeat(400) + '","meta":{"t":1e999}},' +
+        '{"role":"tool","tool_call_id":"c1","content":"' +
+        'r'.repeat(400) +
+        '","meta":{"t":1e999}},' +
         '{"role":"assistant","content":"done","n":-0}]}',
     )
     const langchain = put(
       'numbers-langchain.json',
       `[{"type":"human","content":"go","ids":${extra}},` +
         '{"type":"ai","content":"","tool_calls":[{"id":"c1","name":"f","args":{"big":98765432109876543210}}]},' +
-        '{"type":"tool","tool_call_id":"c1","content":"' + 'r'.repeat(400) + '","meta":{"t":1e999}},' +
+        '{"type":"tool","tool_call_id":"c1","content":"' +
+        'r'.repeat(400) +
+        '","meta":{"t":1e999}},' +
         '{"type":"ai","content":"done","n":-0}]',
     )
     for (const f of [openai, langchain]) {
@@ -181,7 +188,10 @@ describe('numbers a double cannot hold are written back exactly', { concurrency:
 
   test('a number kept exactly is still a number to the editor: a big numeric tool-call id is refused like a small one, quoted as written', async () => {
     for (const id of ['5', '12345678901234567890', '1e400']) {
-      const f = put(`numeric-id-${id}.json`, `[{"role":"user","content":"go"},{"role":"assistant","content":null,"tool_calls":[{"id":${id},"type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":${id},"content":"r"}]`)
+      const f = put(
+        `numeric-id-${id}.json`,
+        `[{"role":"user","content":"go"},{"role":"assistant","content":null,"tool_calls":[{"id":${id},"type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":${id},"content":"r"}]`,
+      )
       const r = await cli(['edit', f])
       assert.equal(r.code, 2, `${id}: ${r.stderr}`)
       assert.match(r.stderr, new RegExp(`messages\\[1\\]\\.tool_calls\\[0\\]\\.id: expected a non-empty string, got number ${id}\\n`))
@@ -196,10 +206,13 @@ describe('numbers a double cannot hold are written back exactly', { concurrency:
     assert.equal(r.stdout, `${text}\n`)
   })
 
-  test('in --config and --option, numbers are the options\' own business (1e400 is refused there, named)', async () => {
+  test("in --config and --option, numbers are the options' own business (1e400 is refused there, named)", async () => {
     const f = put('plain.json', OPENAI('x'))
     const c = put('opts-big.json', '{"trigger":{"tokens":1e400}}')
-    for (const args of [['--config', c], ['--option', 'trigger.tokens=1e400']]) {
+    for (const args of [
+      ['--config', c],
+      ['--option', 'trigger.tokens=1e400'],
+    ]) {
       const r = await cli(['edit', f, ...args])
       assert.equal(r.code, 2)
       assert.match(r.stderr, /trigger\.tokens: expected a finite number/)
@@ -215,7 +228,13 @@ describe('duplicate keys are an error, never a value silently dropped', { concur
     ['a second messages array', '{"messages":[{"role":"user","content":"keep me"}],\n"messages":[]}', '"messages"', '"messages"', ''],
     ['a field of a message', '[{"role":"user","content":"a",\n "role":"system"}]', '"role"', '"role"', ' in \\[0\\]'],
     ['keys equal once unescaped', '[{"role":"user","content":"a","x":1,"\\u0078":2}]', '"\\u0078"', '"x"', ' in \\[0\\]'],
-    ['deep inside a tool call', '[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","name":"g","arguments":"{}"}}]}]', '"name"', '"name"', ' in \\[0\\]\\.tool_calls\\[0\\]\\.function'],
+    [
+      'deep inside a tool call',
+      '[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","name":"g","arguments":"{}"}}]}]',
+      '"name"',
+      '"name"',
+      ' in \\[0\\]\\.tool_calls\\[0\\]\\.function',
+    ],
     ['the empty key', '{"messages":[],"":1,"":2}', '""', '""', ''],
     ['an own __proto__ key', '[{"role":"user","content":"a","__proto__":{},"__proto__":{}}]', '"__proto__"', '"__proto__"', ' in \\[0\\]'],
   ]
@@ -227,7 +246,10 @@ describe('duplicate keys are an error, never a value silently dropped', { concur
       const slug = name.replace(/\W+/g, '-')
       const f = put(`dup-${slug}.json`, text)
       const out = put(`dup-out-${slug}.json`, 'previous')
-      for (const args of [['edit', f, '-o', out], ['inspect', f]]) {
+      for (const args of [
+        ['edit', f, '-o', out],
+        ['inspect', f],
+      ]) {
         const r = await cli(args)
         assert.equal(r.code, 2, r.stderr)
         assert.match(r.stderr, new RegExp(`\\.json:${line}:${column}: invalid JSON: duplicate key ${key}${path} `))
@@ -317,7 +339,10 @@ describe('errors quoting huge values', { concurrency: 4 }, () => {
     const r = await cli(['edit', f])
     assert.equal(r.code, 2)
     assert.ok(r.stderr.length < 1100, `${r.stderr.length} characters`)
-    assert.match(r.stderr, /huge-role\.json: messages\[0\]\.role: unknown role `r+…\(99,\d{3} characters\)…r+` \(expected system, developer, user, assistant or tool\)\n$/)
+    assert.match(
+      r.stderr,
+      /huge-role\.json: messages\[0\]\.role: unknown role `r+…\(99,\d{3} characters\)…r+` \(expected system, developer, user, assistant or tool\)\n$/,
+    )
     const lines = Array.from({ length: 50 }, () => JSON.stringify([{ role, content: 'x' }])).join('\n')
     const j = await cli(['edit', put('huge-roles.jsonl', `${lines}\n`), '--jsonl', '--keep-going', '--report', 'json'])
     assert.equal(j.code, 3)
@@ -344,7 +369,11 @@ describe('odd documents', { concurrency: 4 }, () => {
   })
 
   test('an empty input says so (file, whitespace, byte order mark alone, stdin, a JSONL line is not one)', async () => {
-    for (const [name, data] of [['empty.json', ''], ['blank.json', ' \n\t\r\n'], ['bom-only.json', '\ufeff']]) {
+    for (const [name, data] of [
+      ['empty.json', ''],
+      ['blank.json', ' \n\t\r\n'],
+      ['bom-only.json', '\ufeff'],
+    ]) {
       const r = await cli(['edit', put(name, data)])
       assert.equal(r.code, 2)
       assert.match(r.stderr, new RegExp(`${name.replace('.', '\\.')}: empty input \\(expected a JSON document\\)`))
@@ -362,7 +391,10 @@ describe('odd documents', { concurrency: 4 }, () => {
   test('two documents in a .json file: the position of the second and a pointer to --jsonl', async () => {
     const r = await cli(['edit', put('two.json', '[{"role":"user","content":"a"}]\n[{"role":"user","content":"b"}]\n')])
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /two\.json:2:1: invalid JSON: unexpected non-whitespace character \(a second JSON document: one conversation per line is read by edit --jsonl\)/)
+    assert.match(
+      r.stderr,
+      /two\.json:2:1: invalid JSON: unexpected non-whitespace character \(a second JSON document: one conversation per line is read by edit --jsonl\)/,
+    )
     oneLineError(r.stderr)
   })
 })
@@ -400,7 +432,10 @@ describe('endless inputs are bounded', { concurrency: 1 }, () => {
   test('a JSONL line that never ends: refused once it passes --max-line-bytes, without waiting for its end', async () => {
     const zero = openSync('/dev/zero', 'r')
     try {
-      for (const args of [['edit', '/dev/zero', '--jsonl', '--max-line-bytes', '4096'], ['edit', '-', '--jsonl', '--max-line-bytes', '4096']]) {
+      for (const args of [
+        ['edit', '/dev/zero', '--jsonl', '--max-line-bytes', '4096'],
+        ['edit', '-', '--jsonl', '--max-line-bytes', '4096'],
+      ]) {
         const r = await cli(args, zero)
         assert.equal(r.code, 2, r.stderr)
         assert.match(r.stderr, /(\/dev\/zero|<stdin>):1: line longer than 4,096 bytes \(--max-line-bytes\)/)

@@ -11,7 +11,6 @@ import { before, describe, test } from 'node:test'
 import { jsonPieces } from '../dist/cli/serialize.js'
 import { cliSandbox } from './support/cli.mjs'
 
-
 const box = cliSandbox('limits', { maxBuffer: 256 << 20 })
 const cli = box.cli
 let dir
@@ -86,7 +85,10 @@ describe('invalid JSON is reported at its line and column, at any depth', { conc
   test('an unterminated [ x 200,000 → 1:200001 for edit, inspect, --jsonl and --config', async () => {
     const text = '['.repeat(200_000)
     const f = put('unterminated.json', text)
-    for (const args of [['edit', f], ['inspect', f]]) {
+    for (const args of [
+      ['edit', f],
+      ['inspect', f],
+    ]) {
       const r = await cli(args)
       assert.equal(r.code, 2)
       assert.match(r.stderr, /unterminated\.json:1:200001: invalid JSON: unexpected end of JSON input/)
@@ -192,7 +194,13 @@ describe('many messages and many content blocks', { concurrency: 2 }, () => {
         { role: 'user', content: blocks(n, 'u') },
         { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, ...blocks(n - 1, 'a')] },
         { role: 'user', content: 'next' },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 't2', signature: 's2' }, { type: 'text', text: 'ok' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 't2', signature: 's2' },
+            { type: 'text', text: 'ok' },
+          ],
+        },
       ],
     })
     const edits = '[{"type":"clear_thinking"},{"type":"clear_tool_uses","trigger":{"tokens":1},"cacheBreakpoints":true}]'
@@ -216,14 +224,20 @@ describe('option indexes and flag values are bounded', { concurrency: 3 }, () =>
   test('--option excludeTools.4294967294=x is refused at once, naming the option and the allowed range', async () => {
     const r = await cli(['edit', f(), '--option', 'excludeTools.4294967294=x'])
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /--option excludeTools\.4294967294=x|--option excludeTools\.4294967294: index 4294967294 is past the end of excludeTools \(0 elements\)/)
+    assert.match(
+      r.stderr,
+      /--option excludeTools\.4294967294=x|--option excludeTools\.4294967294: index 4294967294 is past the end of excludeTools \(0 elements\)/,
+    )
     clean(r.stderr)
   })
 
   test('length, leading zeros, gaps and non-index keys on lists are refused; appending works', async () => {
     for (const [opts, re] of [
       [['excludeTools=[]', 'excludeTools.length=4294967295'], /excludeTools is a list: expected an index from 0 to 0, got `length`/],
-      [['edits=[{"type":"clear_tool_uses","excludeTools":[]}]', 'edits.0.excludeTools.1=x'], /index 1 is past the end of edits\.0\.excludeTools \(0 elements\)/],
+      [
+        ['edits=[{"type":"clear_tool_uses","excludeTools":[]}]', 'edits.0.excludeTools.1=x'],
+        /index 1 is past the end of edits\.0\.excludeTools \(0 elements\)/,
+      ],
       [['excludeTools=["a"]', 'excludeTools.00=x'], /got `00`/],
       [['edits.0.type=last_n', 'edits.2.type=trim_turns'], /index 2 is past the end of edits \(1 element\): set edits\.1 to append/],
     ]) {

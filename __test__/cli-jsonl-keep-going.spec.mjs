@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { before, describe, test } from 'node:test'
 import { cliSandbox } from './support/cli.mjs'
 
-
 const box = cliSandbox('keepgoing')
 const cli = box.cli
 let dir
@@ -50,7 +49,10 @@ function dataset() {
     JSON.stringify(conversation('b')), // 3
     JSON.stringify({ hello: 1 }), // 4: not a conversation
     '', // 5: blank, kept
-    JSON.stringify([{ role: 'user', content: 'x' }, { role: 'wizard', content: 'y' }]), // 6: rejected message
+    JSON.stringify([
+      { role: 'user', content: 'x' },
+      { role: 'wizard', content: 'y' },
+    ]), // 6: rejected message
     JSON.stringify({ messages: [{ role: 'user', content: 'y'.repeat(5000) }] }), // 7: too long for --max-line-bytes 4000
     JSON.stringify(conversation('c')), // 8
   ]
@@ -82,7 +84,10 @@ describe('--jsonl --keep-going', { concurrency: 3 }, () => {
       docs.map((d) => d.messages[0].content),
       ['question a', 'question b', 'question c'],
     )
-    assert.ok(docs.every((d) => d.messages[2].content === '[cleared]'), 'good lines are edited')
+    assert.ok(
+      docs.every((d) => d.messages[2].content === '[cleared]'),
+      'good lines are edited',
+    )
     assert.equal(written[2], '', 'the blank line keeps its place')
     assert.deepEqual(temps('mixed.out.jsonl'), [])
   })

@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { before, describe, test } from 'node:test'
 import { cliSandbox } from './support/cli.mjs'
 
-
 const box = cliSandbox('fields')
 const cli = box.cli
 let dir
@@ -166,8 +165,20 @@ describe('a removing edit writes a valid document and counts what it wrote', { c
         { role: 'user', content: 'go' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'r1' }] },
-        { role: 'assistant', content: [{ type: 'text', text: 'and' }, { type: 'tool_use', id: 't2', name: 'read', input: {} }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'r2' }, { type: 'text', text: 'now this' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'and' },
+            { type: 'tool_use', id: 't2', name: 'read', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't2', content: 'r2' },
+            { type: 'text', text: 'now this' },
+          ],
+        },
         { role: 'assistant', content: 'ok' },
       ],
     }
@@ -188,8 +199,14 @@ describe('a removing edit writes a valid document and counts what it wrote', { c
     for (const [last, want] of [
       ['next', [{ type: 'text', text: 'next', cache_control: { type: 'ephemeral' } }]],
       [
-        [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'text', text: 'next' }],
-        [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'text', text: 'next', cache_control: { type: 'ephemeral' } }],
+        [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+          { type: 'text', text: 'next' },
+        ],
+        [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+          { type: 'text', text: 'next', cache_control: { type: 'ephemeral' } },
+        ],
       ],
     ]) {
       const req = {
@@ -232,7 +249,10 @@ describe('a removing edit writes a valid document and counts what it wrote', { c
     const out = JSON.parse(r.stdout)
     assert.deepEqual(out.messages, [openai.messages[0], ...openai.messages.slice(-3)])
     assert.equal(JSON.parse(r.stderr).messagesAfter, 4)
-    const lc = put('lc-last.json', JSON.stringify(openai.messages.map((m) => ({ ...m, type: { system: 'system', user: 'human', assistant: 'ai', tool: 'tool' }[m.role], role: undefined }))))
+    const lc = put(
+      'lc-last.json',
+      JSON.stringify(openai.messages.map((m) => ({ ...m, type: { system: 'system', user: 'human', assistant: 'ai', tool: 'tool' }[m.role], role: undefined }))),
+    )
     const r2 = await cli(['edit', lc, '--option', 'edits=[{"type":"last_n","n":3}]', '--report', 'json'])
     assert.equal(r2.code, 0, r2.stderr)
     assert.deepEqual(

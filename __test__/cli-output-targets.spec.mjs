@@ -332,7 +332,7 @@ describe('every signal that would end the run removes the temporary file', { con
   }
 })
 
-describe('an error outside the command\'s own handling', { concurrency: 1 }, () => {
+describe("an error outside the command's own handling", { concurrency: 1 }, () => {
   test('is one line and exit 1, never a stack trace, and the temporary file is removed', async () => {
     const sub = join(dir, 'last-resort')
     mkdirSync(sub)
@@ -377,14 +377,20 @@ describe('the command line', { concurrency: 4 }, () => {
       assert.match(r.stderr, new RegExp(`--${flag} given twice \\(.*, then .*\\)`))
       oneLineError(r.stderr)
     }
-    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('twice-')), [])
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.startsWith('twice-')),
+      [],
+    )
     const ok = await cli(['edit', f, '-o', a, '--jsonl', '--jsonl', ...TIGHT, '--report', 'none'])
     assert.equal(ok.code, 0, ok.stderr)
   })
 
-  test('command names and help topics are the command\'s own, never Object.prototype members', async () => {
+  test("command names and help topics are the command's own, never Object.prototype members", async () => {
     for (const name of ['__proto__', 'toString', 'constructor', 'hasOwnProperty', 'valueOf']) {
-      for (const args of [[name, 'x.json'], ['help', name]]) {
+      for (const args of [
+        [name, 'x.json'],
+        ['help', name],
+      ]) {
         const r = await cli(args)
         assert.equal(r.code, 2, args.join(' '))
         assert.match(r.stderr, new RegExp(`^context-editor: unknown command \`${name}\`\ncommands: edit, inspect, demo`))
@@ -405,12 +411,18 @@ describe('the command line', { concurrency: 4 }, () => {
     assert.equal(r.code, 2)
     assert.match(r.stderr, /stdin can be read once: it cannot be both the input \(-\) and --config -/)
     oneLineError(r.stderr)
-    for (const [input, config] of [['/dev/stdin', '-'], ['-', '/dev/stdin'], ['/dev/fd/0', '/proc/self/fd/0']]) {
+    for (const [input, config] of [
+      ['/dev/stdin', '-'],
+      ['-', '/dev/stdin'],
+      ['/dev/fd/0', '/proc/self/fd/0'],
+    ]) {
       const d = await cli(['edit', input, '--config', config], { stdin: '{}' })
       assert.equal(d.code, 2, `${input} ${config}`)
       assert.match(d.stderr, /stdin can be read once/)
     }
-    const c = await cli(['edit', put('stdin-config.json', request()), '--config', '-', '--report', 'none'], { stdin: '{"trigger":{"tokens":10},"keep":{"messages":0}}' })
+    const c = await cli(['edit', put('stdin-config.json', request()), '--config', '-', '--report', 'none'], {
+      stdin: '{"trigger":{"tokens":10},"keep":{"messages":0}}',
+    })
     assert.equal(c.code, 0, c.stderr)
     assert.equal(JSON.parse(c.stdout).messages[2].content, '[cleared]', 'the options were read from stdin')
     const bad = await cli(['edit', put('stdin-config-2.json', request()), '--config', '-'], { stdin: '{"keep":{"lines":1}}' })

@@ -27,8 +27,7 @@ function tagged(specs, key) {
 }
 
 /** Class instances take their fields from the constructor: the message's own extra key is defined after. */
-const ownKey = (key) => (m, spec) =>
-  Object.defineProperty(m, key, { value: spec[key], enumerable: true, writable: true, configurable: true })
+const ownKey = (key) => (m, spec) => Object.defineProperty(m, key, { value: spec[key], enumerable: true, writable: true, configurable: true })
 
 describe('an own "__proto__" key is data, kept like any other field', () => {
   for (const [shape, build] of Object.entries(SHAPES)) {
@@ -38,7 +37,10 @@ describe('an own "__proto__" key is data, kept like any other field', () => {
         const asField = build(tagged(richSpecs(), 'proto_tag'), ownKey('proto_tag'))
         const got = new ContextEditor(options).edit(asProto).messages
         const want = new ContextEditor(options).edit(asField).messages
-        assert.ok(got.some((m, i) => m !== asProto[i]), 'the edit changed something')
+        assert.ok(
+          got.some((m, i) => m !== asProto[i]),
+          'the edit changed something',
+        )
         // Field for field, class for class, the same output as with an ordinary key in its place
         // (OpenAI arguments are JSON text: there the key is renamed inside the text).
         const rename = (k) => (k === '__proto__' ? 'proto_tag' : k)

@@ -24,7 +24,12 @@ const RUNNABLE = new Set(['js', 'mjs', 'ts'])
 const KNOWN = new Set([...RUNNABLE, 'sh', 'json', 'text', ''])
 
 function blocks() {
-  const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+  const files = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ]
   const out = []
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8')

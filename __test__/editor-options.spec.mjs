@@ -55,7 +55,10 @@ test('editor.options is a deeply frozen copy: the caller’s later changes reach
 })
 
 test('pipelines too: a nested edit changed by the caller after construction changes nothing', () => {
-  const edits = [{ type: 'truncate_tool_results', maxChars: 50 }, { type: 'clear_tool_uses', trigger: { tokens: 300 }, keep: { messages: 1 } }]
+  const edits = [
+    { type: 'truncate_tool_results', maxChars: 50 },
+    { type: 'clear_tool_uses', trigger: { tokens: 300 }, keep: { messages: 1 } },
+  ]
   const editor = new ContextEditor({ edits })
   const expected = new ContextEditor({ edits: structuredClone(edits) }).edit(history())
   edits[0].maxChars = 5
@@ -65,7 +68,10 @@ test('pipelines too: a nested edit changed by the caller after construction chan
   assert.equal(editor.options.edits[0].maxChars, 50)
   const got = editor.edit(history())
   assert.deepEqual(got.report, expected.report)
-  assert.deepEqual(got.messages.map((m) => m.content), expected.messages.map((m) => m.content))
+  assert.deepEqual(
+    got.messages.map((m) => m.content),
+    expected.messages.map((m) => m.content),
+  )
 })
 
 test('each option is read once, through its getter', () => {

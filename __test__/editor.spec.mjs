@@ -14,10 +14,7 @@ const sized = (n, suffix = '') => 'x'.repeat(4 * n - suffix.length)
 
 /** An AI message calling `id` and its result of `n` own approx tokens. */
 function turn(id, { name = 'search', n = 10, args = { q: id }, result = {} } = {}) {
-  return [
-    new AIMessage({ content: '', tool_calls: [{ id, name, args }] }),
-    new ToolMessage({ content: sized(n, id), tool_call_id: id, name, ...result }),
-  ]
+  return [new AIMessage({ content: '', tool_calls: [{ id, name, args }] }), new ToolMessage({ content: sized(n, id), tool_call_id: id, name, ...result })]
 }
 
 const clearedIndices = (report) => report.cleared.map((c) => c.index)
@@ -68,12 +65,7 @@ describe('SEMANTICS §2 rules', () => {
   })
 
   test('rule 1: trigger counts are taken after orphan removal', () => {
-    const history = [
-      new HumanMessage('hi'),
-      new ToolMessage({ content: 'stray '.repeat(100), tool_call_id: 'ghost' }),
-      ...turn('c1'),
-      ...turn('c2'),
-    ]
+    const history = [new HumanMessage('hi'), new ToolMessage({ content: 'stray '.repeat(100), tool_call_id: 'ghost' }), ...turn('c1'), ...turn('c2')]
     const withOrphan = new ContextEditor().countTokens(history).total
     // 6 messages and `withOrphan` tokens only while the orphan is there: neither fires.
     for (const trigger of [{ messages: 6 }, { tokens: withOrphan }]) {
@@ -106,7 +98,14 @@ describe('SEMANTICS §2 rules', () => {
     assert.equal(fires({ tokens: tokens + 1, messages: 5 }), false)
     assert.equal(fires([{ tokens: tokens + 1 }, { messages: 5 }]), true)
     assert.equal(fires([{ tokens: tokens + 1 }, { messages: 6 }]), false)
-    assert.equal(fires([{ tokens: tokens + 1, messages: 1 }, { tokens, messages: 6 }, { tokens, messages: 5 }]), true)
+    assert.equal(
+      fires([
+        { tokens: tokens + 1, messages: 1 },
+        { tokens, messages: 6 },
+        { tokens, messages: 5 },
+      ]),
+      true,
+    )
   })
 
   test('rule 2: fraction uses floor(maxInputTokens * f); unknown limit or threshold <= 0 skips the condition', () => {
@@ -152,8 +151,7 @@ describe('SEMANTICS §2 rules', () => {
       ...turn('c3', { n: 12 }),
       ...turn('c4', { n: 8 }),
     ]
-    const run = (tokens) =>
-      clearedIndices(new ContextEditor({ trigger: { messages: 1 }, keep: { tokens } }).edit(history).report)
+    const run = (tokens) => clearedIndices(new ContextEditor({ trigger: { messages: 1 }, keep: { tokens } }).edit(history).report)
     assert.deepEqual(run(20), [2, 4]) // 8 + 12 = 20 <= 20 (inclusive); +30 does not fit → stop
     assert.deepEqual(run(19), [2, 4, 6]) // 8 fits, 8 + 12 does not
     assert.deepEqual(run(7), [2, 4, 6, 8])
@@ -180,8 +178,7 @@ describe('SEMANTICS §2 rules', () => {
   test('rule 3: keep.fraction budgets floor(maxInputTokens * f); an unknown limit (or a 0 budget) keeps 3', () => {
     const history = [new HumanMessage('go')]
     for (let k = 1; k <= 5; k++) history.push(...turn(`c${k}`, { n: 10 }))
-    const run = (keep, context) =>
-      clearedIndices(new ContextEditor({ trigger: { messages: 1 }, keep }).edit(history, context).report)
+    const run = (keep, context) => clearedIndices(new ContextEditor({ trigger: { messages: 1 }, keep }).edit(history, context).report)
     assert.deepEqual(run({ fraction: 0.2 }, { maxInputTokens: 100 }), [2, 4, 6]) // budget 20: two results
     assert.deepEqual(run({ fraction: 0.2 }, { maxInputTokens: 104 }), [2, 4, 6]) // floor(20.8) = 20
     assert.deepEqual(run({ fraction: 0.2 }, { maxInputTokens: 150 }), [2, 4]) // budget 30: three
@@ -225,7 +222,10 @@ describe('SEMANTICS §2 rules', () => {
       report.cleared.map((c) => c.toolName),
       ['search', 'search'],
     )
-    assert.deepEqual(messages.map((m) => m.content), ['', 'A', 'B', '[cleared]', '[cleared]'])
+    assert.deepEqual(
+      messages.map((m) => m.content),
+      ['', 'A', 'B', '[cleared]', '[cleared]'],
+    )
   })
 
   test('rule 4: clearing sets the placeholder, drops the artifact and annotates response_metadata, keeping other metadata', () => {
@@ -289,13 +289,10 @@ describe('SEMANTICS §2 rules', () => {
     assert.deepEqual(ai.response_metadata, { model_name: 'gpt-x', context_editing: { cleared_tool_inputs: ['a1', 'b2', 'zz'] } })
     assert.deepEqual(ai.content, [{ type: 'text', text: 'calling three tools' }])
     assert.equal(ai.id, 'ai-1')
-    assert.deepEqual(
-      report.clearedToolInputs,
-      [
-        { index: 1, callIndex: 0, toolCallId: 'b2' },
-        { index: 1, callIndex: 1, toolCallId: 'a1' },
-      ],
-    )
+    assert.deepEqual(report.clearedToolInputs, [
+      { index: 1, callIndex: 0, toolCallId: 'b2' },
+      { index: 1, callIndex: 1, toolCallId: 'a1' },
+    ])
     // Without the option the calls are untouched.
     const plain = new ContextEditor({ trigger: { messages: 1 }, keep: { messages: 1 } }).edit(history)
     assert.equal(plain.messages[1], history[1])
@@ -304,8 +301,7 @@ describe('SEMANTICS §2 rules', () => {
   test('rule 6: clearAtLeast only adds clearing, newest kept result first, until N tokens are freed', () => {
     const history = [new HumanMessage('go')]
     for (let k = 1; k <= 5; k++) history.push(...turn(`c${k}`, { n: 20 }))
-    const run = (clearAtLeast) =>
-      new ContextEditor({ trigger: { messages: 1 }, keep: { messages: 3 }, clearAtLeast }).edit(history).report
+    const run = (clearAtLeast) => new ContextEditor({ trigger: { messages: 1 }, keep: { messages: 3 }, clearAtLeast }).edit(history).report
     const base = run(0)
     assert.deepEqual(clearedIndices(base), [2, 4])
     const freedByTwo = base.appliedEdits[0].clearedInputTokens
@@ -328,15 +324,16 @@ describe('SEMANTICS §2 rules', () => {
     const calls = [{ id: 'call_é', name: 'search', args: { q: 'naïve 😀' } }]
     const history = [
       new SystemMessage('sys'),
-      new HumanMessage({ content: [{ type: 'text', text: 'héllo ' }, { type: 'text', text: '😀' }] }), // 8 code units
+      new HumanMessage({
+        content: [
+          { type: 'text', text: 'héllo ' },
+          { type: 'text', text: '😀' },
+        ],
+      }), // 8 code units
       new AIMessage({ content: 'ok', tool_calls: calls }),
       new ToolMessage({ content: '日本語', tool_call_id: 'call_é' }),
     ]
-    const chars =
-      'sys'.length +
-      'héllo 😀'.length +
-      'ok'.length + JSON.stringify(history[2].tool_calls).length +
-      '日本語'.length + 'call_é'.length
+    const chars = 'sys'.length + 'héllo 😀'.length + 'ok'.length + JSON.stringify(history[2].tool_calls).length + '日本語'.length + 'call_é'.length
     assert.equal('héllo 😀'.length, 8, 'the emoji is two UTF-16 code units')
     const r = new ContextEditor().countTokens(history)
     assert.equal(r.method, 'approx')

@@ -125,7 +125,12 @@ const changes = [
   ['a tool call id edited', 'ai', (m, f) => (f.tool_calls[1].id = 'c9')],
   ['a tool call name edited', 'ai', (m, f, shape) => (openai(shape) ? (f.tool_calls[1].function.name = 'find') : (f.tool_calls[1].name = 'find'))],
   ['a tool call args reassigned', 'ai', (m, f, shape) => (openai(shape) ? (f.tool_calls[1].function.arguments = '{}') : (f.tool_calls[1].args = {}))],
-  ['a tool call function replaced', 'ai', (m, f, shape) => (openai(shape) ? (f.tool_calls[0].function = { ...f.tool_calls[0].function }) : (f.tool_calls[0].function = { name: 'read', arguments: '{}' }))],
+  [
+    'a tool call function replaced',
+    'ai',
+    (m, f, shape) =>
+      openai(shape) ? (f.tool_calls[0].function = { ...f.tool_calls[0].function }) : (f.tool_calls[0].function = { name: 'read', arguments: '{}' }),
+  ],
 ]
 
 /** Changes to what says which kind of message it is, by shape. */

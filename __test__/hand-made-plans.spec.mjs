@@ -72,7 +72,10 @@ const CASES = {
   'a call position that is negative': [{ ops: [{ type: 'remove_tool_calls', index: 1, callIndices: [-1] }] }, 'plan.ops[0].callIndices[0]'],
   'call ids that are a number': [{ ops: [{ type: 'remove_tool_calls', index: 1, toolCallIds: 5 }] }, 'plan.ops[0].toolCallIds'],
   'call ids of length 2^32 - 1': [{ ops: [{ type: 'remove_tool_calls', index: 1, toolCallIds: sparse() }] }, 'plan.ops[0].toolCallIds'],
-  'cleared inputs that are a string': [{ ops: [{ type: 'clear_tool_inputs', index: 1, callIndices: [0], clearedToolInputs: 'c0' }] }, 'plan.ops[0].clearedToolInputs'],
+  'cleared inputs that are a string': [
+    { ops: [{ type: 'clear_tool_inputs', index: 1, callIndices: [0], clearedToolInputs: 'c0' }] },
+    'plan.ops[0].clearedToolInputs',
+  ],
 }
 
 describe('a plan that is not the planner’s is INVALID_PLAN naming the operation’s field', () => {
@@ -126,7 +129,17 @@ describe('what applyPlan takes', () => {
       () => applyPlan(history(), { ops: [{ type: 'remove', index: 1 }], summary }, { summary: 'S' }),
       (e) => e.code === 'INVALID_SUMMARY' && e.path === 'plan.summary.replaced[1]',
     )
-    const out = applyPlan(history(), { ops: [{ type: 'remove', index: 1 }, { type: 'remove', index: 2 }], summary }, { summary: 'S' })
+    const out = applyPlan(
+      history(),
+      {
+        ops: [
+          { type: 'remove', index: 1 },
+          { type: 'remove', index: 2 },
+        ],
+        summary,
+      },
+      { summary: 'S' },
+    )
     assert.deepEqual(
       out.map((m) => m.content),
       ['go', 'Summary:\n\nS', 'next'],
@@ -135,7 +148,10 @@ describe('what applyPlan takes', () => {
 
   test('options that are not an object, or a summary behind a getter that throws, are INVALID_SUMMARY', () => {
     const plan = { ops: [{ ...clear }] }
-    assert.throws(() => applyPlan(history(), plan, 5), (e) => e.code === 'INVALID_SUMMARY' && e.path === 'options')
+    assert.throws(
+      () => applyPlan(history(), plan, 5),
+      (e) => e.code === 'INVALID_SUMMARY' && e.path === 'options',
+    )
     assert.throws(
       () => applyPlan(history(), plan, throwing({}, 'summary')),
       (e) => e.code === 'INVALID_SUMMARY' && e.path === 'summary' && e.cause === boom,
@@ -193,7 +209,10 @@ describe('toWireMessages reads its options once', () => {
   test('no options, null, or a revoked Proxy', () => {
     assert.equal(toWireMessages(history()).length, 4)
     assert.equal(toWireMessages(history(), null).length, 4)
-    assert.throws(() => toWireMessages(history(), revoked()), (e) => e.code === 'INVALID_OPTIONS' && e.cause instanceof TypeError)
+    assert.throws(
+      () => toWireMessages(history(), revoked()),
+      (e) => e.code === 'INVALID_OPTIONS' && e.cause instanceof TypeError,
+    )
   })
   test('placeholders as an array or a Set mark an OpenAI tool message already cleared', () => {
     const openai = [

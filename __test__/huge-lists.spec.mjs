@@ -219,7 +219,13 @@ test('the exact-count oracle (`__referenceCountTokens`) refuses a huge or sparse
   const { __referenceCountTokens } = await import('../dist/internal.js')
   const texts = []
   texts.length = 2 ** 32 - 1
-  assert.throws(() => __referenceCountTokens(texts, 'o200k_base'), (e) => e.code === 'INVALID_CONTEXT' && e.path === 'texts' && /at most 10,000,000 entries/.test(e.message))
-  assert.throws(() => __referenceCountTokens('hello', 'o200k_base'), (e) => e.code === 'INVALID_CONTEXT' && e.path === 'texts')
+  assert.throws(
+    () => __referenceCountTokens(texts, 'o200k_base'),
+    (e) => e.code === 'INVALID_CONTEXT' && e.path === 'texts' && /at most 10,000,000 entries/.test(e.message),
+  )
+  assert.throws(
+    () => __referenceCountTokens('hello', 'o200k_base'),
+    (e) => e.code === 'INVALID_CONTEXT' && e.path === 'texts',
+  )
   assert.deepEqual(__referenceCountTokens(['hello world'], 'o200k_base'), [2])
 })

@@ -16,9 +16,15 @@ test('examples/langchain.mjs: past 100k tokens old file reads are cleared for th
   const first = reports.findIndex((r) => r.triggered)
   assert.ok(first > 0 && reports[first].tokensBefore >= 100000 && reports[first - 1].tokensBefore < 100000, `fires at 100k tokens (call ${first})`)
   const last = model.calls.at(-1).filter((m) => m.type === 'tool')
-  assert.deepEqual(last.map((m) => m.content === '[cleared]'), [...Array(9).fill(true), false, false, false])
+  assert.deepEqual(
+    last.map((m) => m.content === '[cleared]'),
+    [...Array(9).fill(true), false, false, false],
+  )
   assert.ok(model.calls.at(-1)[0].type === 'system', 'the system prompt is sent')
   const stored = result.messages.filter((m) => m.type === 'tool')
   assert.equal(stored.length, 12)
-  assert.ok(stored.every((m) => m.content.length > 50000), 'every file is kept in the agent state')
+  assert.ok(
+    stored.every((m) => m.content.length > 50000),
+    'every file is kept in the agent state',
+  )
 })

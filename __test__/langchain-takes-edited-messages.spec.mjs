@@ -77,10 +77,7 @@ describe('LangChain takes what edit returns, and later results do not change', (
           assert.deepEqual(dump(editor.edit(history).messages), expected)
           assert.deepEqual(dump((await editor.editAsync(history)).messages), expected)
           const next = build([{ type: 'human', content: 'one more' }])[0]
-          assert.deepEqual(
-            dump(editor.edit([...history, next]).messages),
-            dump(new ContextEditor(options).edit([...build(specs(ids)), next]).messages),
-          )
+          assert.deepEqual(dump(editor.edit([...history, next]).messages), dump(new ContextEditor(options).edit([...build(specs(ids)), next]).messages))
         })
       }
     }

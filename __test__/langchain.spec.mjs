@@ -34,9 +34,7 @@ const isCleared = (m) => m.content === '[cleared]'
 describe('createAgent + contextEditingMiddleware from context-editor/langchain', () => {
   test(`${TURNS} tool-calling turns: the model gets cleared context after the trigger, the state keeps everything`, async () => {
     const reports = []
-    const { model, result } = await run(
-      contextEditingMiddleware({ trigger: { tokens: 20000 }, keep: { messages: 3 }, onReport: (r) => reports.push(r) }),
-    )
+    const { model, result } = await run(contextEditingMiddleware({ trigger: { tokens: 20000 }, keep: { messages: 3 }, onReport: (r) => reports.push(r) }))
     assert.equal(result.messages.at(-1).content, 'All pages read.', 'the run completes')
     assert.equal(model.calls.length, TURNS + 1)
     assert.equal(reports.length, TURNS + 1)
@@ -59,7 +57,10 @@ describe('createAgent + contextEditingMiddleware from context-editor/langchain',
       }
     })
     assert.ok(firstTriggered > 10 && firstTriggered < 30, `the trigger is reached mid-run (call ${firstTriggered})`)
-    assert.ok(reports.slice(firstTriggered).every((r) => r.triggered), 'once over the trigger, every later call is edited')
+    assert.ok(
+      reports.slice(firstTriggered).every((r) => r.triggered),
+      'once over the trigger, every later call is edited',
+    )
 
     const stored = toolResults(result.messages)
     assert.equal(stored.length, TURNS, 'the final state holds every tool result')
@@ -83,7 +84,10 @@ describe('createAgent + contextEditingMiddleware from context-editor/langchain',
       const theirs = await run(langchainContextEditing({ edits: [new ClearToolUsesEdit(options)] }))
       const flat = await run(contextEditingMiddleware(options))
       assert.equal(theirs.model.calls.length, TURNS + 1)
-      assert.ok(theirs.model.calls.some((input) => toolResults(input).some((m) => m.content === (options.placeholder ?? '[cleared]'))), 'LangChain cleared something')
+      assert.ok(
+        theirs.model.calls.some((input) => toolResults(input).some((m) => m.content === (options.placeholder ?? '[cleared]'))),
+        'LangChain cleared something',
+      )
       assert.deepEqual(ours.model.calls, theirs.model.calls, JSON.stringify(options))
       assert.deepEqual(flat.model.calls, theirs.model.calls, `flat options: ${JSON.stringify(options)}`)
 
@@ -108,7 +112,10 @@ describe('createAgent + contextEditingMiddleware from context-editor/langchain',
     assert.ok(reports[first].tokensBefore >= 8000 && reports[first - 1].tokensBefore < 8000)
     // An explicit maxInputTokens wins over the profile.
     const explicit = []
-    await run(contextEditingMiddleware({ trigger: { fraction: 0.5 }, maxInputTokens: 100000, onReport: (r) => explicit.push(r) }), new ProfiledModel({ turns: 3, toolName: 'fetch_page', args: () => ({ page: 1 }) }))
+    await run(
+      contextEditingMiddleware({ trigger: { fraction: 0.5 }, maxInputTokens: 100000, onReport: (r) => explicit.push(r) }),
+      new ProfiledModel({ turns: 3, toolName: 'fetch_page', args: () => ({ page: 1 }) }),
+    )
     assert.ok(explicit.every((r) => r.maxInputTokens === 100000 && !r.triggered))
   })
 
@@ -124,7 +131,11 @@ describe('createAgent + contextEditingMiddleware from context-editor/langchain',
       [{ onReport: 'log' }, /onReport: expected a function/],
     ]
     for (const [config, message] of cases) {
-      assert.throws(() => contextEditingMiddleware(config), (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && message.test(e.message), JSON.stringify(config))
+      assert.throws(
+        () => contextEditingMiddleware(config),
+        (e) => e instanceof ContextEditorError && e.code === 'INVALID_OPTIONS' && message.test(e.message),
+        JSON.stringify(config),
+      )
     }
   })
 

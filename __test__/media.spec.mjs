@@ -27,7 +27,15 @@ const formats = {
     const out = [new HumanMessage('Book a flight.')]
     for (let k = 0; k < N; k++) {
       out.push(new AIMessage({ content: '', tool_calls: [{ id: `c${k}`, name: 'computer', args: { action: 'screenshot' } }] }))
-      out.push(new ToolMessage({ tool_call_id: `c${k}`, content: [{ type: 'text', text: `step ${k}` }, { type: 'image_url', image_url: { url: `data:image/png;base64,${shot(k)}` } }] }))
+      out.push(
+        new ToolMessage({
+          tool_call_id: `c${k}`,
+          content: [
+            { type: 'text', text: `step ${k}` },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${shot(k)}` } },
+          ],
+        }),
+      )
     }
     return out
   },
@@ -35,7 +43,13 @@ const formats = {
     const out = [{ role: 'user', content: 'Book a flight.' }]
     for (let k = 0; k < N; k++) {
       out.push({ role: 'assistant', content: `step ${k}` })
-      out.push({ role: 'user', content: [{ type: 'text', text: `screen ${k}` }, { type: 'image_url', image_url: { url: `data:image/png;base64,${shot(k)}`, detail: 'high' } }] })
+      out.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: `screen ${k}` },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${shot(k)}`, detail: 'high' } },
+        ],
+      })
     }
     return out
   },
@@ -43,7 +57,12 @@ const formats = {
     const out = [{ role: 'user', content: 'Book a flight.' }]
     for (let k = 0; k < N; k++) {
       out.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${k}`, name: 'computer', input: { action: 'screenshot' } }] })
-      out.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: shot(k) } }] }] })
+      out.push({
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: `t${k}`, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: shot(k) } }] },
+        ],
+      })
     }
     return out
   },
@@ -51,7 +70,17 @@ const formats = {
     const out = [{ role: 'user', content: [{ type: 'text', text: 'Book a flight.' }] }]
     for (let k = 0; k < N; k++) {
       out.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `t${k}`, toolName: 'computer', input: {} }] })
-      out.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `t${k}`, toolName: 'computer', output: { type: 'content', value: [{ type: 'media', data: shot(k), mediaType: 'image/png' }] } }] })
+      out.push({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `t${k}`,
+            toolName: 'computer',
+            output: { type: 'content', value: [{ type: 'media', data: shot(k), mediaType: 'image/png' }] },
+          },
+        ],
+      })
     }
     return out
   },
@@ -115,5 +144,9 @@ test('the editor counts images by the formula of their provider when the size is
   assert.equal(count([text, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(1280, 800, 2) } }]) - base, 1366, 'Anthropic w*h/750')
   assert.equal(count([text, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }]) - base, 765, 'size unknown')
   // Two images: each by its own size.
-  assert.equal(count([text, { type: 'image_url', image_url: { url: png1280 } }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png(512, 512, 3)}` } }]) - base, 1105 + 255)
+  assert.equal(
+    count([text, { type: 'image_url', image_url: { url: png1280 } }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png(512, 512, 3)}` } }]) -
+      base,
+    1105 + 255,
+  )
 })

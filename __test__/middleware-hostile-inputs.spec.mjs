@@ -24,7 +24,12 @@ const revoked = (target = {}) => {
   revoke()
   return proxy
 }
-const trap = (name, thrown, target = {}) => new Proxy(target, { [name]: () => { throw thrown } })
+const trap = (name, thrown, target = {}) =>
+  new Proxy(target, {
+    [name]: () => {
+      throw thrown
+    },
+  })
 
 const BUILDERS = {
   'LangChain middleware': (options) => contextEditingMiddleware(options),
@@ -38,7 +43,17 @@ function optionCases() {
     'a getter at the top': (b) => [throwing({}, 'trigger', (b = t())), 'trigger', b],
     'a getter inside trigger': (b) => [{ trigger: throwing({}, 'tokens', (b = t())) }, 'trigger.tokens', b],
     'a getter inside keep': (b) => [{ keep: throwing({}, 'messages', (b = t())) }, 'keep.messages', b],
-    'a getter in a list': (b = t()) => [{ excludeTools: Object.defineProperty(['a', 'b'], 1, { get() { throw b } }) }, 'excludeTools[1]', b],
+    'a getter in a list': (b = t()) => [
+      {
+        excludeTools: Object.defineProperty(['a', 'b'], 1, {
+          get() {
+            throw b
+          },
+        }),
+      },
+      'excludeTools[1]',
+      b,
+    ],
     'a revoked Proxy as the options': () => [revoked(), 'options', TypeError],
     'a revoked Proxy as trigger': () => [{ trigger: revoked() }, 'trigger', TypeError],
     'an ownKeys trap that throws': (b) => [trap('ownKeys', (b = t())), 'options', b],
@@ -70,11 +85,12 @@ describe('options that cannot be read: INVALID_OPTIONS naming the option, the th
 
   test('LangChain middleware: a ClearToolUsesEdit-like edit whose field throws is named inside edits', () => {
     const thrown = new Boom('edit')
-    const edit = Object.defineProperty(
-      { apply() {}, trigger: { tokens: 5 }, keep: { messages: 1 }, placeholder: '[x]' },
-      'clearToolInputs',
-      { enumerable: true, get() { throw thrown } },
-    )
+    const edit = Object.defineProperty({ apply() {}, trigger: { tokens: 5 }, keep: { messages: 1 }, placeholder: '[x]' }, 'clearToolInputs', {
+      enumerable: true,
+      get() {
+        throw thrown
+      },
+    })
     Object.setPrototypeOf(edit, { constructor: class ClearToolUsesEdit {} })
     assert.throws(
       () => contextEditingMiddleware({ edits: [edit] }),
@@ -99,7 +115,18 @@ function requestCases() {
     'messages behind a getter': (x) => [throwing({}, 'messages', (x = b())), 'INVALID_MESSAGE', 'messages', x],
     'messages a revoked Proxy': () => [{ messages: revoked([]) }, 'INVALID_MESSAGE', 'messages', TypeError],
     'the request a revoked Proxy': () => [revoked(), 'INVALID_MESSAGE', 'messages', TypeError],
-    'a message behind a getter': (x = b()) => [{ messages: Object.defineProperty(history(), 2, { get() { throw x } }) }, 'INVALID_MESSAGE', undefined, x],
+    'a message behind a getter': (x = b()) => [
+      {
+        messages: Object.defineProperty(history(), 2, {
+          get() {
+            throw x
+          },
+        }),
+      },
+      'INVALID_MESSAGE',
+      undefined,
+      x,
+    ],
     'messages of length 2^32 - 1': () => {
       const messages = history()
       messages.length = 2 ** 32 - 1
@@ -108,9 +135,32 @@ function requestCases() {
     'systemMessage behind a getter': (x) => [throwing({ messages: history() }, 'systemMessage', (x = b())), 'INVALID_CONTEXT', 'systemMessage', x],
     'systemPrompt behind a getter': (x) => [throwing({ messages: history() }, 'systemPrompt', (x = b())), 'INVALID_CONTEXT', 'systemPrompt', x],
     'tools behind a getter': (x) => [throwing({ messages: history() }, 'tools', (x = b())), 'INVALID_CONTEXT', 'tools', x],
-    'a tool behind a getter': (x = b()) => [{ messages: history(), tools: Object.defineProperty([{}], 0, { get() { throw x } }) }, 'INVALID_CONTEXT', 'tools[0]', x],
+    'a tool behind a getter': (x = b()) => [
+      {
+        messages: history(),
+        tools: Object.defineProperty([{}], 0, {
+          get() {
+            throw x
+          },
+        }),
+      },
+      'INVALID_CONTEXT',
+      'tools[0]',
+      x,
+    ],
     'a LangChain tool whose name throws': (x = b()) => [
-      { messages: history(), tools: [{ invoke() {}, lc_namespace: ['x'], get name() { throw x } }] },
+      {
+        messages: history(),
+        tools: [
+          {
+            invoke() {},
+            lc_namespace: ['x'],
+            get name() {
+              throw x
+            },
+          },
+        ],
+      },
       'INVALID_CONTEXT',
       'tools[0]',
       x,
@@ -155,10 +205,13 @@ describe('requests that cannot be read: the caller’s error, and the model is n
       },
     })
     let sent
-    await contextEditingMiddleware({ trigger: { tokens: 50 }, keep: { messages: 0 } }).wrapModelCall({ messages, systemMessage: new SystemMessage('s') }, async (r) => {
-      sent = r.messages
-      return 'done'
-    })
+    await contextEditingMiddleware({ trigger: { tokens: 50 }, keep: { messages: 0 } }).wrapModelCall(
+      { messages, systemMessage: new SystemMessage('s') },
+      async (r) => {
+        sent = r.messages
+        return 'done'
+      },
+    )
     assert.equal(sent[2].content, '[cleared]')
   })
 })

@@ -43,7 +43,11 @@ const CHANGES = [
   ['content replaced by text', true, (m, f, rng) => ((f.content = text(rng, rng.int(0, 80))), true)],
   ['content replaced by blocks', true, (m, f, rng) => ((f.content = Array.from({ length: rng.int(1, 3) }, () => block(rng))), true)],
   ['a block pushed', true, (m, f, rng) => Array.isArray(f.content) && (f.content.push(block(rng)), true)],
-  ['a block replaced', true, (m, f, rng) => Array.isArray(f.content) && f.content.length > 0 && ((f.content[rng.int(0, f.content.length - 1)] = block(rng)), true)],
+  [
+    'a block replaced',
+    true,
+    (m, f, rng) => Array.isArray(f.content) && f.content.length > 0 && ((f.content[rng.int(0, f.content.length - 1)] = block(rng)), true),
+  ],
   [
     'a block text edited in place',
     true,
@@ -67,7 +71,10 @@ const CHANGES = [
   [
     'another field of a block replaced',
     false,
-    (m, f, rng) => Array.isArray(f.content) && f.content.some((x) => x && typeof x === 'object') && ((f.content.find((x) => x && typeof x === 'object').note = text(rng, 10)), true),
+    (m, f, rng) =>
+      Array.isArray(f.content) &&
+      f.content.some((x) => x && typeof x === 'object') &&
+      ((f.content.find((x) => x && typeof x === 'object').note = text(rng, 10)), true),
   ],
   [
     'a tool call’s args replaced',
@@ -94,9 +101,17 @@ const CHANGES = [
   ['another field of a tool call', false, (m, f, rng) => isObjectLike(f.tool_calls?.[0]) && ((f.tool_calls[0].note = text(rng, rng.int(1, 40))), true)],
   ['a tool call replaced by a copy', true, (m, f) => isObjectLike(f.tool_calls?.[0]) && ((f.tool_calls[0] = { ...f.tool_calls[0] }), true)],
   ['name replaced', true, (m, f, rng) => ((f.name = rng.pick(TOOL_NAMES)), true)],
-  ['metadata replaced', true, (m, f, rng) => ((f.response_metadata = rng.chance(0.5) ? { source: 'x' } : { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }), true)],
+  [
+    'metadata replaced',
+    true,
+    (m, f, rng) => ((f.response_metadata = rng.chance(0.5) ? { source: 'x' } : { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }), true),
+  ],
   ['a metadata value added in place', false, (m, f, rng) => isObjectLike(f.response_metadata) && ((f.response_metadata.latency = rng.int(0, 99)), true)],
-  ['the marker set in place', true, (m, f) => isObjectLike(f.response_metadata) && ((f.response_metadata.context_editing = { cleared: true, strategy: 'clear_tool_uses' }), true)],
+  [
+    'the marker set in place',
+    true,
+    (m, f) => isObjectLike(f.response_metadata) && ((f.response_metadata.context_editing = { cleared: true, strategy: 'clear_tool_uses' }), true),
+  ],
   [
     'the marker’s strategy edited in place',
     false,
@@ -178,9 +193,13 @@ test(`after any caller changes and the documented remedy, results equal a fresh 
           const o = copies.length > 0 && rng.chance(0.5) ? rng.pick(copies) : rng.pick(objects)
           if (Object.isFrozen(o)) {
             // A copy the editor made (and may hand out again): it cannot be changed.
-            assert.throws(() => {
-              o.note = 'mine'
-            }, TypeError, where)
+            assert.throws(
+              () => {
+                o.note = 'mine'
+              },
+              TypeError,
+              where,
+            )
             counts.frozen++
           } else {
             // One of the caller's own objects: changing it changes its messages, in place.

@@ -26,7 +26,10 @@ test('planJson and planJsonAsync give the same plan as plan', async () => {
 test('planJson rejects malformed JSON and unknown fields with INVALID_MESSAGE naming messages', async () => {
   const editor = new NativeContextEditor()
   for (const bad of ['{', '{"role":"user"}', '[{"role":"robot"}]', '[{"role":"user","colour":"red"}]']) {
-    assert.throws(() => editor.planJson(bad), (e) => e.code === 'INVALID_MESSAGE' && /^messages: not a JSON array of wire messages/.test(e.message))
+    assert.throws(
+      () => editor.planJson(bad),
+      (e) => e.code === 'INVALID_MESSAGE' && /^messages: not a JSON array of wire messages/.test(e.message),
+    )
     await assert.rejects(editor.planJsonAsync(bad), (e) => e.code === 'INVALID_MESSAGE')
   }
   // A parsed but invalid message still names its index.
@@ -40,7 +43,11 @@ test('numeric wire fields reject -1, NaN and 2^40 instead of wrapping, naming in
   const editor = new NativeContextEditor()
   for (const bad of [-1, NaN, 2 ** 40, 1.5]) {
     assert.throws(
-      () => editor.plan([{ role: 'user', content: 'a' }, { role: 'user', contentLength: bad }]),
+      () =>
+        editor.plan([
+          { role: 'user', content: 'a' },
+          { role: 'user', contentLength: bad },
+        ]),
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && /contentLength/.test(e.message),
     )
     assert.throws(

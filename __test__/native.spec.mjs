@@ -136,7 +136,13 @@ describe('sync and async variants', () => {
     const native = new NativeContextEditor({ trigger: { tokens: 5 }, keep: { messages: 1 } })
     const wire = [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', toolCalls: [{ id: 'a', name: 'f', args: '{"x":1}' }, { id: 'b', name: 'f', args: '{}' }] },
+      {
+        role: 'assistant',
+        toolCalls: [
+          { id: 'a', name: 'f', args: '{"x":1}' },
+          { id: 'b', name: 'f', args: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'a', content: 'x'.repeat(100) },
       { role: 'tool', toolCallId: 'b', contentLength: 100 },
     ]
@@ -208,13 +214,7 @@ describe('errors', () => {
       ['content of a wrong type', [ok, { role: 'user', content: 42 }], 1, 'content', /expected a string or an array/],
       ['content block of a wrong type', [{ type: 'human', content: ['ok', 7] }], 0, 'content[1]', /content block/],
       ['lone surrogate in content', [ok, ok, { role: 'user', content: 'bad \ud800 text' }], 2, 'content', /lone UTF-16 surrogate/],
-      [
-        'lone surrogate in a text block',
-        [{ type: 'human', content: [{ type: 'text', text: '\udc00' }] }],
-        0,
-        'content[0].text',
-        /lone UTF-16 surrogate/,
-      ],
+      ['lone surrogate in a text block', [{ type: 'human', content: [{ type: 'text', text: '\udc00' }] }], 0, 'content[0].text', /lone UTF-16 surrogate/],
       ['lone surrogate in tool_call_id', [{ role: 'tool', tool_call_id: 'a\ud83d', content: '' }], 0, 'tool_call_id', /surrogate/],
     ]
     for (const [what, msgs, index, path, message] of cases) {
@@ -243,12 +243,19 @@ describe('errors', () => {
 
   test('the native binding reports wire-message errors with code and index too', () => {
     const native = new NativeContextEditor({})
-    assert.throws(() => native.plan([{ role: 'user', content: 'x' }, { role: 'tool', content: 'x' }]), (e) => {
-      assert.equal(e.code, 'INVALID_MESSAGE')
-      assert.equal(e.messageIndex, 1)
-      assert.match(e.message, /messages\[1\]/)
-      return true
-    })
+    assert.throws(
+      () =>
+        native.plan([
+          { role: 'user', content: 'x' },
+          { role: 'tool', content: 'x' },
+        ]),
+      (e) => {
+        assert.equal(e.code, 'INVALID_MESSAGE')
+        assert.equal(e.messageIndex, 1)
+        assert.match(e.message, /messages\[1\]/)
+        return true
+      },
+    )
     assert.throws(() => new NativeContextEditor({ keep: { messages: 1, fraction: 0.1 } }), { code: 'INVALID_OPTIONS', path: 'keep' })
   })
 
@@ -270,12 +277,15 @@ describe('errors', () => {
   test('a Rust panic becomes an INTERNAL error and the process survives', () => {
     process.env.RUST_BACKTRACE = '0' // keep the panic hook's stderr note short
     for (let i = 0; i < 3; i++) {
-      assert.throws(() => __panicForTests(), (e) => {
-        assert.ok(e instanceof Error)
-        assert.equal(e.code, 'INTERNAL')
-        assert.match(e.message, /panicked/)
-        return true
-      })
+      assert.throws(
+        () => __panicForTests(),
+        (e) => {
+          assert.ok(e instanceof Error)
+          assert.equal(e.code, 'INTERNAL')
+          assert.match(e.message, /panicked/)
+          return true
+        },
+      )
     }
     // Still fully working afterwards.
     const { report } = new ContextEditor(CLEAR_NOW).edit(lcHistory())
@@ -319,7 +329,10 @@ describe('message shapes', () => {
     const editor = new ContextEditor({ ...CLEAR_NOW, clearToolInputs: true })
     const input = openaiHistory()
     const { messages, report } = editor.edit(input)
-    assert.deepStrictEqual(report.cleared.map((c) => c.index), [3, 4])
+    assert.deepStrictEqual(
+      report.cleared.map((c) => c.index),
+      [3, 4],
+    )
     assert.deepStrictEqual(messages[3], { role: 'tool', tool_call_id: 'c1', content: '[cleared]' })
     assert.deepStrictEqual(messages[4], { role: 'tool', tool_call_id: 'c2', content: '[cleared]' })
     assert.deepStrictEqual(messages[2], {
@@ -426,7 +439,10 @@ describe('idempotence', () => {
         assert.deepStrictEqual(second.report.cleared, [], `case ${n}`)
         assert.deepStrictEqual(second.report.removedOrphans, [])
         assert.deepStrictEqual(second.report.clearedToolInputs, [])
-        assert.ok(second.messages.every((m, i) => m === first.messages[i]), `case ${n}: same objects`)
+        assert.ok(
+          second.messages.every((m, i) => m === first.messages[i]),
+          `case ${n}: same objects`,
+        )
         assert.equal(second.report.tokensBefore, first.report.tokensAfter)
       }
       assert.ok(changedFirst > 50, `first pass changed ${changedFirst} conversations`)
@@ -462,16 +478,8 @@ describe('model mode: exact offline counts', () => {
       // A whole conversation: sum of framed messages (+1 + name for a named one) + 3.
       const enc = REFERENCE[encoding]
       const n = (s) => enc.encode(s, [], []).length
-      const msgs = [
-        new SystemMessage('Be precise.'),
-        new HumanMessage({ content: 'What is 2+2?', name: 'alice' }),
-        new AIMessage('4'),
-      ]
-      const expected =
-        3 + n('system') + n('Be precise.') +
-        (3 + n('user') + n('What is 2+2?') + 1 + n('alice')) +
-        (3 + n('assistant') + n('4')) +
-        3
+      const msgs = [new SystemMessage('Be precise.'), new HumanMessage({ content: 'What is 2+2?', name: 'alice' }), new AIMessage('4')]
+      const expected = 3 + n('system') + n('Be precise.') + (3 + n('user') + n('What is 2+2?') + 1 + n('alice')) + (3 + n('assistant') + n('4')) + 3
       assert.equal(editor.countTokens(msgs).total, expected)
     })
   }
@@ -521,7 +529,12 @@ describe('warnings and report fields', () => {
     assert.ok(!known.warnings.some((w) => w.code === 'max_input_tokens_unknown'))
   })
 
-  for (const [method, shape] of [['approx', 'langchain'], ['model', 'langchain'], ['approx', 'openai'], ['model', 'openai']]) {
+  for (const [method, shape] of [
+    ['approx', 'langchain'],
+    ['model', 'langchain'],
+    ['approx', 'openai'],
+    ['model', 'openai'],
+  ]) {
     test(`${method}, ${shape} shape: tokensBefore/After equal countTokens of input and output; appliedEdits add up`, () => {
       const rng = new Rng(method === 'approx' ? 5 : 6)
       const build = shape === 'openai' ? toOpenAI : buildMessages
@@ -548,7 +561,11 @@ describe('warnings and report fields', () => {
           assert.equal(applied.clearedInputTokens, editor.countTokens(withoutOrphans, ctx).total - report.tokensAfter)
         }
         for (const c of report.cleared) {
-          assert.equal(messages.find((m) => m === input[c.index]), undefined, 'a cleared message is a new object')
+          assert.equal(
+            messages.find((m) => m === input[c.index]),
+            undefined,
+            'a cleared message is a new object',
+          )
           assert.equal(input[c.index].tool_call_id, c.toolCallId)
         }
       }

@@ -188,7 +188,10 @@ describe('the native binding reads what its arguments hold', () => {
     delete holey[3]
     POLLUTION[3] = { role: 'user', content: 'from the prototype' }
     await polluted(3, true, () => {
-      assert.throws(() => new NativeContextEditor(options()).plan(holey, {}), (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3)
+      assert.throws(
+        () => new NativeContextEditor(options()).plan(holey, {}),
+        (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3,
+      )
     })
   })
 })

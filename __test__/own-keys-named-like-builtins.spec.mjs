@@ -40,7 +40,11 @@ function histories(where, key, value) {
   ]
   const openai = [
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: [{ type: 'text', text: 'x' }], tool_calls: [{ id: 'c', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'x' }],
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }],
+    },
     { role: 'tool', tool_call_id: 'c', content: 'x'.repeat(300) },
     { role: 'user', content: 'next' },
   ]
@@ -74,7 +78,10 @@ describe('own keys named like built-ins are data', () => {
               const sync = new ContextEditor(options).edit(h, context)
               const async = await new ContextEditor(options).editAsync(h, context)
               assert.equal(JSON.stringify(sync.messages), JSON.stringify(async.messages), what)
-              assert.ok(sync.report.appliedEdits.some((e) => e.triggered), what)
+              assert.ok(
+                sync.report.appliedEdits.some((e) => e.triggered),
+                what,
+              )
               for (const m of sync.messages) {
                 if (h.includes(m)) continue
                 // A copy of a message that had the key keeps it, as its own field, with the same value.

@@ -142,7 +142,7 @@ describe('differential parity with langchain ClearToolUsesEdit (approx mode)', (
       assert.ok(stats[k] > 20, `${k} ${stats[k]}`)
     }
   })
-test('every option combination agrees with LangChain (exhaustive grid, 2 conversations each)', async () => {
+  test('every option combination agrees with LangChain (exhaustive grid, 2 conversations each)', async () => {
     const rng = new Rng(0xc0ffee)
     const conversations = []
     while (conversations.length < 2) {
@@ -163,14 +163,7 @@ test('every option combination agrees with LangChain (exhaustive grid, 2 convers
         [{ tokens: t + 1 }, { messages: len - 1, tokens: Math.ceil(t / 3) }, { fraction: 0.9 }],
         [], // an OR of nothing: never fires (orphans still go), as in LangChain
       ]
-      const keeps = [
-        { messages: 0 },
-        { messages: 2 },
-        { tokens: 0 },
-        { tokens: Math.ceil(t / 4) },
-        { fraction: 0 },
-        { fraction: 0.2 },
-      ]
+      const keeps = [{ messages: 0 }, { messages: 2 }, { tokens: 0 }, { tokens: Math.ceil(t / 4) }, { fraction: 0 }, { fraction: 0.2 }]
       for (const trigger of triggers) {
         for (const keep of keeps) {
           for (const excludeTools of [undefined, ['search', 'shell']]) {
@@ -222,13 +215,10 @@ describe('deliberate differences from langchain (each shown against the real thi
     const lcMessages = history()
     const middleware = contextEditingMiddleware({ edits: [new ClearToolUsesEdit(options)] })
     let seen
-    await middleware.wrapModelCall(
-      { messages: lcMessages, systemPrompt, model: {} },
-      async (req) => {
-        seen = req.messages
-        return new AIMessage('ok')
-      },
-    )
+    await middleware.wrapModelCall({ messages: lcMessages, systemPrompt, model: {} }, async (req) => {
+      seen = req.messages
+      return new AIMessage('ok')
+    })
     assert.equal(seen[2].content, 'x'.repeat(400), 'LangChain did not clear: it ignored the system prompt')
 
     const editor = new ContextEditor(options)
@@ -334,7 +324,10 @@ describe('deliberate differences from langchain (each shown against the real thi
 
     const input = make()
     const { messages: ours } = new ContextEditor(options).edit(input)
-    assert.deepEqual(ours[0].tool_calls.map((c) => c.args), [{}, { q: 'new' }])
+    assert.deepEqual(
+      ours[0].tool_calls.map((c) => c.args),
+      [{}, { q: 'new' }],
+    )
     assert.deepEqual(ours[0].usage_metadata, { input_tokens: 10, output_tokens: 5, total_tokens: 15 })
     assert.equal(ours[0].invalid_tool_calls.length, 1)
     assert.deepEqual(ours[0].invalid_tool_calls, input[0].invalid_tool_calls)

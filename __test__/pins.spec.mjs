@@ -52,7 +52,10 @@ describe('pins in the library', () => {
     const input = [new HumanMessage({ content: 'x'.repeat(8000), additional_kwargs: { pinned: true } }), ...history().slice(1)]
     const { messages, report } = new ContextEditor({ trigger: { tokens: 1000 }, keep: { messages: 0 } }).edit(input)
     assert.equal(messages[0], input[0])
-    assert.ok(report.warnings.some((w) => w.code === 'pins_over_budget'), JSON.stringify(report.warnings))
+    assert.ok(
+      report.warnings.some((w) => w.code === 'pins_over_budget'),
+      JSON.stringify(report.warnings),
+    )
   })
 
   test('pin.ids: the messages with these ids (LangChain and OpenAI) and their pairs stay', () => {
@@ -67,7 +70,10 @@ describe('pins in the library', () => {
   })
 
   test('a pin rule of the wrong shape is INVALID_OPTIONS naming it', () => {
-    assert.throws(() => new ContextEditor({ pin: { tools: 'memory' } }), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'pin.tools')
+    assert.throws(
+      () => new ContextEditor({ pin: { tools: 'memory' } }),
+      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'pin.tools',
+    )
   })
 })
 
@@ -82,7 +88,8 @@ describe('pins in createAgent with summarization', () => {
         return this
       }
       async _generate(messages) {
-        const text = messages.length === 1 && typeof messages[0].content === 'string' && messages[0].content.includes('Messages to summarize:') ? 'SUMMARY' : 'ok'
+        const text =
+          messages.length === 1 && typeof messages[0].content === 'string' && messages[0].content.includes('Messages to summarize:') ? 'SUMMARY' : 'ok'
         if (text === 'SUMMARY') prompts.push(messages[0].content)
         return { generations: [{ text, message: new AIMessage(text) }] }
       }

@@ -13,7 +13,12 @@ import { contextEditingPrepareStep } from '../dist/ai/index.js'
 const OUTPUT = (n) => `file ${n}: ` + 'lorem ipsum dolor sit amet '.repeat(40)
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
 const finish = (r) => ({ unified: r, raw: r })
-const call = (id, name, input) => ({ content: [{ type: 'tool-call', toolCallId: id, toolName: name, input: JSON.stringify(input) }], finishReason: finish('tool-calls'), usage, warnings: [] })
+const call = (id, name, input) => ({
+  content: [{ type: 'tool-call', toolCallId: id, toolName: name, input: JSON.stringify(input) }],
+  finishReason: finish('tool-calls'),
+  usage,
+  warnings: [],
+})
 
 function results(prompt) {
   return prompt.filter((m) => m.role === 'tool').flatMap((m) => m.content.filter((p) => p.type === 'tool-result'))

@@ -32,7 +32,9 @@ describe('Xpert host: ContextEditingMiddleware with recall: true', () => {
 
   for (const { label, M } of cores) {
     test(`${label}: the model recalls a cleared result by its id and gets the exact original`, async () => {
-      const mw = host.registry.get('ContextEditingMiddleware').createMiddleware({ trigger: { toolUses: 2 }, keep: { messages: 1 }, recall: true }, { tenantId: 't', userId: 'u', node: {} })
+      const mw = host.registry
+        .get('ContextEditingMiddleware')
+        .createMiddleware({ trigger: { toolUses: 2 }, keep: { messages: 1 }, recall: true }, { tenantId: 't', userId: 'u', node: {} })
       assert.deepEqual(
         mw.tools.map((t) => t.name),
         ['recall_tool_result'],
@@ -48,7 +50,14 @@ describe('Xpert host: ContextEditingMiddleware with recall: true', () => {
       let seen
       const { result } = await callModel([mw], { messages: history, systemMessage: system, tools: [] }, async (messages) => {
         seen = messages
-        return new M.AIMessage({ content: '', id: 'ai3', tool_calls: [{ id: 'r1', name: 'recall_tool_result', args: { tool_call_id: 'c1' } }, { id: 'r2', name: 'recall_tool_result', args: { tool_call_id: 'c9' } }] })
+        return new M.AIMessage({
+          content: '',
+          id: 'ai3',
+          tool_calls: [
+            { id: 'r1', name: 'recall_tool_result', args: { tool_call_id: 'c1' } },
+            { id: 'r2', name: 'recall_tool_result', args: { tool_call_id: 'c9' } },
+          ],
+        })
       })
       const cleared = seen.find((m) => m.tool_call_id === 'c1')
       assert.equal(cleared.content, '[cleared; recall_tool_result("c1") returns it]')
@@ -65,7 +74,10 @@ describe('Xpert host: ContextEditingMiddleware with recall: true', () => {
 
   test('recall must be a boolean; without it there is no tool and the placeholder is the usual one', async () => {
     const strategy = host.registry.get('ContextEditingMiddleware')
-    assert.throws(() => strategy.createMiddleware({ recall: 'yes' }, {}), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'recall')
+    assert.throws(
+      () => strategy.createMiddleware({ recall: 'yes' }, {}),
+      (e) => e.code === 'INVALID_OPTIONS' && e.path === 'recall',
+    )
     const plain = strategy.createMiddleware({ recall: null }, {})
     assert.equal(plain.tools, undefined)
   })

@@ -119,7 +119,13 @@ describe('recall_tool_result in createAgent', () => {
       (messages) => {
         // The summary replaced c1 and c2.
         assert.equal(toolMessage(messages, 'c1'), undefined)
-        return { calls: [[RECALL_TOOL_NAME, { tool_call_id: 'c1' }, 'r1'], [RECALL_TOOL_NAME, { tool_call_id: 'nope' }, 'r2'], [RECALL_TOOL_NAME, {}, 'r3']] }
+        return {
+          calls: [
+            [RECALL_TOOL_NAME, { tool_call_id: 'c1' }, 'r1'],
+            [RECALL_TOOL_NAME, { tool_call_id: 'nope' }, 'r2'],
+            [RECALL_TOOL_NAME, {}, 'r3'],
+          ],
+        }
       },
       (messages) => {
         for (const id of ['r1', 'r2', 'r3']) answers[id] = toolMessage(messages, id)?.content

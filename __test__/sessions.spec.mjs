@@ -144,7 +144,10 @@ test('an invalid new message is named by its index in the whole history, and the
   const h = [new HumanMessage('a'), new AIMessage('b'), new HumanMessage('c')]
   editor.edit(h)
   const bad = [...h, { type: 'tool', content: 'x' }]
-  assert.throws(() => editor.edit(bad), (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3 && /messages\[3\]/.test(e.message))
+  assert.throws(
+    () => editor.edit(bad),
+    (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3 && /messages\[3\]/.test(e.message),
+  )
   const good = [...h, new AIMessage('d')]
   assert.deepEqual(observable(editor.edit(good)), observable(new ContextEditor({ tokenCountMethod: 'model' }).edit(good)))
 })

@@ -14,7 +14,7 @@ import { NativeContextEditor } from '../index.js'
 import { Rng } from './support/prng.mjs'
 
 const pipeline = (...edits) => new ContextEditor({ edits })
-const types = (msgs) => msgs.map((m) => (typeof m._getType === 'function' ? m._getType() : m.role ?? m.type))
+const types = (msgs) => msgs.map((m) => (typeof m._getType === 'function' ? m._getType() : (m.role ?? m.type)))
 const contents = (msgs) => msgs.map((m) => m.content)
 
 /** `structuredClone` keeps data, not classes: enough to show the input's data did not change. */
@@ -108,18 +108,25 @@ describe('clear_thinking', () => {
   test('OpenAI-shaped messages with thinking blocks in their content stay plain objects', () => {
     const history = [
       { role: 'user', content: 'q1' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's1' }, { type: 'text', text: 'a1' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 's1' },
+          { type: 'text', text: 'a1' },
+        ],
+      },
       { role: 'user', content: 'q2' },
-      { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'xyz' }, { type: 'text', text: 'a2' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'redacted_thinking', data: 'xyz' },
+          { type: 'text', text: 'a2' },
+        ],
+      },
     ]
     const before = snapshot(history)
     const { messages, report } = pipeline({ type: 'clear_thinking' }).edit(history)
-    assert.deepEqual(messages, [
-      { role: 'user', content: 'q1' },
-      { role: 'assistant', content: [{ type: 'text', text: 'a1' }] },
-      history[2],
-      history[3],
-    ])
+    assert.deepEqual(messages, [{ role: 'user', content: 'q1' }, { role: 'assistant', content: [{ type: 'text', text: 'a1' }] }, history[2], history[3]])
     assert.equal(messages[3], history[3])
     assert.equal(Object.getPrototypeOf(messages[1]), Object.prototype)
     assert.deepEqual(history, before)
@@ -469,10 +476,7 @@ describe('pipelines', () => {
       new ToolMessage({ content: 'x'.repeat(2000), tool_call_id: 'c1', name: 'shell' }),
     ]
     const before = snapshot(history)
-    const { messages, report } = pipeline(
-      { type: 'clear_thinking', keep: { thinkingTurns: 0 } },
-      { type: 'truncate_tool_results' },
-    ).edit(history)
+    const { messages, report } = pipeline({ type: 'clear_thinking', keep: { thinkingTurns: 0 } }, { type: 'truncate_tool_results' }).edit(history)
     assert.deepEqual(snapshot(history), before)
     assert.equal(messages[7].content.length, 600)
     assert.deepEqual(messages[5].content, [{ type: 'text', text: 'Yes.' }])
@@ -493,15 +497,10 @@ describe('pipelines', () => {
       { role: 'user', content: 'q2' },
       { role: 'assistant', content: 'a2' },
     ]
-    const { messages, report } = pipeline(
-      { type: 'strip_tool_calls' },
-      { type: 'summarize', trigger: { messages: 4 }, keep: { messages: 2 } },
-    ).edit(history, { summarize: (req) => `${req.replaced.length} messages` })
-    assert.deepEqual(messages, [
-      { role: 'user', content: 'Here is a summary of the conversation to date:\n\n2 messages' },
-      history[4],
-      history[5],
-    ])
+    const { messages, report } = pipeline({ type: 'strip_tool_calls' }, { type: 'summarize', trigger: { messages: 4 }, keep: { messages: 2 } }).edit(history, {
+      summarize: (req) => `${req.replaced.length} messages`,
+    })
+    assert.deepEqual(messages, [{ role: 'user', content: 'Here is a summary of the conversation to date:\n\n2 messages' }, history[4], history[5]])
     assertSubset(report.appliedEdits, [
       { type: 'strip_tool_calls', removedMessages: 2 },
       { type: 'summarize', removedMessages: 2 },
@@ -516,7 +515,10 @@ describe('stored messages ({ type, data })', () => {
       {
         type: 'ai',
         data: {
-          content: [{ type: 'thinking', thinking: 'old', signature: 's' }, { type: 'text', text: 'calling' }],
+          content: [
+            { type: 'thinking', thinking: 'old', signature: 's' },
+            { type: 'text', text: 'calling' },
+          ],
           tool_calls: [{ id: 'c1', name: 'f', args: {} }],
           additional_kwargs: {},
           response_metadata: {},
@@ -525,7 +527,17 @@ describe('stored messages ({ type, data })', () => {
       { type: 'tool', data: { content: 'z'.repeat(300), tool_call_id: 'c1', name: 'f', additional_kwargs: {}, response_metadata: { a: 1 } } },
       // A new user turn: reasoning is kept per assistant turn (a whole tool loop is one turn).
       { type: 'human', data: { content: 'and now?', additional_kwargs: {}, response_metadata: {} } },
-      { type: 'ai', data: { content: [{ type: 'thinking', thinking: 'new', signature: 't' }, { type: 'text', text: 'done' }], additional_kwargs: {}, response_metadata: {} } },
+      {
+        type: 'ai',
+        data: {
+          content: [
+            { type: 'thinking', thinking: 'new', signature: 't' },
+            { type: 'text', text: 'done' },
+          ],
+          additional_kwargs: {},
+          response_metadata: {},
+        },
+      },
     ]
     const before = snapshot(history)
     const thinned = pipeline({ type: 'clear_thinking' }, { type: 'truncate_tool_results', maxChars: 50 }).edit(history).messages
@@ -548,11 +560,7 @@ describe('stored messages ({ type, data })', () => {
 describe('NativeContextEditor ops', () => {
   test('remove_thinking, truncate_tool_result, remove_tool_calls, remove and the summary request', () => {
     const editor = new NativeContextEditor({
-      edits: [
-        { type: 'clear_thinking' },
-        { type: 'truncate_tool_results', maxChars: 40 },
-        { type: 'strip_tool_calls' },
-      ],
+      edits: [{ type: 'clear_thinking' }, { type: 'truncate_tool_results', maxChars: 40 }, { type: 'strip_tool_calls' }],
     })
     const plan = editor.plan([
       { role: 'user', content: 'q' },
@@ -572,9 +580,7 @@ describe('NativeContextEditor ops', () => {
       { role: 'assistant', toolCalls: [{ id: 'c1', name: 'f', args: '{}' }] },
       { role: 'tool', toolCallId: 'c1', content: 'r'.repeat(100) },
     ])
-    assert.deepEqual(t.ops, [
-      { type: 'truncate_tool_result', index: 1, keep: 12, marker: '\n[… 88 characters truncated]', strategy: 'truncate_tool_results' },
-    ])
+    assert.deepEqual(t.ops, [{ type: 'truncate_tool_result', index: 1, keep: 12, marker: '\n[… 88 characters truncated]', strategy: 'truncate_tool_results' }])
     const s = new NativeContextEditor({
       edits: [{ type: 'summarize', trigger: { messages: 3 }, keep: { messages: 1 }, model: 'gpt-4o-mini', maxTokens: 400 }],
     }).plan([
@@ -622,7 +628,16 @@ describe('docs/edits.md examples', () => {
 
   test('there is an example for every edit type', () => {
     const documented = new Set(all.flatMap(({ example }) => example.options.edits.map((e) => e.type)))
-    for (const type of ['clear_tool_uses', 'clear_thinking', 'last_n', 'strip_tool_calls', 'strip_and_truncate', 'trim_turns', 'truncate_tool_results', 'summarize']) {
+    for (const type of [
+      'clear_tool_uses',
+      'clear_thinking',
+      'last_n',
+      'strip_tool_calls',
+      'strip_and_truncate',
+      'trim_turns',
+      'truncate_tool_results',
+      'summarize',
+    ]) {
       assert.ok(documented.has(type), `no example for ${type}`)
       assert.ok(doc.includes(`## \`${type}\``), `no section for ${type}`)
     }
@@ -665,7 +680,12 @@ function randomConversation(r) {
     msgs.push(new HumanMessage(words(1 + Math.floor(r() * 6))))
     const steps = Math.floor(r() * 3)
     for (let s = 0; s < steps; s++) {
-      const calls = Array.from({ length: 1 + Math.floor(r() * 2) }, () => ({ id: `c${id++}`, name: pick(['search', 'read']), args: { q: words(2) }, type: 'tool_call' }))
+      const calls = Array.from({ length: 1 + Math.floor(r() * 2) }, () => ({
+        id: `c${id++}`,
+        name: pick(['search', 'read']),
+        args: { q: words(2) },
+        type: 'tool_call',
+      }))
       const text = r() < 0.5 ? words(3) : ''
       const thinking = r() < 0.4
       const anthropic = r() < 0.5

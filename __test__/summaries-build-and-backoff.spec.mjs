@@ -151,7 +151,14 @@ describe('createAgent: a failing summarizer backs off', () => {
       model,
       tools: [],
       checkpointer: new MemorySaver(),
-      middleware: [summarizationMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 1000, seconds: 60 }, onReport: (r) => reports.push(r) })],
+      middleware: [
+        summarizationMiddleware({
+          trigger: { messages: 6 },
+          keep: { messages: 2 },
+          retryAfter: { calls: 1000, seconds: 60 },
+          onReport: (r) => reports.push(r),
+        }),
+      ],
     })
     const config = { configurable: { thread_id: 't' } }
     const ask = (u) => agent.invoke({ messages: [new HumanMessage({ content: `question ${u}`, id: `u${u}` })] }, config)
@@ -203,7 +210,9 @@ describe('Xpert host: ContextEditorSummarizationMiddleware builds on its summari
     const reduce = (current, update) => (update[0]?._getType?.() === 'remove' && update[0].id === '__remove_all__' ? update.slice(1) : [...current, ...update])
     const b = await mw.beforeModel(state, {})
     if (b) state = { messages: reduce(state.messages, b.messages) }
-    const { result } = await callModel([mw], { messages: state.messages, systemMessage: new SystemMessage('sys'), model, tools: [] }, (messages) => model.invoke(messages))
+    const { result } = await callModel([mw], { messages: state.messages, systemMessage: new SystemMessage('sys'), model, tools: [] }, (messages) =>
+      model.invoke(messages),
+    )
     state = { messages: [...state.messages, result] }
     const a = await mw.afterModel(state, {})
     if (a) state = { messages: reduce(state.messages, a.messages) }
@@ -230,7 +239,9 @@ describe('Xpert host: ContextEditorSummarizationMiddleware builds on its summari
   })
 
   test('a failing summarizer is retried only per retryAfter', async () => {
-    const mw = await host.registry.get('ContextEditorSummarizationMiddleware').createMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 3 } }, {})
+    const mw = await host.registry
+      .get('ContextEditorSummarizationMiddleware')
+      .createMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 }, retryAfter: { calls: 3 } }, {})
     const model = new Model(() => 'throw')
     let state = { messages: [] }
     let due = 0

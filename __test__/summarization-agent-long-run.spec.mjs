@@ -64,7 +64,12 @@ class Model extends BaseChatModel {
           ? new AIMessage(`answer ${step}`)
           : new AIMessage({
               content: `step ${step}`,
-              tool_calls: (step % 3 === 0 ? [1, 2] : [1]).map((j) => ({ id: `call_${step}_${j}`, name: 'read_file', args: { path: `f${step}_${j}.ts` }, type: 'tool_call' })),
+              tool_calls: (step % 3 === 0 ? [1, 2] : [1]).map((j) => ({
+                id: `call_${step}_${j}`,
+                name: 'read_file',
+                args: { path: `f${step}_${j}.ts` },
+                type: 'tool_call',
+              })),
             })
     }
     return { generations: [{ text: '', message }] }

@@ -31,7 +31,14 @@ const withSummary = (plan, change) => ({ ops: plan.ops, summary: change({ ...pla
 
 describe('applyPlan refuses a summary request that does not fit the messages', () => {
   const TAMPERED = {
-    'plan.summary.insertAt': [(s) => ((s.insertAt = 99), s), (s) => ((s.insertAt = -1), s), (s) => ((s.insertAt = 5), s), (s) => ((s.insertAt = NaN), s), (s) => ((s.insertAt = '1'), s), (s) => (delete s.insertAt, s)],
+    'plan.summary.insertAt': [
+      (s) => ((s.insertAt = 99), s),
+      (s) => ((s.insertAt = -1), s),
+      (s) => ((s.insertAt = 5), s),
+      (s) => ((s.insertAt = NaN), s),
+      (s) => ((s.insertAt = '1'), s),
+      (s) => (delete s.insertAt, s),
+    ],
     'plan.summary.replaced': [(s) => ((s.replaced = []), s), (s) => ((s.replaced = 'all'), s), (s) => (delete s.replaced, s)],
     'plan.summary.replaced[1]': [(s) => ((s.replaced = [1, 1, 2]), s), (s) => ((s.replaced = [1, 0.5]), s), (s) => ((s.replaced = [1, 60]), s)],
     'plan.summary.prefix': [(s) => (delete s.prefix, s), (s) => ((s.prefix = 42), s)],
@@ -80,7 +87,10 @@ describe('applyPlan writes the summary where the replaced messages were', () => 
     const expected = editor.edit(messages, { summarize: () => 'They booked Lisbon.' }).messages
     for (const p of [plan, JSON.parse(JSON.stringify({ ops: plan.ops, summary: plan.summary }))]) {
       const out = applyPlan(messages, p, { summary: 'They booked Lisbon.' })
-      assert.deepEqual(out.map((m) => [m._getType(), m.content]), expected.map((m) => [m._getType(), m.content]))
+      assert.deepEqual(
+        out.map((m) => [m._getType(), m.content]),
+        expected.map((m) => [m._getType(), m.content]),
+      )
       assert.equal(out[0], messages[0])
       assert.deepEqual(out.slice(2), messages.slice(4))
       out.slice(2).forEach((m, k) => assert.equal(m, messages[4 + k]))

@@ -54,7 +54,12 @@ function context(summarize) {
 
 describe('the summarize callback cannot change what is applied', () => {
   const editor = new ContextEditor(OPTIONS)
-  const baseline = view(editor.edit(history(), context(() => 'S')))
+  const baseline = view(
+    editor.edit(
+      history(),
+      context(() => 'S'),
+    ),
+  )
 
   test('the baseline summarizes the first five conversation messages', () => {
     assert.deepEqual(
@@ -80,7 +85,11 @@ describe('the summarize callback cannot change what is applied', () => {
 
   test('the same editor, a meddling call between clean ones: later calls are unaffected', async () => {
     const h = history()
-    const clean = () => editor.edit(h, context(() => 'S'))
+    const clean = () =>
+      editor.edit(
+        h,
+        context(() => 'S'),
+      )
     assert.deepEqual(view(clean()), baseline)
     const ctx = context((r) => ((r.replaced.length = 0), (r.insertAt = 3), 'S'))
     assert.deepEqual(view(await editor.editAsync(h, ctx)), baseline)
@@ -89,8 +98,14 @@ describe('the summarize callback cannot change what is applied', () => {
 
   test('the callback gets the request as planned, its own copy each time', () => {
     const seen = []
-    editor.edit(history(), context((r) => (seen.push(r), 'S')))
-    editor.edit(history(), context((r) => (seen.push(r), 'S')))
+    editor.edit(
+      history(),
+      context((r) => (seen.push(r), 'S')),
+    )
+    editor.edit(
+      history(),
+      context((r) => (seen.push(r), 'S')),
+    )
     assert.notEqual(seen[0], seen[1])
     assert.notEqual(seen[0].replaced, seen[1].replaced)
     assert.deepEqual(seen[0], seen[1])
@@ -102,7 +117,14 @@ describe('the summarize callback cannot change what is applied', () => {
     const h = history()
     const inner = []
     const ctx = context(() => {
-      inner.push(view(editor.edit(h, context(() => 'S'))))
+      inner.push(
+        view(
+          editor.edit(
+            h,
+            context(() => 'S'),
+          ),
+        ),
+      )
       return 'S'
     })
     assert.deepEqual(view(editor.edit(h, ctx)), baseline)
@@ -117,9 +139,15 @@ describe('the recount after a summary reads per-message counts by message', () =
     const h = history()
     const messageTokens = h.map((_, i) => 1000 + i)
     const summary = 'S'
-    for (const result of [editor.edit(h, { messageTokens, summarize: () => summary }), await editor.editAsync(h, { messageTokens, summarize: async () => summary })]) {
+    for (const result of [
+      editor.edit(h, { messageTokens, summarize: () => summary }),
+      await editor.editAsync(h, { messageTokens, summarize: async () => summary }),
+    ]) {
       const out = result.messages
-      assert.deepEqual(out.map((m) => m.id ?? null), ['sys', null, 'a2', 'h2', 'a3'])
+      assert.deepEqual(
+        out.map((m) => m.id ?? null),
+        ['sys', null, 'a2', 'h2', 'a3'],
+      )
       // The same output counted with each kept message's own given count, the summary by the method.
       const expected = editor.countTokens(out, { messageTokens: [1000, undefined, 1006, 1007, 1008] }).total
       assert.equal(result.report.tokensAfter, expected)

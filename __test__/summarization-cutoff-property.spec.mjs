@@ -28,7 +28,12 @@ function irregular(seed, n) {
     if (x < 0.06) out.push(new SystemMessage({ content: 'a system note', id: next() }))
     else if (x < 0.3) out.push(new HumanMessage({ content: `question ${'q'.repeat(Math.floor(r() * 120))}`, id: next() }))
     else if (x < 0.52) {
-      const calls = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ id: `c${seed}_${id++}`, name: 'lookup', args: { q: 'x'.repeat(Math.floor(r() * 40)) }, type: 'tool_call' }))
+      const calls = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({
+        id: `c${seed}_${id++}`,
+        name: 'lookup',
+        args: { q: 'x'.repeat(Math.floor(r() * 40)) },
+        type: 'tool_call',
+      }))
       out.push(new AIMessage({ content: r() < 0.5 ? '' : 'calling', tool_calls: calls, id: next() }))
       open.push(...calls.map((c) => c.id))
     } else if (x < 0.82 && open.length > 0) {
@@ -76,7 +81,11 @@ function checkCut(input, result, request, keep, where) {
   // The replaced messages are one run: everything before the first message kept after the summary
   // (orphaned results aside, which are dropped everywhere).
   const firstKept = out[at + 1] === undefined ? input.length : position.get(out[at + 1])
-  assert.deepEqual(request.replaced, input.map((_, i) => i).filter((i) => i >= lead && i < firstKept && !isOrphan(input, i)), `${where}: replaced`)
+  assert.deepEqual(
+    request.replaced,
+    input.map((_, i) => i).filter((i) => i >= lead && i < firstKept && !isOrphan(input, i)),
+    `${where}: replaced`,
+  )
   for (let i = firstKept; i < input.length; i++) if (!isOrphan(input, i)) assert.ok(out.includes(input[i]), `${where}: message ${i} after the cut was dropped`)
   // A call and its results are on the same side of the cut.
   const side = (i) => i < firstKept
@@ -133,7 +142,11 @@ describe('the summarization cutoff over irregular histories, keep at every posit
   })
 
   test('histories of 0 and 1 message, and of system messages only, are never summarized away', () => {
-    const cases = [[], [new HumanMessage({ content: 'hi', id: 'h' })], [new SystemMessage({ content: 'a', id: 's1' }), new SystemMessage({ content: 'b', id: 's2' })]]
+    const cases = [
+      [],
+      [new HumanMessage({ content: 'hi', id: 'h' })],
+      [new SystemMessage({ content: 'a', id: 's1' }), new SystemMessage({ content: 'b', id: 's2' })],
+    ]
     for (const input of cases) {
       for (const keep of [{ messages: 0 }, { messages: 1 }, { tokens: 0 }, { turns: 0 }]) {
         let asked = false

@@ -31,9 +31,17 @@ const NO_TEXT = {
   undefined: undefined,
   'an AIMessage with only thinking blocks': new AIMessage({ content: [{ type: 'thinking', thinking: 'Let me think about the trip…', signature: 'sig' }] }),
   'an AIMessage with only reasoning blocks': new AIMessage({ content: [{ type: 'reasoning', reasoning: 'The user wants a summary…' }] }),
-  'an AIMessage with redacted thinking and an empty text block': new AIMessage({ content: [{ type: 'redacted_thinking', data: 'xx' }, { type: 'text', text: '  ' }] }),
+  'an AIMessage with redacted thinking and an empty text block': new AIMessage({
+    content: [
+      { type: 'redacted_thinking', data: 'xx' },
+      { type: 'text', text: '  ' },
+    ],
+  }),
   'an AIMessage whose content is empty': new AIMessage({ content: '' }),
-  'content blocks without a text block': [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'thinking', thinking: 'hmm' }],
+  'content blocks without a text block': [
+    { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    { type: 'thinking', thinking: 'hmm' },
+  ],
   'an empty content array': [],
   'a plain message object with null content': { role: 'assistant', content: null },
 }
@@ -50,8 +58,19 @@ const NOT_A_SUMMARY = {
   'a string with a lone surrogate': 'They talked about \ud800travel.',
   'an AIMessage whose text has a lone surrogate': new AIMessage({ content: [{ type: 'text', text: 'trip \udc00' }] }),
   'content blocks claiming 2^32 - 1 entries (sparse)': Object.assign([], { length: 2 ** 32 - 1 }),
-  'a Proxy whose has-trap throws': new Proxy({}, { has() { throw new Error('trap') } }),
-  'a message whose content getter throws': { get content() { throw new Error('getter') } },
+  'a Proxy whose has-trap throws': new Proxy(
+    {},
+    {
+      has() {
+        throw new Error('trap')
+      },
+    },
+  ),
+  'a message whose content getter throws': {
+    get content() {
+      throw new Error('getter')
+    },
+  },
 }
 
 function assertKeptWithWarning(history, { messages, report }, where, code = 'summary_empty') {
@@ -88,12 +107,21 @@ describe('edit / editAsync: a summary with no text keeps the history and warns s
     const editor = new ContextEditor(SUMMARIZE)
     const history = chat(4)
     const answers = [
-      new AIMessage({ content: [{ type: 'thinking', thinking: 'planning…' }, { type: 'text', text: ' They talked ' }, { type: 'text', text: 'about travel. ' }] }),
+      new AIMessage({
+        content: [
+          { type: 'thinking', thinking: 'planning…' },
+          { type: 'text', text: ' They talked ' },
+          { type: 'text', text: 'about travel. ' },
+        ],
+      }),
       [{ type: 'reasoning', reasoning: 'x' }, 'They talked about travel.'],
       '\n They talked about travel.\n',
     ]
     for (const answer of answers) {
-      for (const { messages, report } of [editor.edit(history, { summarize: () => answer }), await editor.editAsync(history, { summarize: async () => answer })]) {
+      for (const { messages, report } of [
+        editor.edit(history, { summarize: () => answer }),
+        await editor.editAsync(history, { summarize: async () => answer }),
+      ]) {
         assert.equal(messages.length, 4)
         assert.equal(messages[1].content, 'Here is a summary of the conversation to date:\n\nThey talked about travel.')
         assert.ok(!report.warnings.some((w) => w.code.startsWith('summary_')))
@@ -115,7 +143,10 @@ describe('edit / editAsync: a summary with no text keeps the history and warns s
       new AIMessage({ content: 'done', id: 'a1' }),
     ]
     const { messages, report } = editor.edit(history, { summarize: () => '' })
-    assert.deepEqual(messages.map((m) => m.id), ['h0', 'a0', 't0', 'a1'])
+    assert.deepEqual(
+      messages.map((m) => m.id),
+      ['h0', 'a0', 't0', 'a1'],
+    )
     assert.match(messages[2].content, /^x+\n\[… \d+ characters truncated\]$/)
     assert.ok(messages[2].content.length <= 100)
     assert.ok(report.warnings.some((w) => w.code === 'summary_empty'))
@@ -154,7 +185,10 @@ describe('edit / editAsync: an answer that is not a summary keeps the history an
       const async = await editor.editAsync(history, { summarize: async () => answer })
       assertKeptWithWarning(history, async, 'editAsync', 'summary_invalid')
       assert.deepEqual(async.report, sync.report)
-      assert.deepEqual(history.map((m) => m.content), before)
+      assert.deepEqual(
+        history.map((m) => m.content),
+        before,
+      )
       // The editor is still fine afterwards.
       assert.equal(editor.edit(history, { summarize: () => 'S' }).messages.length, 4)
     })
@@ -199,15 +233,49 @@ describe('edit / editAsync: misuse and a failing summarizer are errors that blam
       assert.match(e.message, /rate limited \(429\)/)
       return true
     }
-    assert.throws(() => editor.edit(chat(4), { summarize: () => { throw failure } }), check)
-    await assert.rejects(editor.editAsync(chat(4), { summarize: () => { throw failure } }), check)
-    await assert.rejects(editor.editAsync(chat(4), { summarize: async () => { throw failure } }), check)
+    assert.throws(
+      () =>
+        editor.edit(chat(4), {
+          summarize: () => {
+            throw failure
+          },
+        }),
+      check,
+    )
+    await assert.rejects(
+      editor.editAsync(chat(4), {
+        summarize: () => {
+          throw failure
+        },
+      }),
+      check,
+    )
+    await assert.rejects(
+      editor.editAsync(chat(4), {
+        summarize: async () => {
+          throw failure
+        },
+      }),
+      check,
+    )
     // A thrown non-Error is kept as the cause too, even one that cannot be printed.
     const symbol = Symbol('boom')
-    const unprintable = { toString() { throw new Error('x') }, get message() { throw new Error('y') } }
+    const unprintable = {
+      toString() {
+        throw new Error('x')
+      },
+      get message() {
+        throw new Error('y')
+      },
+    }
     for (const thrown of ['boom', symbol, unprintable, undefined]) {
       assert.throws(
-        () => editor.edit(chat(4), { summarize: () => { throw thrown } }),
+        () =>
+          editor.edit(chat(4), {
+            summarize: () => {
+              throw thrown
+            },
+          }),
         (e) => e instanceof ContextEditorError && e.code === 'SUMMARY_FAILED' && e.path === 'summary' && e.cause === thrown,
       )
     }
@@ -261,7 +329,7 @@ const MODEL_ANSWERS = {
   'a response with null content': { content: null },
   'a response without content': {},
   'a response whose content is a number': { content: 42 },
-  'null': null,
+  null: null,
   'a lone surrogate': new AIMessage('summary \ud800'),
 }
 

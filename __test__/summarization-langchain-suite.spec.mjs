@@ -105,7 +105,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
   test('the summarization call is tagged with lc_source metadata', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer()
-      await summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 } }).beforeModel({ messages: sevenMessages() }, { context: {} })
+      await summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 } }).beforeModel(
+        { messages: sevenMessages() },
+        { context: {} },
+      )
       assert.equal(summarizer.calls.length, 1, name)
       assert.equal(summarizer.calls[0].config.metadata.lc_source, 'summarization', name)
     }))
@@ -142,7 +145,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
   test('below the trigger nothing is summarized', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer()
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 5000 }, keep: { messages: 10 } })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 5000 }, keep: { messages: 10 } })],
+      })
       const result = await agent.invoke({ messages: [new HumanMessage('Hello'), new AIMessage('Hi there!'), new HumanMessage('How are you?')] })
       assert.equal(summarizer.calls.length, 0, name)
       assert.equal(result.messages.length, 4, name)
@@ -155,7 +161,13 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
       const trigger = [{ messages: 3 }, { tokens: 3000, messages: 6 }]
       const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger, keep: { messages: 2 } })] })
       const result = await agent.invoke({
-        messages: [new HumanMessage('Message 1'), new AIMessage('Response 1'), new HumanMessage('Message 2'), new AIMessage('Response 2'), new HumanMessage('Message 3')],
+        messages: [
+          new HumanMessage('Message 1'),
+          new AIMessage('Response 1'),
+          new HumanMessage('Message 2'),
+          new AIMessage('Response 2'),
+          new HumanMessage('Message 3'),
+        ],
       })
       assert.ok(summarizer.calls.length >= 1, name)
       assert.ok(isSummaryMessage(result.messages[0]), name)
@@ -164,7 +176,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
 
   test('an AI message and its tool result stay together', () =>
     bothAgree(async (summarizationMiddleware, name) => {
-      const toolCall = new AIMessage({ content: 'Let me check the weather.', tool_calls: [{ id: 'call_123', name: 'get_weather', args: { location: 'Paris' } }] })
+      const toolCall = new AIMessage({
+        content: 'Let me check the weather.',
+        tool_calls: [{ id: 'call_123', name: 'get_weather', args: { location: 'Paris' } }],
+      })
       const model = new FakeToolCallingChatModel({ responses: [new AIMessage('Based on the weather, I recommend taking an umbrella.')] })
       const agent = createAgent({ model, middleware: [summarizationMiddleware({ model: mockSummarizer(), maxTokensBeforeSummary: 400, messagesToKeep: 4 })] })
       const result = await agent.invoke({
@@ -178,8 +193,14 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
           new HumanMessage('Thanks for checking the weather!'),
         ],
       })
-      assert.ok(result.messages.some((m) => m instanceof AIMessage && m.tool_calls?.length > 0), name)
-      assert.ok(result.messages.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_123'), name)
+      assert.ok(
+        result.messages.some((m) => m instanceof AIMessage && m.tool_calls?.length > 0),
+        name,
+      )
+      assert.ok(
+        result.messages.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_123'),
+        name,
+      )
       return result
     }))
 
@@ -210,14 +231,20 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
 
   test('a fraction without a model profile throws when the agent runs, with LangChain’s message', () =>
     bothAgree(async (summarizationMiddleware, name) => {
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { fraction: 0.5 }, keep: { messages: 10 } })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { fraction: 0.5 }, keep: { messages: 10 } })],
+      })
       await assert.rejects(agent.invoke({ messages: [new HumanMessage('Test message')] }), /Model profile information is required/, name)
     }))
 
   test('trimTokensToSummarize bounds what the summarizer reads (the newest messages)', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer()
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 3 }, trimTokensToSummarize: 100 })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 3 }, trimTokensToSummarize: 100 })],
+      })
       const result = await agent.invoke({ messages: numbered(3, 200, 'Final question') })
       assert.equal(summarizer.calls.length, 1, name)
       const { prompt } = summarizer.calls[0]
@@ -233,10 +260,14 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
   test('without trimTokensToSummarize (default 4000) every replaced message reaches the summarizer', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer()
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 } })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 } })],
+      })
       const result = await agent.invoke({ messages: numbered(3, 200, 'Final question') })
       const { prompt } = summarizer.calls[0]
-      for (const line of ['Human: Message 1: xxxxxxxxxxxxxxx', 'AI: Response 2: xxxxxxxxxxxxxxx', 'Human: Message 3: xxxxxxxxxxxxxxx']) assert.ok(prompt.includes(line), `${name}: ${line}`)
+      for (const line of ['Human: Message 1: xxxxxxxxxxxxxxx', 'AI: Response 2: xxxxxxxxxxxxxxx', 'Human: Message 3: xxxxxxxxxxxxxxx'])
+        assert.ok(prompt.includes(line), `${name}: ${line}`)
       assert.ok(!prompt.includes('AI: Response 3: xxxxxxxxxxxxxxx'), name)
       assert.equal(result.messages.length, 4, name)
       return result
@@ -250,10 +281,20 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
         called++
         return messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.split(' ').length : 0), 0)
       }
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 }, tokenCounter })] })
-      const long = 'This is a long message with many words that should trigger the summarization because it has more than fifty words in total when combined with other messages in the conversation history and this sentence adds even more words to ensure we exceed the threshold.'
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 2 }, tokenCounter })],
+      })
+      const long =
+        'This is a long message with many words that should trigger the summarization because it has more than fifty words in total when combined with other messages in the conversation history and this sentence adds even more words to ensure we exceed the threshold.'
       const result = await agent.invoke({
-        messages: [new HumanMessage(long), new AIMessage(`Another ${long}`), new HumanMessage('Another message with some words.'), new AIMessage('Another response with some words.'), new HumanMessage('Short question?')],
+        messages: [
+          new HumanMessage(long),
+          new AIMessage(`Another ${long}`),
+          new HumanMessage('Another message with some words.'),
+          new AIMessage('Another response with some words.'),
+          new HumanMessage('Short question?'),
+        ],
       })
       assert.ok(called > 0, name)
       assert.ok(summarizer.calls.length >= 1, name)
@@ -263,7 +304,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
   test('an empty conversation', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer()
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, maxTokensBeforeSummary: 100, messagesToKeep: 5 })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, maxTokensBeforeSummary: 100, messagesToKeep: 5 })],
+      })
       const result = await agent.invoke({ messages: [] })
       assert.ok(result.messages.length > 0, name)
       assert.equal(summarizer.calls.length, 0, name)
@@ -294,7 +338,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
 
   test('the kept messages never start with an AI message carrying tool calls', () =>
     bothAgree(async (summarizationMiddleware, name) => {
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { tokens: 100 }, keep: { messages: 4 } })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { tokens: 100 }, keep: { messages: 4 } })],
+      })
       const result = await agent.invoke({
         messages: [
           new HumanMessage(`First message with some content to take up tokens. ${x(400)}`),
@@ -316,15 +363,22 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
       return result
     }))
 
-  for (const [label, summaryPrefix] of Object.entries({ 'the default summaryPrefix': undefined, 'a custom summaryPrefix': 'Custom summary prefix for testing:' })) {
+  for (const [label, summaryPrefix] of Object.entries({
+    'the default summaryPrefix': undefined,
+    'a custom summaryPrefix': 'Custom summary prefix for testing:',
+  })) {
     test(label, () =>
       bothAgree(async (summarizationMiddleware, name) => {
-        const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { tokens: 50 }, keep: { messages: 2 }, summaryPrefix })] })
+        const agent = createAgent({
+          model: mainModel(),
+          middleware: [summarizationMiddleware({ model: mockSummarizer(), trigger: { tokens: 50 }, keep: { messages: 2 }, summaryPrefix })],
+        })
         const result = await agent.invoke({ messages: numbered(2, 200, 'Final question') })
         assert.ok(result.messages[0].content.startsWith(`${summaryPrefix ?? 'Here is a summary of the conversation to date:'}\n\n`), name)
         assert.deepEqual(result.messages[0].additional_kwargs, { lc_source: 'summarization' }, name)
         return result
-      }))
+      }),
+    )
   }
 
   test('a streaming summarizer is kept out of stream({ streamMode: "messages" })', () =>
@@ -335,7 +389,8 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
         middleware: [summarizationMiddleware({ model: new FakeListChatModel({ responses: [SUMMARY] }), trigger: { tokens: 50 }, keep: { messages: 2 } })],
       })
       const texts = []
-      for await (const [chunk] of await agent.stream({ messages: numbered(2, 200, 'Final question') }, { streamMode: 'messages' })) texts.push(String(chunk.content))
+      for await (const [chunk] of await agent.stream({ messages: numbered(2, 200, 'Final question') }, { streamMode: 'messages' }))
+        texts.push(String(chunk.content))
       assert.ok(texts.includes('Main model answer.'), name)
       assert.ok(!texts.join('').includes(SUMMARY), `${name}: the summary was streamed`)
       assert.ok(!texts.some((t) => t.includes('Here is a summary')), name)
@@ -355,8 +410,14 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
         ],
       })
       const kept = result.messages.slice(result.messages.findIndex(isSummaryMessage) + 1)
-      assert.ok(kept.some((m) => m instanceof AIMessage && m.tool_calls?.length > 0), name)
-      assert.ok(kept.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_preserve'), name)
+      assert.ok(
+        kept.some((m) => m instanceof AIMessage && m.tool_calls?.length > 0),
+        name,
+      )
+      assert.ok(
+        kept.some((m) => m instanceof ToolMessage && m.tool_call_id === 'call_preserve'),
+        name,
+      )
       return result
     }))
 
@@ -381,7 +442,10 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
   test('the prompt lists the messages as Human: / AI: / Tool: lines, tool calls included, no JSON', () =>
     bothAgree(async (summarizationMiddleware, name) => {
       const summarizer = mockSummarizer({ profile: {} })
-      const agent = createAgent({ model: mainModel(), middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 1 } })] })
+      const agent = createAgent({
+        model: mainModel(),
+        middleware: [summarizationMiddleware({ model: summarizer, trigger: { tokens: 50 }, keep: { messages: 1 } })],
+      })
       await agent.invoke({
         messages: [
           new HumanMessage('What is the weather in NYC?'),
@@ -399,15 +463,28 @@ describe("LangChain.js's summarization test suite, against LangChain's middlewar
 
 describe('where we differ on purpose (docs/semantics.md §7)', () => {
   test('a summarizer that throws: LangChain writes the error over the history as the summary, we keep the history', async () => {
-    const failing = { async invoke() { throw new Error('summarizer unavailable (503)') } }
+    const failing = {
+      async invoke() {
+        throw new Error('summarizer unavailable (503)')
+      },
+    }
     const messages = numbered(3, 200, 'Final question')
     const originalWarn = console.warn
     console.warn = () => {}
     try {
-      const theirs = await createAgent({ model: mainModel(), middleware: [lcSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })] }).invoke({ messages })
-      assert.match(theirs.messages[0].content, /^Here is a summary of the conversation to date:\n\nError generating summary: Error: summarizer unavailable \(503\)/)
+      const theirs = await createAgent({
+        model: mainModel(),
+        middleware: [lcSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })],
+      }).invoke({ messages })
+      assert.match(
+        theirs.messages[0].content,
+        /^Here is a summary of the conversation to date:\n\nError generating summary: Error: summarizer unavailable \(503\)/,
+      )
       assert.equal(theirs.messages.length, 4)
-      const ours = await createAgent({ model: mainModel(), middleware: [ourSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })] }).invoke({ messages })
+      const ours = await createAgent({
+        model: mainModel(),
+        middleware: [ourSummarization({ model: failing, trigger: { tokens: 50 }, keep: { messages: 2 } })],
+      }).invoke({ messages })
       assert.deepEqual(view(ours.messages.slice(0, messages.length)), view(messages))
       assert.equal(ours.messages.filter(isSummaryMessage).length, 0)
     } finally {
@@ -427,7 +504,10 @@ describe('where we differ on purpose (docs/semantics.md §7)', () => {
     ]
     const kept = {}
     for (const [name, summarizationMiddleware] of Object.entries(IMPLEMENTATIONS)) {
-      const update = await summarizationMiddleware({ model: mockSummarizer(), trigger: { messages: 2 }, keep: { messages: 4 } }).beforeModel({ messages: [...messages] }, { context: {} })
+      const update = await summarizationMiddleware({ model: mockSummarizer(), trigger: { messages: 2 }, keep: { messages: 4 } }).beforeModel(
+        { messages: [...messages] },
+        { context: {} },
+      )
       kept[name] = update.messages.slice(2).map((m) => m.id)
     }
     assert.deepEqual(kept.LangChain, ['h1', 't1', 'a2', 'h2'])
@@ -452,7 +532,10 @@ describe('where we differ on purpose (docs/semantics.md §7)', () => {
   })
 
   test('a replaced message longer than trimTokensToSummarize, or a bound of 0: LangChain writes "too long to summarize" without asking, we summarize', async () => {
-    for (const [trimTokensToSummarize, content] of [[100, x(2000)], [0, 'q0']]) {
+    for (const [trimTokensToSummarize, content] of [
+      [100, x(2000)],
+      [0, 'q0'],
+    ]) {
       const results = {}
       for (const [name, summarizationMiddleware] of Object.entries(IMPLEMENTATIONS)) {
         const model = mockSummarizer()
@@ -472,7 +555,7 @@ describe('where we differ on purpose (docs/semantics.md §7)', () => {
     }
   })
 
-  test('text that looks like a replacement pattern ($&, $`, $\') reaches the summarizer verbatim; LangChain rewrites it', async () => {
+  test("text that looks like a replacement pattern ($&, $`, $') reaches the summarizer verbatim; LangChain rewrites it", async () => {
     const content = "price: $& and $' and $` $$"
     const prompts = {}
     for (const [name, summarizationMiddleware] of Object.entries(IMPLEMENTATIONS)) {

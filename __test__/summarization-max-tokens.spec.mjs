@@ -29,7 +29,15 @@ function openAiFetch(bodies) {
           created_at: 1,
           status: 'completed',
           model: body.model,
-          output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'They planned Lisbon.', annotations: [] }] }],
+          output: [
+            {
+              type: 'message',
+              id: 'msg_1',
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: 'They planned Lisbon.', annotations: [] }],
+            },
+          ],
           usage: { input_tokens: 10, output_tokens: 4, total_tokens: 14 },
         }
       : {
@@ -63,7 +71,10 @@ describe('maxTokens reaches the summarizing call', () => {
     test(`ChatOpenAI, ${api}: the request carries ${field}, the model keeps its own setting`, async () => {
       const bodies = []
       const model = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'sk-test', maxRetries: 0, useResponsesApi, configuration: { fetch: openAiFetch(bodies) } })
-      const update = await summarizationMiddleware({ model, trigger: { messages: 3 }, keep: { messages: 1 }, maxTokens: 400 }).beforeModel({ messages: history() }, {})
+      const update = await summarizationMiddleware({ model, trigger: { messages: 3 }, keep: { messages: 1 }, maxTokens: 400 }).beforeModel(
+        { messages: history() },
+        {},
+      )
       assert.equal(update.messages[1].content, 'Here is a summary of the conversation to date:\n\nThey planned Lisbon.')
       assert.equal(bodies.length, 1)
       assert.equal(bodies[0].body[field], 400)
@@ -92,7 +103,12 @@ describe('maxTokens reaches the summarizing call', () => {
 
   test('a model with no limit field is used as it is, and the middleware says so once', async () => {
     let calls = 0
-    const model = { async invoke() { calls++; return { content: 'They planned Lisbon.' } } }
+    const model = {
+      async invoke() {
+        calls++
+        return { content: 'They planned Lisbon.' }
+      },
+    }
     const mw = summarizationMiddleware({ model, trigger: { messages: 3 }, keep: { messages: 1 }, maxTokens: 300 })
     for (let k = 0; k < 2; k++) {
       const update = await mw.beforeModel({ messages: history() }, {})

@@ -67,16 +67,25 @@ const BUILDERS = {
 
 /** Options that cannot be read, or are not JSON, by the path the error must name. */
 const BAD_OPTIONS = {
-  options: [
-    () => revoked(),
-    () => new Proxy({}, { ownKeys: () => throwing('ownKeys trap') }),
-  ],
+  options: [() => revoked(), () => new Proxy({}, { ownKeys: () => throwing('ownKeys trap') })],
   trigger: [
-    () => ({ get trigger() { return throwing('getter') } }),
+    () => ({
+      get trigger() {
+        return throwing('getter')
+      },
+    }),
     () => ({ trigger: revoked() }),
     () => ({ trigger: Object.assign([], { length: 2 ** 32 - 1 }) }),
   ],
-  'trigger.messages': [() => ({ trigger: { get messages() { return throwing('nested getter') } } })],
+  'trigger.messages': [
+    () => ({
+      trigger: {
+        get messages() {
+          return throwing('nested getter')
+        },
+      },
+    }),
+  ],
   'trigger[1].tokens': [() => ({ trigger: [{ messages: 3 }, { tokens: NaN }] })],
   'keep.messages': [() => ({ keep: { messages: Infinity } })],
   keep: [() => ({ keep: new Proxy({}, { ownKeys: () => throwing('keys of keep') }) })],
@@ -113,7 +122,14 @@ describe('options that cannot be read or are not JSON: INVALID_OPTIONS naming th
     test(`${label}: a throwing read keeps the original as cause`, () => {
       const original = new Error('the getter broke')
       assert.throws(
-        () => build({ keep: { get messages() { throw original } } }),
+        () =>
+          build({
+            keep: {
+              get messages() {
+                throw original
+              },
+            },
+          }),
         (e) => e instanceof ContextEditorError && e.path === 'keep.messages' && e.cause === original,
       )
     })
@@ -126,13 +142,20 @@ describe('options that cannot be read or are not JSON: INVALID_OPTIONS naming th
     keep.messages = 9
     options.trigger = { messages: 1000 }
     const update = await mw.beforeModel({ messages: chat(4) }, {})
-    assert.deepEqual(update.messages.slice(2).map((m) => m.id), ['h3', 'a3'])
+    assert.deepEqual(
+      update.messages.slice(2).map((m) => m.id),
+      ['h3', 'a3'],
+    )
   })
 })
 
-describe("a state or request whose messages cannot be read goes through as it is, logged with the culprit", () => {
+describe('a state or request whose messages cannot be read goes through as it is, logged with the culprit', () => {
   const UNREADABLE = {
-    'a messages getter that throws': () => ({ get messages() { return throwing('state getter') } }),
+    'a messages getter that throws': () => ({
+      get messages() {
+        return throwing('state getter')
+      },
+    }),
     'a list whose length throws': () => ({ messages: new Proxy(chat(4), { get: (t, k) => (k === 'length' ? throwing('length trap') : t[k]) }) }),
     'a list whose entry getter throws': () => ({ messages: Object.defineProperty(chat(4), 2, { get: () => throwing('entry getter') }) }),
     'a revoked Proxy as the list': () => ({ messages: revoked() }),
@@ -173,7 +196,12 @@ describe('the summarizing call gets the runtime’s runnable config, as LangChai
 
   test('runtime fields that cannot be read are left out; the summary is still written', async () => {
     const runtimes = {
-      'a getter that throws': { get signal() { return throwing('signal getter') }, metadata: { keep: 'me' } },
+      'a getter that throws': {
+        get signal() {
+          return throwing('signal getter')
+        },
+        metadata: { keep: 'me' },
+      },
       'a revoked Proxy': revoked(),
       'metadata that cannot be spread': { metadata: new Proxy({}, { ownKeys: () => throwing('keys') }) },
       'no runtime': undefined,
@@ -190,7 +218,15 @@ describe('the summarizing call gets the runtime’s runnable config, as LangChai
 })
 
 describe('a tokenCounter that answers with no token count is the option’s error', () => {
-  for (const [name, answer] of Object.entries({ NaN: NaN, Infinity: Infinity, 'beyond 2^53': 1e300, 'a numeric string': '12', 'a bigint': 12n, 'an object': {}, undefined: undefined })) {
+  for (const [name, answer] of Object.entries({
+    NaN: NaN,
+    Infinity: Infinity,
+    'beyond 2^53': 1e300,
+    'a numeric string': '12',
+    'a bigint': 12n,
+    'an object': {},
+    undefined: undefined,
+  })) {
     test(name, async () => {
       const mw = summarizationMiddleware({ model: summarizer(), trigger: { tokens: 10 }, keep: { messages: 1 }, tokenCounter: () => answer })
       for (let call = 0; call < 2; call++) {
@@ -224,9 +260,15 @@ describe('the summary written on the first call is persisted when a later afterM
     const agent = createAgent({ model, tools: [], middleware: [summarizationMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 } }), noter] })
     const out = await agent.invoke({ messages: [...chat(5), new HumanMessage({ content: 'And now?', id: 'now' })] })
     assert.equal(model.summaryCalls.length, 1)
-    assert.deepEqual(model.calls[0].map((m) => m.id), ['h0', 'a4', 'now'])
+    assert.deepEqual(
+      model.calls[0].map((m) => m.id),
+      ['h0', 'a4', 'now'],
+    )
     assert.ok(isSummary(out.messages[0]))
-    assert.deepEqual(out.messages.slice(1, 3).map((m) => m.id), ['a4', 'now'])
+    assert.deepEqual(
+      out.messages.slice(1, 3).map((m) => m.id),
+      ['a4', 'now'],
+    )
     assert.equal(out.messages[3].content, 'Done.')
     assert.equal(out.messages[4].id, 'note')
     assert.equal(out.messages.length, 5)
@@ -234,7 +276,7 @@ describe('the summary written on the first call is persisted when a later afterM
 })
 
 describe('a model call retried around the middleware sends the summary it already has', () => {
-  test("default model, modelRetryMiddleware outside: one summary, sent on the retry, persisted", async () => {
+  test('default model, modelRetryMiddleware outside: one summary, sent on the retry, persisted', async () => {
     const model = new AgentModel({ turns: 0 })
     let failures = 1
     const generate = model._generate.bind(model)
@@ -245,14 +287,23 @@ describe('a model call retried around the middleware sends the summary it alread
     const agent = createAgent({
       model,
       tools: [],
-      middleware: [modelRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, backoffFactor: 0, jitter: false }), summarizationMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 } })],
+      middleware: [
+        modelRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, backoffFactor: 0, jitter: false }),
+        summarizationMiddleware({ trigger: { messages: 6 }, keep: { messages: 2 } }),
+      ],
     })
     const out = await agent.invoke({ messages: [...chat(5), new HumanMessage({ content: 'And now?', id: 'now' })] })
     assert.equal(model.summaryCalls.length, 1, 'the summarizer was asked once')
     // The call that answered got the summarized history, not the whole one.
-    assert.deepEqual(model.calls.at(-1).map((m) => m.id), ['h0', 'a4', 'now'])
+    assert.deepEqual(
+      model.calls.at(-1).map((m) => m.id),
+      ['h0', 'a4', 'now'],
+    )
     assert.ok(isSummary(out.messages[0]))
-    assert.deepEqual(out.messages.slice(1, 3).map((m) => m.id), ['a4', 'now'])
+    assert.deepEqual(
+      out.messages.slice(1, 3).map((m) => m.id),
+      ['a4', 'now'],
+    )
     assert.equal(out.messages.length, 4)
   })
 })

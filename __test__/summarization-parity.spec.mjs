@@ -122,7 +122,11 @@ describe('summarization planning = LangChain.js summarizationMiddleware (langcha
       assert.equal(ours === undefined, lc === undefined, where)
       if (lc) {
         fired++
-        assert.deepEqual(ours.map((m) => m.id), lc.map((m) => m.id), where)
+        assert.deepEqual(
+          ours.map((m) => m.id),
+          lc.map((m) => m.id),
+          where,
+        )
       }
     }
     assert.ok(fired >= 25, `fired ${fired} times`)
@@ -146,7 +150,10 @@ describe('summarization planning = LangChain.js summarizationMiddleware (langcha
     const lcUpdate = await lcSummarization({ model: theirsModel, ...options }).beforeModel({ messages: [...messages] }, { context: {} })
     const ourUpdate = await summarizationMiddleware({ model: oursModel, ...options }).beforeModel({ messages: [...messages] }, { context: {} })
     // LangChain: [remove all, summary, ...last 4] — the system message is gone from state.
-    assert.deepEqual(lcUpdate.messages.slice(1).map((m) => m._getType()), ['human', 'human', 'ai', 'human', 'ai'])
+    assert.deepEqual(
+      lcUpdate.messages.slice(1).map((m) => m._getType()),
+      ['human', 'human', 'ai', 'human', 'ai'],
+    )
     assert.ok(!lcUpdate.messages.includes(system))
     // Ours: [remove all, system, summary, ...last 4] — the same tail, the system message kept.
     assert.equal(ourUpdate.messages[1], system)

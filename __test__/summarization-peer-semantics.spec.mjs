@@ -95,7 +95,10 @@ describe('fractions that round down to 0, as LangChain', () => {
     const editor = new ContextEditor({ edits: [{ type: 'summarize', trigger: { fraction: 0.001 }, keep: { fraction: 0.001 } }] })
     const history = chat(3)
     const { messages, report } = editor.edit(history, { maxInputTokens: 100, summarize: () => 'S' })
-    assert.deepEqual(messages.map((m) => m.id ?? 'summary'), ['summary', 'a2'])
+    assert.deepEqual(
+      messages.map((m) => m.id ?? 'summary'),
+      ['summary', 'a2'],
+    )
     assert.equal(report.appliedEdits[0].triggered, true)
   })
 })
@@ -128,8 +131,7 @@ describe('trigger: [] is accepted and never fires, as LangChain', () => {
 })
 
 describe('a fraction without a known input limit throws on every call, as LangChain', () => {
-  const isMissingLimit = (e) =>
-    e instanceof ContextEditorError && e.path === 'maxInputTokens' && /fraction/.test(e.message) && /maxInputTokens/.test(e.message)
+  const isMissingLimit = (e) => e instanceof ContextEditorError && e.path === 'maxInputTokens' && /fraction/.test(e.message) && /maxInputTokens/.test(e.message)
 
   for (const options of [{ trigger: { fraction: 0.5 } }, { trigger: { messages: 2 }, keep: { fraction: 0.2 } }, { trigger: [], keep: { fraction: 0.2 } }]) {
     test(`${JSON.stringify(options)}, configured model without a profile: beforeModel throws, every time, like LangChain's`, async () => {
@@ -152,7 +154,11 @@ describe('a fraction without a known input limit throws on every call, as LangCh
     // With the limit given, the same middleware summarizes.
     const fine = new AgentModel({ turns: 0 })
     const limit = countTokensApproximately(chat(3)) * 2
-    const ok = createAgent({ model: fine, tools: [], middleware: [summarizationMiddleware({ trigger: { fraction: 0.5 }, keep: { messages: 2 }, maxInputTokens: limit })] })
+    const ok = createAgent({
+      model: fine,
+      tools: [],
+      middleware: [summarizationMiddleware({ trigger: { fraction: 0.5 }, keep: { messages: 2 }, maxInputTokens: limit })],
+    })
     await ok.invoke({ messages: chat(3) })
     assert.equal(fine.summaryCalls.length, 1)
   })
@@ -165,7 +171,14 @@ describe('a fraction without a known input limit throws on every call, as LangCh
   })
 
   test('a tokenCounter that throws or returns no number is thrown, naming tokenCounter', async () => {
-    for (const tokenCounter of [() => { throw new Error('no tokenizer') }, () => NaN, () => 'many', async () => undefined]) {
+    for (const tokenCounter of [
+      () => {
+        throw new Error('no tokenizer')
+      },
+      () => NaN,
+      () => 'many',
+      async () => undefined,
+    ]) {
       const mw = summarizationMiddleware({ model: summarizer(100), trigger: { messages: 2 }, tokenCounter })
       await assert.rejects(mw.beforeModel({ messages: chat(3) }, { context: {} }), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'tokenCounter')
     }
@@ -211,10 +224,47 @@ describe('wrong-typed options fail when the middleware is built', () => {
   test('a getter or Proxy trap that throws while the options are read: INVALID_OPTIONS naming what was read, the original as cause', () => {
     const thrown = new Error('trap')
     const cases = [
-      [{ get model() { throw thrown } }, 'model'],
-      [{ trigger: { messages: 2 }, get tokenCounter() { throw thrown } }, 'tokenCounter'],
-      [new Proxy({}, { ownKeys() { throw thrown } }), 'options'],
-      [{ model: new Proxy({}, { get() { throw thrown } }) }, 'model'],
+      [
+        {
+          get model() {
+            throw thrown
+          },
+        },
+        'model',
+      ],
+      [
+        {
+          trigger: { messages: 2 },
+          get tokenCounter() {
+            throw thrown
+          },
+        },
+        'tokenCounter',
+      ],
+      [
+        new Proxy(
+          {},
+          {
+            ownKeys() {
+              throw thrown
+            },
+          },
+        ),
+        'options',
+      ],
+      [
+        {
+          model: new Proxy(
+            {},
+            {
+              get() {
+                throw thrown
+              },
+            },
+          ),
+        },
+        'model',
+      ],
     ]
     for (const [options, path] of cases) {
       assert.throws(

@@ -12,7 +12,14 @@ import { summarizationMiddleware } from '../dist/langchain/index.js'
 
 /** Python's `ProfileChatModel`: a profile with `max_input_tokens = 1000`, answering "Summary". */
 function profileModel() {
-  return { profile: { maxInputTokens: 1000 }, calls: 0, async invoke() { this.calls++; return { content: 'Summary' } } }
+  return {
+    profile: { maxInputTokens: 1000 },
+    calls: 0,
+    async invoke() {
+      this.calls++
+      return { content: 'Summary' }
+    },
+  }
 }
 
 const four = () => [
@@ -58,7 +65,12 @@ describe("LangChain Python's summarization rules", () => {
       new HumanMessage({ content: 'H'.repeat(160), id: 'h2' }),
     ]
     const chars = (ms) => ms.reduce((n, m) => n + m.content.length, 0)
-    const update = await summarizationMiddleware({ model: profileModel(), trigger: { fraction: 0.1 }, keep: { fraction: 0.5 }, tokenCounter: chars }).beforeModel({ messages }, {})
+    const update = await summarizationMiddleware({
+      model: profileModel(),
+      trigger: { fraction: 0.1 },
+      keep: { fraction: 0.5 },
+      tokenCounter: chars,
+    }).beforeModel({ messages }, {})
     update.messages.slice(2).forEach((m, k) => assert.equal(m, messages[1 + k]))
     assert.equal(update.messages.length, 2 + 4)
   })
@@ -82,7 +94,12 @@ describe("LangChain Python's summarization rules", () => {
 
   test('token budgets: a single message too large for the budget, or everything fitting, is no summary', async () => {
     const model = profileModel()
-    assert.equal(await kept({ model, trigger: { messages: 1 }, keep: { tokens: 100 }, tokenCounter: perMessage200 }, [new HumanMessage({ content: 'x'.repeat(200), id: 'x' })]), undefined)
+    assert.equal(
+      await kept({ model, trigger: { messages: 1 }, keep: { tokens: 100 }, tokenCounter: perMessage200 }, [
+        new HumanMessage({ content: 'x'.repeat(200), id: 'x' }),
+      ]),
+      undefined,
+    )
     const small = Array.from({ length: 5 }, (_, i) => new HumanMessage({ content: String(i), id: `s${i}` }))
     assert.equal(await kept({ model, trigger: { messages: 5 }, keep: { tokens: 100 }, tokenCounter: (ms) => ms.length * 10 }, small), undefined)
     assert.equal(model.calls, 0)

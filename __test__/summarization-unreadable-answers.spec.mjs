@@ -29,7 +29,16 @@ function revoked() {
 const UNREADABLE_CONTENT = {
   'an array whose length throws': () => new Proxy(['text'], { get: (t, k) => (k === 'length' ? thrower('length') : t[k]) }),
   'an array whose entry getter throws': () => Object.defineProperty(['a'], 0, { get: () => thrower('entry') }),
-  'content blocks whose text getter throws': () => ({ content: [{ type: 'text', get text() { return thrower('text') } }] }),
+  'content blocks whose text getter throws': () => ({
+    content: [
+      {
+        type: 'text',
+        get text() {
+          return thrower('text')
+        },
+      },
+    ],
+  }),
   'an object whose prototype trap throws': () => new Proxy({}, { getPrototypeOf: () => thrower('getPrototypeOf') }),
   'a message whose content is a revoked Proxy': () => ({ content: revoked() }),
 }
@@ -38,7 +47,12 @@ const UNREADABLE_CONTENT = {
 const UNRESOLVABLE = {
   'a Proxy whose get trap throws': () => new Proxy({}, { get: () => thrower('get') }),
   'a revoked Proxy': () => revoked(),
-  'an object whose then getter throws': () => ({ content: 'text', get then() { return thrower('then') } }),
+  'an object whose then getter throws': () => ({
+    content: 'text',
+    get then() {
+      return thrower('then')
+    },
+  }),
 }
 
 function thrower(what) {

@@ -114,7 +114,18 @@ describe('Xpert host: ContextEditorSummarizationMiddleware strategy', () => {
       }
     }
     walk(meta.configSchema.properties, '')
-    for (const option of ['trigger', 'keep', 'summaryPrompt', 'summaryPrefix', 'trimTokensToSummarize', 'toolTrimLimit', 'summaryRole', 'maxTokens', 'tokenCountMethod', 'maxInputTokens']) {
+    for (const option of [
+      'trigger',
+      'keep',
+      'summaryPrompt',
+      'summaryPrefix',
+      'trimTokensToSummarize',
+      'toolTrimLimit',
+      'summaryRole',
+      'maxTokens',
+      'tokenCountMethod',
+      'maxInputTokens',
+    ]) {
       assert.ok(meta.configSchema.properties[option], option)
     }
     assert.ok(host.logs.some((l) => l.msg.includes('ContextEditorSummarizationMiddleware')))
@@ -276,7 +287,7 @@ describe('Xpert host: ContextEditorSummarizationMiddleware strategy', () => {
   })
 })
 
-test('errors and warnings on the Xpert path name the configured strategy, not LangChain\'s middleware; model errors pass untouched', async () => {
+test("errors and warnings on the Xpert path name the configured strategy, not LangChain's middleware; model errors pass untouched", async () => {
   const { SummarizationStrategy } = await import('context-editor/xpert')
   const { HumanMessage, AIMessage } = Messages1
   const strategy = new SummarizationStrategy()
@@ -301,14 +312,26 @@ test('errors and warnings on the Xpert path name the configured strategy, not La
   console.warn = (m) => logged.push(String(m))
   try {
     const failing = strategy.createMiddleware({ trigger: { messages: 2 }, keep: { messages: 1 } }, {})
-    const model = { invoke: async () => { throw new Error('summarizer down') } }
+    const model = {
+      invoke: async () => {
+        throw new Error('summarizer down')
+      },
+    }
     const history = [new HumanMessage('a'), new AIMessage('b'), new HumanMessage('c')]
     await failing.beforeModel({ messages: history }, {})
     const result = await failing.wrapModelCall({ messages: history, model }, async (req) => req.messages.length)
     assert.equal(result, 3, 'the history went through unsummarized')
-    assert.ok(logged.some((m) => m.startsWith('ContextEditorSummarizationMiddleware: ')), logged.join('\n'))
+    assert.ok(
+      logged.some((m) => m.startsWith('ContextEditorSummarizationMiddleware: ')),
+      logged.join('\n'),
+    )
     const modelError = new Error('SummarizationMiddleware: not ours')
-    await assert.rejects(strategy.createMiddleware({}, {}).wrapModelCall({ messages: history, model }, async () => { throw modelError }), (e) => e === modelError && e.message === 'SummarizationMiddleware: not ours')
+    await assert.rejects(
+      strategy.createMiddleware({}, {}).wrapModelCall({ messages: history, model }, async () => {
+        throw modelError
+      }),
+      (e) => e === modelError && e.message === 'SummarizationMiddleware: not ours',
+    )
   } finally {
     console.warn = warn
   }

@@ -66,7 +66,10 @@ describe('summarizationMiddleware in createAgent', () => {
       middleware: [spy.mw, summarizationMiddleware({ model, trigger: { tokens: TRIGGER }, keep: { messages: 4 } })],
     })
     const states = []
-    for await (const state of await agent.stream({ messages: [new HumanMessage({ content: 'Review the repository.', id: 'start' })] }, { streamMode: 'values', recursionLimit: 200 })) {
+    for await (const state of await agent.stream(
+      { messages: [new HumanMessage({ content: 'Review the repository.', id: 'start' })] },
+      { streamMode: 'values', recursionLimit: 200 },
+    )) {
       states.push(state.messages)
     }
     const final = states.at(-1)
@@ -149,10 +152,7 @@ describe('summarizationMiddleware in createAgent', () => {
     const agent = createAgent({ model, tools: [], middleware: [summarizationMiddleware({ model, trigger: { messages: 8 }, keep: { messages: 2 } })] })
     const system = new SystemMessage({ content: 'House rules: be brief.', id: 'sys' })
     const out = await agent.invoke({ messages: [system, ...longHistory(5, 50), new HumanMessage({ content: 'Q', id: 'q' })] })
-    assert.deepEqual(
-      out.messages.map((m) => m.id).slice(0, 4),
-      ['sys', 'h0', 'a4', 'q'],
-    )
+    assert.deepEqual(out.messages.map((m) => m.id).slice(0, 4), ['sys', 'h0', 'a4', 'q'])
     assert.equal(out.messages[0].content, 'House rules: be brief.')
     assert.ok(isSummary(out.messages[1]))
     assert.doesNotMatch(model.summaryCalls[0], /House rules/)
@@ -236,7 +236,9 @@ describe('summarizationMiddleware in createAgent', () => {
     assert.equal(unknown.summaryCalls.length, 0)
     // ... and with a messages trigger, keep defaults to the last 6 messages.
     const six = new AgentModel({ turns: 0 })
-    const out6 = await createAgent({ model: six, tools: [], middleware: [summarizationMiddleware({ trigger: { messages: 10 } })] }).invoke({ messages: history })
+    const out6 = await createAgent({ model: six, tools: [], middleware: [summarizationMiddleware({ trigger: { messages: 10 } })] }).invoke({
+      messages: history,
+    })
     assert.deepEqual(
       out6.messages.slice(1, 7).map((m) => m.id),
       history.slice(-6).map((m) => m.id),
@@ -259,12 +261,22 @@ describe('summarizationMiddleware in createAgent', () => {
       counted.push(messages.length)
       return 100 * messages.length
     }
-    const out = await createAgent({ model, tools: [], middleware: [summarizationMiddleware({ model, trigger: { tokens: 700 }, keep: { tokens: 250 }, tokenCounter })] }).invoke({
+    const out = await createAgent({
+      model,
+      tools: [],
+      middleware: [summarizationMiddleware({ model, trigger: { tokens: 700 }, keep: { tokens: 250 }, tokenCounter })],
+    }).invoke({
       messages: [...longHistory(3, 1), new HumanMessage({ content: 'Q', id: 'q' })],
     })
     assert.equal(model.summaryCalls.length, 1)
-    assert.deepEqual(out.messages.slice(1, 3).map((m) => m.id), ['a2', 'q'])
-    assert.ok(counted.every((n) => n === 1), 'called once per message')
+    assert.deepEqual(
+      out.messages.slice(1, 3).map((m) => m.id),
+      ['a2', 'q'],
+    )
+    assert.ok(
+      counted.every((n) => n === 1),
+      'called once per message',
+    )
   })
 
   test('the README example runs (imported by package name)', async () => {
@@ -313,7 +325,11 @@ describe('summarizationMiddleware in createAgent', () => {
 
   test("LangChain's deprecated names still work: maxTokensBeforeSummary, messagesToKeep", async () => {
     const model = new AgentModel({ turns: 0 })
-    const out = await createAgent({ model, tools: [], middleware: [summarizationMiddleware({ model, maxTokensBeforeSummary: 500, messagesToKeep: 2 })] }).invoke({
+    const out = await createAgent({
+      model,
+      tools: [],
+      middleware: [summarizationMiddleware({ model, maxTokensBeforeSummary: 500, messagesToKeep: 2 })],
+    }).invoke({
       messages: [...longHistory(4), new HumanMessage({ content: 'Q', id: 'q' })],
     })
     assert.equal(model.summaryCalls.length, 1)

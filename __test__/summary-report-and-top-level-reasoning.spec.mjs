@@ -55,7 +55,7 @@ test('clear_thinking removes top-level reasoning_content of OpenAI messages (Dee
   assert.ok(report.tokensAfter < before - 100)
 })
 
-test("the documented CE Node pipeline (docs/library.md) is valid and trims, truncates and summarizes as it says", async () => {
+test('the documented CE Node pipeline (docs/library.md) is valid and trims, truncates and summarizes as it says', async () => {
   const { readFileSync } = await import('node:fs')
   const readme = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8')
   const block = readme.match(/CE Node's behaviour[\s\S]*?```json\n([\s\S]*?)```/)
@@ -85,6 +85,9 @@ test("the documented CE Node pipeline (docs/library.md) is valid and trims, trun
   assert.equal(messages[0], h[0])
   assert.equal(messages[1]._getType(), 'ai')
   assert.match(messages[1].content, /summary$/)
-  assert.deepEqual(messages.slice(2).map((m) => m.content.slice?.(0, 6) ?? m.content), ['turn 8', '', messages[4].content.slice(0, 6), 'done 8', 'turn 9', '', messages[8].content.slice(0, 6), 'done 9'])
+  assert.deepEqual(
+    messages.slice(2).map((m) => m.content.slice?.(0, 6) ?? m.content),
+    ['turn 8', '', messages[4].content.slice(0, 6), 'done 8', 'turn 9', '', messages[8].content.slice(0, 6), 'done 9'],
+  )
   assert.ok(messages[4].content.length <= 600)
 })

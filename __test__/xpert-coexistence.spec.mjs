@@ -65,7 +65,13 @@ const builtinSummarizationSchema = {
 }
 const oldContextEditingSchema = {
   type: 'object',
-  properties: { trigger: { type: 'object' }, keep: { type: 'object' }, excludeTools: { type: 'array' }, placeholder: { type: 'string' }, clearToolInputs: { type: 'boolean' } },
+  properties: {
+    trigger: { type: 'object' },
+    keep: { type: 'object' },
+    excludeTools: { type: 'array' },
+    placeholder: { type: 'string' },
+    clearToolInputs: { type: 'boolean' },
+  },
 }
 /** A configuration an operator saved for the built-in summarization node, `model` selected. */
 const builtinConfig = { model: { copilotId: 'c1', modelProvider: 'deepseek', model: 'deepseek-chat' }, trigger: { tokens: 8000 }, keep: { messages: 6 } }

@@ -18,7 +18,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 const cores = [
-  { label: '@langchain/core 0.3.72 (CommonJS, as Xpert hosts pin it)', M: require('@langchain/core-03/messages'), tools: require('@langchain/core-03/tools'), version: require('@langchain/core-03/package.json').version },
+  {
+    label: '@langchain/core 0.3.72 (CommonJS, as Xpert hosts pin it)',
+    M: require('@langchain/core-03/messages'),
+    tools: require('@langchain/core-03/tools'),
+    version: require('@langchain/core-03/package.json').version,
+  },
   { label: '@langchain/core 1.x', M: Messages1, tools: Tools1, version: require('@langchain/core/package.json').version },
 ]
 

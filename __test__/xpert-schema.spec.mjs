@@ -30,14 +30,52 @@ function acceptedByCore(options) {
 const BIG = Number.MAX_SAFE_INTEGER + 1
 const values = {
   trigger: [
-    { tokens: 1 }, { tokens: 0 }, { tokens: -1 }, { tokens: 1.5 }, { tokens: '5' }, { messages: 1 }, { messages: 0 }, { messages: 2.5 },
-    { messages: BIG }, { fraction: 0.5 }, { fraction: 0 }, { fraction: 1 }, { fraction: 1.01 }, { toolUses: 3 }, { toolUses: 0 },
-    { toolUses: 1.5 }, {}, { foo: 1 }, { tokens: 5, messages: 3 }, { tokens: 5, fraction: 0.8, toolUses: 2 }, 'x', 5, true, [],
-    { tokens: null, messages: 4 }, { tokens: null },
+    { tokens: 1 },
+    { tokens: 0 },
+    { tokens: -1 },
+    { tokens: 1.5 },
+    { tokens: '5' },
+    { messages: 1 },
+    { messages: 0 },
+    { messages: 2.5 },
+    { messages: BIG },
+    { fraction: 0.5 },
+    { fraction: 0 },
+    { fraction: 1 },
+    { fraction: 1.01 },
+    { toolUses: 3 },
+    { toolUses: 0 },
+    { toolUses: 1.5 },
+    {},
+    { foo: 1 },
+    { tokens: 5, messages: 3 },
+    { tokens: 5, fraction: 0.8, toolUses: 2 },
+    'x',
+    5,
+    true,
+    [],
+    { tokens: null, messages: 4 },
+    { tokens: null },
   ],
   keep: [
-    { messages: 0 }, { messages: 3 }, { messages: -1 }, { messages: 1.5 }, { messages: BIG }, { tokens: 0 }, { tokens: 1.5 }, { tokens: -1 },
-    { fraction: 0 }, { fraction: 1 }, { fraction: 1.5 }, {}, { messages: 1, tokens: 1 }, { bar: 1 }, 'x', [], 3, { messages: 2, tokens: null },
+    { messages: 0 },
+    { messages: 3 },
+    { messages: -1 },
+    { messages: 1.5 },
+    { messages: BIG },
+    { tokens: 0 },
+    { tokens: 1.5 },
+    { tokens: -1 },
+    { fraction: 0 },
+    { fraction: 1 },
+    { fraction: 1.5 },
+    {},
+    { messages: 1, tokens: 1 },
+    { bar: 1 },
+    'x',
+    [],
+    3,
+    { messages: 2, tokens: null },
   ],
   excludeTools: [[], ['a'], ['a', 'b'], [1], 'a', {}, [null]],
   placeholder: ['', 'x', '[cleared]', 5, [], {}],
@@ -50,20 +88,51 @@ const values = {
   tokenizer: ['qwen3', '', 5, []],
   tokenCacheSize: [0, 10, -1, 1.5, 'big'],
   stable: [
-    true, false, {}, { stepRatio: 3 }, { stepRatio: 0.5 }, { stepRatio: 0 }, { stepRatio: -1 }, { stepRatio: '3' },
-    { stepTokens: 8000 }, { stepTokens: 1.5 }, { stepTokens: 0 }, { stepResults: 25 }, { stepResults: 0 }, { stepResults: BIG },
-    { maxTokens: 90000 }, { maxTokens: 0 }, { maxTokens: BIG }, { stepRatio: 2, maxTokens: 90000 }, { stepTokens: 100, maxTokens: 900 },
-    { stepRatio: 2, stepTokens: 100 }, { stepRatio: 2, stepResults: 5 }, { stepTokens: 1, stepResults: 1 },
-    { stepRatio: null, stepTokens: 5 }, { steps: 2 }, 'yes', 1, [],
+    true,
+    false,
+    {},
+    { stepRatio: 3 },
+    { stepRatio: 0.5 },
+    { stepRatio: 0 },
+    { stepRatio: -1 },
+    { stepRatio: '3' },
+    { stepTokens: 8000 },
+    { stepTokens: 1.5 },
+    { stepTokens: 0 },
+    { stepResults: 25 },
+    { stepResults: 0 },
+    { stepResults: BIG },
+    { maxTokens: 90000 },
+    { maxTokens: 0 },
+    { maxTokens: BIG },
+    { stepRatio: 2, maxTokens: 90000 },
+    { stepTokens: 100, maxTokens: 900 },
+    { stepRatio: 2, stepTokens: 100 },
+    { stepRatio: 2, stepResults: 5 },
+    { stepTokens: 1, stepResults: 1 },
+    { stepRatio: null, stepTokens: 5 },
+    { steps: 2 },
+    'yes',
+    1,
+    [],
   ],
   cacheBreakpoints: [true, false, 'anthropic', 'openai', 1, {}, []],
   pin: [{}, { tools: ['a'] }, { currentRun: true }, 'x'],
   recovery: [true, false, {}, { target: 0.5 }, { enabled: false }, 'yes', 1, []],
   usageFallback: ['approx', 'model', 'estimate', 'usage', 'exact', 5],
   prefer: [
-    {}, { duplicate: true }, { duplicate: false }, { superseded: true }, { superseded: false, duplicate: true },
-    { superseded: { writers: ['fs_put:target.file'], readers: ['fs_read'] } }, { superseded: {} }, { duplicate: 1 }, { stale: true },
-    { superseded: 'yes' }, 'duplicate', 5,
+    {},
+    { duplicate: true },
+    { duplicate: false },
+    { superseded: true },
+    { superseded: false, duplicate: true },
+    { superseded: { writers: ['fs_put:target.file'], readers: ['fs_read'] } },
+    { superseded: {} },
+    { duplicate: 1 },
+    { stale: true },
+    { superseded: 'yes' },
+    'duplicate',
+    5,
   ],
 }
 
@@ -81,7 +150,9 @@ function jsonOnly(key, v) {
 test('the UI schema and the core accept and reject the same options', () => {
   assert.deepEqual(Object.keys(values).sort(), [...OPTION_NAMES].sort(), 'every option is covered')
   const cases = [
-    {}, { foo: 1 }, { trigger: { tokens: 5000 }, keep: { messages: 2 }, excludeTools: ['search'], clearAtLeast: 100 },
+    {},
+    { foo: 1 },
+    { trigger: { tokens: 5000 }, keep: { messages: 2 }, excludeTools: ['search'], clearAtLeast: 100 },
     { trigger: { tokens: 90000 }, stable: true, cacheBreakpoints: true, tokenCountMethod: 'model' },
   ]
   for (const [key, list] of Object.entries(values)) for (const v of list) if (!jsonOnly(key, v)) cases.push({ [key]: v })
@@ -91,7 +162,11 @@ test('the UI schema and the core accept and reject the same options', () => {
     const normalized = withoutNulls(options) ?? {}
     const ui = validateUiSchema(normalized)
     const core = acceptedByCore(options)
-    assert.equal(ui, core, `${JSON.stringify(options)}: UI schema ${ui ? 'accepts' : 'rejects'} (${ajv.errorsText(validateUiSchema.errors)}), core ${core ? 'accepts' : 'rejects'}`)
+    assert.equal(
+      ui,
+      core,
+      `${JSON.stringify(options)}: UI schema ${ui ? 'accepts' : 'rejects'} (${ajv.errorsText(validateUiSchema.errors)}), core ${core ? 'accepts' : 'rejects'}`,
+    )
     if (core) accepted++
     else rejected++
   }
@@ -100,11 +175,20 @@ test('the UI schema and the core accept and reject the same options', () => {
 
 test('documented JSON-only extensions: accepted by the core, left out of the UI schema', () => {
   for (const options of [
-    { trigger: [{ tokens: 5 }] }, { trigger: [{ messages: 2 }, { tokens: 5 }] }, { clearToolInputs: ['read_file'] },
-    { stable: { stepRatio: 2, maxTokens: 80000 } }, { stable: { stepTokens: 8000 } }, { stable: {} }, { cacheBreakpoints: 'anthropic' },
+    { trigger: [{ tokens: 5 }] },
+    { trigger: [{ messages: 2 }, { tokens: 5 }] },
+    { clearToolInputs: ['read_file'] },
+    { stable: { stepRatio: 2, maxTokens: 80000 } },
+    { stable: { stepTokens: 8000 } },
+    { stable: {} },
+    { cacheBreakpoints: 'anthropic' },
     { trigger: [] },
-    { prefer: ['superseded', 'duplicate'] }, { prefer: { superseded: { writers: ['fs_put:target.file'] } } },
-    { recovery: { target: 0.7 } }, { recovery: {} }, { tokenCountMethod: 'usage' }, { tokenCountMethod: 'usage', usageFallback: 'model' },
+    { prefer: ['superseded', 'duplicate'] },
+    { prefer: { superseded: { writers: ['fs_put:target.file'] } } },
+    { recovery: { target: 0.7 } },
+    { recovery: {} },
+    { tokenCountMethod: 'usage' },
+    { tokenCountMethod: 'usage', usageFallback: 'model' },
   ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))
@@ -119,7 +203,11 @@ test('documented JSON-only extensions: accepted by the core, left out of the UI 
 })
 
 test("the schema's defaults are the core's defaults", () => {
-  const defaults = Object.fromEntries(Object.entries(configSchema.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]))
+  const defaults = Object.fromEntries(
+    Object.entries(configSchema.properties)
+      .filter(([, p]) => 'default' in p)
+      .map(([k, p]) => [k, p.default]),
+  )
   // trigger and keep carry no `default`: the form copies a default into the empty field, and a
   // pre-filled `{ messages: 3 }` plus the user's `tokens` would be two keep rules. Their defaults are
   // in the descriptions, and the core applies them.
@@ -128,8 +216,16 @@ test("the schema's defaults are the core's defaults", () => {
   defaults.trigger = { tokens: 100000 }
   defaults.keep = { messages: 3 }
   assert.deepEqual(defaults, {
-    trigger: { tokens: 100000 }, keep: { messages: 3 }, excludeTools: [], placeholder: '[cleared]', clearToolInputs: false,
-    clearAtLeast: 0, stable: false, cacheBreakpoints: false, tokenCountMethod: 'approx', tokenCacheSize: 200000,
+    trigger: { tokens: 100000 },
+    keep: { messages: 3 },
+    excludeTools: [],
+    placeholder: '[cleared]',
+    clearToolInputs: false,
+    clearAtLeast: 0,
+    stable: false,
+    cacheBreakpoints: false,
+    tokenCountMethod: 'approx',
+    tokenCacheSize: 200000,
   })
   // Same decisions with the defaults spelled out as with no options at all, below and above 100k tokens.
   for (const turns of [5, 30]) {
@@ -176,7 +272,11 @@ test('every field of both Xpert configSchemas renders as a typed widget, with no
   // Filling every empty field with its schema default, as the form does, gives valid options, and
   // so does each key a user may set in trigger/keep on top of what the form filled.
   for (const schema of [configSchema, summarizationConfigSchema]) {
-    const filled = Object.fromEntries(Object.entries(schema.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]))
+    const filled = Object.fromEntries(
+      Object.entries(schema.properties)
+        .filter(([, p]) => 'default' in p)
+        .map(([k, p]) => [k, p.default]),
+    )
     assert.equal(ajv.validate(schema, filled), true, ajv.errorsText())
     for (const field of ['trigger', 'keep']) {
       for (const key of Object.keys(schema.properties[field].properties)) {
@@ -190,13 +290,16 @@ test('every field of both Xpert configSchemas renders as a typed widget, with no
 test('unknown options on the Xpert path list the form’s option names, not the library’s', () => {
   for (const options of [{ foo: 1 }, { edits: [] }, { onReport: 'x' }]) {
     const key = Object.keys(options)[0]
-    assert.throws(() => strategy.createMiddleware(options, {}), (e) => {
-      assert.equal(e.code, 'INVALID_OPTIONS')
-      assert.equal(e.path, key)
-      const listed = /expected one of (.*)\)$/.exec(e.message)?.[1].split(', ')
-      assert.deepEqual(listed, [...OPTION_NAMES], e.message)
-      return true
-    })
+    assert.throws(
+      () => strategy.createMiddleware(options, {}),
+      (e) => {
+        assert.equal(e.code, 'INVALID_OPTIONS')
+        assert.equal(e.path, key)
+        const listed = /expected one of (.*)\)$/.exec(e.message)?.[1].split(', ')
+        assert.deepEqual(listed, [...OPTION_NAMES], e.message)
+        return true
+      },
+    )
   }
   // LangChain's deprecated aliases stay accepted from old configurations.
   assert.equal(acceptedByCore({ triggerTokens: 5000, keepMessages: 2 }), true)
@@ -213,9 +316,17 @@ test('a huge or sparse option list is rejected at once with its path, on the Xpe
     ['sparse trigger list', { trigger: sparse }, 'trigger'],
   ]) {
     for (const build of [(o) => strategy.createMiddleware(o, {}), (o) => contextEditingMiddleware(o)]) {
-      assert.throws(() => build(options), (e) => e.code === 'INVALID_OPTIONS' && e.path === path && /at most 100,000 entries/.test(e.message), label)
+      assert.throws(
+        () => build(options),
+        (e) => e.code === 'INVALID_OPTIONS' && e.path === path && /at most 100,000 entries/.test(e.message),
+        label,
+      )
     }
   }
   const holey = ['a', , 'c'] // eslint-disable-line no-sparse-arrays
-  assert.throws(() => strategy.createMiddleware({ excludeTools: holey }, {}), (e) => e.code === 'INVALID_OPTIONS' && e.path === 'excludeTools[1]', 'a hole is named by its index')
+  assert.throws(
+    () => strategy.createMiddleware({ excludeTools: holey }, {}),
+    (e) => e.code === 'INVALID_OPTIONS' && e.path === 'excludeTools[1]',
+    'a hole is named by its index',
+  )
 })

@@ -36,7 +36,6 @@ const require = createRequire(import.meta.url)
 // ---------------------------------------------------------------------------------------------
 // Flags and helpers
 
-
 const flags = parseFlags(process.argv.slice(2))
 const SEED = Number(flags.seed ?? 42)
 const SIZES = String(flags.sizes ?? '200,2000,10000')
@@ -56,12 +55,26 @@ const median = (xs) => {
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
-const fmtMs = (ms) => (ms >= 7200e3 ? `${(ms / 3600e3).toFixed(0)} h` : ms >= 120e3 ? `${(ms / 60e3).toFixed(0)} min` : ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`)
+const fmtMs = (ms) =>
+  ms >= 7200e3
+    ? `${(ms / 3600e3).toFixed(0)} h`
+    : ms >= 120e3
+      ? `${(ms / 60e3).toFixed(0)} min`
+      : ms >= 10000
+        ? `${(ms / 1000).toFixed(1)} s`
+        : ms >= 1000
+          ? `${(ms / 1000).toFixed(2)} s`
+          : ms >= 100
+            ? `${ms.toFixed(0)} ms`
+            : ms >= 10
+              ? `${ms.toFixed(1)} ms`
+              : `${ms.toFixed(2)} ms`
 const sig2 = (x) => {
   const p = 10 ** (Math.floor(Math.log10(x)) - 1)
   return Math.round(x / p) * p
 }
-const fmtRatio = (x) => (x >= 1000 ? `${sig2(x).toLocaleString('en-US')}×` : x >= 100 ? `${Math.round(x).toLocaleString('en-US')}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`)
+const fmtRatio = (x) =>
+  x >= 1000 ? `${sig2(x).toLocaleString('en-US')}×` : x >= 100 ? `${Math.round(x).toLocaleString('en-US')}×` : x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(1)}×`
 
 /**
  * Runs `fn` (after an untimed `setup` per run) at least `minRuns` times and until `budgetMs` is
@@ -121,8 +134,7 @@ async function makeJsTiktokenCounter() {
   const ranks = (await import('js-tiktoken/ranks/o200k_base')).default
   const enc = new Tiktoken(ranks)
   const roleOf = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' }
-  const text = (m) =>
-    typeof m.content === 'string' ? m.content : m.content.map((b) => (typeof b === 'string' ? b : (b.text ?? ''))).join('')
+  const text = (m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (typeof b === 'string' ? b : (b.text ?? ''))).join(''))
   return { enc, roleOf, text }
 }
 
@@ -273,7 +285,10 @@ async function benchSize(n, js) {
   // plan (the previous output copied where the operations match). Each part timed on its own, the
   // same work `edit` does.
   const breakdown = {}
-  for (const [label, opts] of [['approx', EDIT_OPTIONS], ['model', modelOptions]]) {
+  for (const [label, opts] of [
+    ['approx', EDIT_OPTIONS],
+    ['model', modelOptions],
+  ]) {
     const native = new NativeContextEditor(opts)
     const sendText = opts.tokenCountMethod === 'model'
     const wctx = toWireContext(ctx)
@@ -281,7 +296,9 @@ async function benchSize(n, js) {
     native.planSession(1, 0, sendText ? wire : JSON.stringify(wire), wctx)
     const prints = messages.map(fingerprint)
     const memo = new WeakMap()
-    const validateT = [], planT = [], applyT = []
+    const validateT = [],
+      planT = [],
+      applyT = []
     let previous // the previous output and its packed operations, as `edit` keeps them
     for (let r = 0; r < 9; r++) {
       const t0 = performance.now()
@@ -294,7 +311,11 @@ async function benchSize(n, js) {
       for (let w = 0; w < packed.ops.length; w += 4) ops.push({ type: packed.ops[w] === 1 ? 'clear_tool_result' : 'remove', index: packed.ops[w + 1] })
       // Same history, same operations: `edit` copies the previous output instead of rebuilding it.
       const reuse = previous !== undefined && previous.words.length === packed.ops.length && previous.words.every((x, k) => x === packed.ops[k])
-      const out = applyPlan(messages, { ops }, { memo, memoBelow: same, prefix: reuse ? { messages: previous.out, length: previous.out.length, upTo: messages.length } : undefined })
+      const out = applyPlan(
+        messages,
+        { ops },
+        { memo, memoBelow: same, prefix: reuse ? { messages: previous.out, length: previous.out.length, upTo: messages.length } : undefined },
+      )
       previous = { words: packed.ops, out: out.slice() }
       const t3 = performance.now()
       validateT.push(t1 - t0)
@@ -607,7 +628,14 @@ async function memoryChild() {
   const bounded = new ContextEditor({ ...EDIT_OPTIONS, tokenCountMethod: 'model', tokenCacheSize: 1000 })
   bounded.edit(conv.messages)
   console.log(
-    JSON.stringify({ mb: conv.stats.mb, rss0, rss1, cacheEntries: o200k.cacheSize, boundedEntries: bounded.cacheSize, heapUsed: process.memoryUsage().heapUsed }),
+    JSON.stringify({
+      mb: conv.stats.mb,
+      rss0,
+      rss1,
+      cacheEntries: o200k.cacheSize,
+      boundedEntries: bounded.cacheSize,
+      heapUsed: process.memoryUsage().heapUsed,
+    }),
   )
 }
 
@@ -650,7 +678,8 @@ async function main() {
   try {
     const st = statSync(addon)
     header.push(`Addon: ${addon} (${(st.size / 2 ** 20).toFixed(1)} MiB, built ${st.mtime.toISOString()}).`)
-    if (__napiBindingTarget === 'native' && st.size > 20 * 2 ** 20) header.push('**WARNING: this addon looks like a debug build; run `npm run build` (release) before benchmarking.**')
+    if (__napiBindingTarget === 'native' && st.size > 20 * 2 ** 20)
+      header.push('**WARNING: this addon looks like a debug build; run `npm run build` (release) before benchmarking.**')
   } catch {}
   console.log(header.join('\n'))
   if (flags['no-cold'] !== 'true' && flags['only-tokenizers'] !== 'true') {
@@ -674,7 +703,9 @@ async function main() {
     console.log(editorTable(rows))
     console.log('\n### Where the time of a next call goes (each part timed on its own, median of 9)\n')
     console.log(breakdownTable(rows))
-    console.log(`\nRuns per cell: ${rows.map((r) => `${r.n}: ours ${r.runs.approx}/${r.runs.cold}/${r.runs.warm}/${r.runs.async}/${r.runs.hook}, LangChain approx ${r.runs.lc}`).join('; ')}.`)
+    console.log(
+      `\nRuns per cell: ${rows.map((r) => `${r.n}: ours ${r.runs.approx}/${r.runs.cold}/${r.runs.warm}/${r.runs.async}/${r.runs.hook}, LangChain approx ${r.runs.lc}`).join('; ')}.`,
+    )
     // Each framework adapter's hook next to the LangChain middleware's (benchmark/adapters.mjs).
     const { adaptersTable, benchAdapters } = await import('./adapters.mjs')
     console.log('\n### Framework adapters: per-step overhead at 2,000 messages (median of the last calls of an agent loop)\n')

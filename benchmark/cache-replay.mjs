@@ -42,7 +42,6 @@ const WRITE = 1.25
 const LOOKBACK_BLOCKS = 20
 const PRICE_PER_MTOK = 3 // $ per million input tokens (Claude Sonnet list price), for readability
 
-
 const typeOf = (m) => (typeof m._getType === 'function' ? m._getType() : m.type)
 
 /** Text of a content, ignoring `cache_control` (a breakpoint does not change the cached prompt). */
@@ -298,7 +297,9 @@ function optimum(history, ctx, counter, fixed, ceiling) {
   const tok = counter.countTokens(history, ctx).messages
   const results = []
   history.forEach((m, i) => typeOf(m) === 'tool' && results.push(i))
-  const ph = results.map((i) => counter.countTokens([new ToolMessage({ content: '[cleared]', tool_call_id: history[i].tool_call_id, name: history[i].name })], ctx).messages[0])
+  const ph = results.map(
+    (i) => counter.countTokens([new ToolMessage({ content: '[cleared]', tool_call_id: history[i].tool_call_id, name: history[i].name })], ctx).messages[0],
+  )
   const cum = [0]
   for (const t of tok) cum.push(cum.at(-1) + t)
   const save = [0]
@@ -390,7 +391,9 @@ function table(rows) {
 }
 
 const flags = parseFlags(process.argv.slice(2))
-const seeds = String(flags.seeds ?? '1,2,3').split(',').map(Number)
+const seeds = String(flags.seeds ?? '1,2,3')
+  .split(',')
+  .map(Number)
 const size = Number(flags.messages ?? 2000)
 const step = String(flags.step ?? 'default') // 'default' | N results | tN tokens | rX ratio
 const ceiling = 100000 // the default trigger: stable mode's ceiling
@@ -432,7 +435,14 @@ console.log(
     row('ideal cache', (r) => `${(r[4].ideal / r[1].ideal).toFixed(3)}×`),
     row(`max input (ceiling ${ceiling.toLocaleString('en-US')})`, (r) => Math.max(r[3].maxInputTokens, r[4].maxInputTokens).toLocaleString('en-US')),
     row('results seen (LangChain)', (r) => `${r[4].avgVisibleResults.toFixed(1)} (${r[1].avgVisibleResults.toFixed(1)})`),
-    ...(options.optimum ? [row('offline optimum of step schedules (vs Anthropic / ideal)', (r) => `${(r[0].floor / r[1].anthropic).toFixed(3)}× / ${(r[0].floor / r[1].ideal).toFixed(3)}×`)] : []),
+    ...(options.optimum
+      ? [
+          row(
+            'offline optimum of step schedules (vs Anthropic / ideal)',
+            (r) => `${(r[0].floor / r[1].anthropic).toFixed(3)}× / ${(r[0].floor / r[1].ideal).toFixed(3)}×`,
+          ),
+        ]
+      : []),
   ].join('\n'),
 )
 console.log(`\nLangChain's real ClearToolUsesEdit checked against the port on ${langChainChecked} calls: identical`)

@@ -59,7 +59,15 @@ async function paired(runs, ours, peer, { oursSetup, peerSetup } = {}) {
   const a = Object.assign([], { cpu: [] })
   const b = Object.assign([], { cpu: [] })
   for (let r = -1; r < runs; r++) {
-    for (const [fn, setup, out] of r % 2 ? [[ours, oursSetup, a], [peer, peerSetup, b]] : [[peer, peerSetup, b], [ours, oursSetup, a]]) {
+    for (const [fn, setup, out] of r % 2
+      ? [
+          [ours, oursSetup, a],
+          [peer, peerSetup, b],
+        ]
+      : [
+          [peer, peerSetup, b],
+          [ours, oursSetup, a],
+        ]) {
       const s = setup ? await setup() : undefined
       const c0 = cpu()
       const t0 = performance.now()
@@ -190,9 +198,14 @@ async function rowsForSize(n, seed, runs) {
   row('summarisation plan, not triggered, cold', a, b, 'LangChain `summarizationMiddleware`')
 
   const texts = messages.flatMap(textsOf)
-  ;[a, b] = await paired(Math.min(runs, 5), (ed) => ed.edit(messages, ctx), () => __referenceCountTokens(texts, 'o200k_base'), {
-    oursSetup: () => new ContextEditor(MODEL),
-  })
+  ;[a, b] = await paired(
+    Math.min(runs, 5),
+    (ed) => ed.edit(messages, ctx),
+    () => __referenceCountTokens(texts, 'o200k_base'),
+    {
+      oursSetup: () => new ContextEditor(MODEL),
+    },
+  )
   row('cold exact (model) `edit`', a, b, 'tiktoken-rs loop (`encode_ordinary`)', 'ranks loaded; our token cache empty')
   return { out, breakdown: breakdown(messages, ctx, n) }
 }
@@ -284,9 +297,13 @@ async function memoryChild(seed, count) {
 }
 
 function memoryRow(seed, count) {
-  const outText = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child', '--seed', String(seed), '--conversations', String(count)], {
-    encoding: 'utf8',
-  })
+  const outText = execFileSync(
+    process.execPath,
+    ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child', '--seed', String(seed), '--conversations', String(count)],
+    {
+      encoding: 'utf8',
+    },
+  )
   const r = JSON.parse(outText.trim().split('\n').pop())
   const mib = (x) => `${(x / 2 ** 20).toFixed(1)} MiB`
   const per = r.rss / r.count
@@ -332,7 +349,10 @@ function firstProcessRow(seed) {
 
 export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 7, conversations = 64, memory = true } = {}) {
   const lines = [
-    `Load average at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}. Options \`trigger: { tokens: 100000 }, keep: { messages: 3 }\` (summarisation: \`trigger: { tokens: 1e9 }\`). ` +
+    `Load average at the start: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}. Options \`trigger: { tokens: 100000 }, keep: { messages: 3 }\` (summarisation: \`trigger: { tokens: 1e9 }\`). ` +
       `Ours and the peer alternate run by run; medians of ${runs} (next calls: the last 25 calls of 3 agent loops each). Ratio = ours / peer (below 1: ours is faster); the CPU-time ratio compares the medians of the process's CPU time (all threads) per call, steadier than wall time on a loaded machine.`,
     '',
     '| row | messages | ours | peer, same run | ratio | CPU-time ratio | load (1 min) | note |',
@@ -366,7 +386,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const seed = Number(flags.seed ?? 42)
   if (flags['memory-child'] === 'true') await memoryChild(seed, Number(flags.conversations ?? 16))
   else {
-    const sizes = String(flags.sizes ?? '200,2000,10000').split(',').map(Number).filter((n) => n > 0)
+    const sizes = String(flags.sizes ?? '200,2000,10000')
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0)
     console.log(
       await benchCold({ seed, sizes, runs: Number(flags.runs ?? 7), conversations: Number(flags.conversations ?? 64), memory: flags['no-memory'] !== 'true' }),
     )

@@ -194,7 +194,10 @@ function toolCall(r, name, n) {
       args = { query: `${r.pick(IDENTS)} ${r.pick(WORDS)}`, maxResults: r.int(10, 200) }
       break
     case 'run_command':
-      args = { command: r.pick(['npm test', 'cargo test -p core', 'git log --oneline -20', 'kubectl logs api-7f9c', 'pytest -x tests/']), timeoutSeconds: r.int(10, 600) }
+      args = {
+        command: r.pick(['npm test', 'cargo test -p core', 'git log --oneline -20', 'kubectl logs api-7f9c', 'pytest -x tests/']),
+        timeoutSeconds: r.int(10, 600),
+      }
       break
     case 'fetch_docs':
       args = { url: `https://docs.example.com/${r.pick(WORDS)}/${r.pick(IDENTS)}` }

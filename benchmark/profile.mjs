@@ -5,7 +5,14 @@
 import { ContextEditor } from '../dist/index.js'
 import { generateConversation } from './generate.mjs'
 
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((s) => s.trim().split(/\s+/)))
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join(' ')
+    .split('--')
+    .filter(Boolean)
+    .map((s) => s.trim().split(/\s+/)),
+)
 const mode = args.mode ?? 'approx'
 const n = Number(args.messages ?? 10000)
 const iterations = Number(args.iterations ?? 30)

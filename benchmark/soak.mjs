@@ -208,7 +208,9 @@ export async function runSoak(opts = {}) {
   const cases = buildCases()
   const expected = cases.map((c) => fingerprint(c.history, c.editor.edit(c.history, c.context)))
   const setupMs = performance.now() - t0
-  log(`${cases.length} cases (${cases.length / OPTION_SETS.length} histories x ${OPTION_SETS.length} option sets), sequential results in ${setupMs.toFixed(0)} ms`)
+  log(
+    `${cases.length} cases (${cases.length / OPTION_SETS.length} histories x ${OPTION_SETS.length} option sets), sequential results in ${setupMs.toFixed(0)} ms`,
+  )
 
   const perWorker = Array.from({ length: workers }, (_, i) => Math.floor(calls / workers) + (i < calls % workers ? 1 : 0))
   const progress = new Array(workers).fill(0)
@@ -282,7 +284,6 @@ export async function runSoak(opts = {}) {
   }
   return summary
 }
-
 
 function fmt(l) {
   return `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms, max ${l.max.toFixed(1)} ms (${l.calls} calls)`

@@ -26,7 +26,9 @@ process.stderr.on('error', () => {})
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 const lastResort = (e) => {
   try {
-    const text = String(e?.message ?? e).replace(CONTROL, ' ').slice(0, 1000)
+    const text = String(e?.message ?? e)
+      .replace(CONTROL, ' ')
+      .slice(0, 1000)
     process.stderr.write(`context-editor: internal error: ${text}\n`)
     if (process.env.CONTEXT_EDITOR_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`)
   } finally {

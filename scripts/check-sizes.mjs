@@ -140,7 +140,10 @@ for (const file of sourceFiles()) {
     const key = `${file} ${f.name}`
     const entry = entries.get(key)
     if (entry) entry.used = true
-    else problems.push(`${file}:${f.line}: function ${f.name} has ${f.lines} code lines, over ${MAX_FUNCTION_LINES}: break it into named steps, or add "${key}: <reason>" to ${ALLOWLIST}`)
+    else
+      problems.push(
+        `${file}:${f.line}: function ${f.name} has ${f.lines} code lines, over ${MAX_FUNCTION_LINES}: break it into named steps, or add "${key}: <reason>" to ${ALLOWLIST}`,
+      )
   }
 }
 for (const [key, entry] of entries) {

@@ -14,7 +14,11 @@ const plan = editor.plan([
   { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'search', args: '{}' }] },
   { role: 'tool', toolCallId: 'a', content: 'a long tool result' },
 ])
-expect('plan ops', plan.ops.map((op) => [op.type, op.index]), [['clear_tool_result', 1]])
+expect(
+  'plan ops',
+  plan.ops.map((op) => [op.type, op.index]),
+  [['clear_tool_result', 1]],
+)
 const exact = new binding.NativeContextEditor({ tokenCountMethod: 'model', encoding: 'o200k_base' })
 const counted = exact.countTokens([{ role: 'user', content: 'Hello, world! Tokenizers are fun.' }])
 expect('o200k_base count', counted.method, 'model')
@@ -26,7 +30,15 @@ try {
   code = e.code
 }
 expect('bad option code', code, 'INVALID_OPTIONS')
-console.log(JSON.stringify({ node: process.version, platform: `${process.platform}-${process.arch}`, ops: plan.ops.length, tokens: counted.total, ok: failures.length === 0 }))
+console.log(
+  JSON.stringify({
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    ops: plan.ops.length,
+    tokens: counted.total,
+    ok: failures.length === 0,
+  }),
+)
 if (failures.length) {
   console.error(failures.join('\n'))
   process.exit(1)

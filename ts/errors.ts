@@ -52,11 +52,7 @@ export class ContextEditorError extends Error {
   /** Option path or message field, e.g. `keep`, `trigger[1].fraction`, `toolCalls[0].args`. */
   readonly path?: string
 
-  constructor(
-    code: ContextEditorErrorCode,
-    message: string,
-    extra: { messageIndex?: number; path?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: ContextEditorErrorCode, message: string, extra: { messageIndex?: number; path?: string; cause?: unknown } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause })
     this.code = code
     if (extra.messageIndex !== undefined) this.messageIndex = extra.messageIndex

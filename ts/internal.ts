@@ -43,10 +43,13 @@ export function __referenceCountHf(texts: string[], source: string): number[] {
   const binding = nativeBinding()
   if (!Array.isArray(texts)) throw Object.assign(new TypeError('texts: expected a list of strings'), { code: 'INVALID_CONTEXT', path: 'texts' })
   if (texts.length > MAX_REFERENCE_TEXTS) {
-    throw Object.assign(new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`), {
-      code: 'INVALID_CONTEXT',
-      path: 'texts',
-    })
+    throw Object.assign(
+      new RangeError(`texts: expected at most ${MAX_REFERENCE_TEXTS.toLocaleString('en-US')} entries, got ${texts.length.toLocaleString('en-US')}`),
+      {
+        code: 'INVALID_CONTEXT',
+        path: 'texts',
+      },
+    )
   }
   return binding.__referenceCountHf(texts, source)
 }

@@ -18,7 +18,8 @@ function fromTrap(binding: typeof Binding, e: unknown): unknown {
   } catch {
     // the instance cannot answer: report the trap itself
   }
-  const message = what !== null ? `context-editor panicked: ${what} (please report this bug)` : `context-editor crashed in WebAssembly: ${e.message} (please report this bug)`
+  const message =
+    what !== null ? `context-editor panicked: ${what} (please report this bug)` : `context-editor crashed in WebAssembly: ${e.message} (please report this bug)`
   return Object.assign(new Error(message, { cause: e }), { code: 'INTERNAL' })
 }
 
@@ -78,7 +79,9 @@ function fromConversion(e: unknown, method: string, args: readonly unknown[]): u
   if (!(e instanceof TypeError) || !/revoked/.test(e.message)) return e
   if (method === 'constructor') {
     const found = culpritIn(args[0], '', 0, e)
-    return found ? callerError('INVALID_OPTIONS', `${found.path || 'options'}: could not be read (${e.message})`, { path: found.path || 'options' }, found.cause) : e
+    return found
+      ? callerError('INVALID_OPTIONS', `${found.path || 'options'}: could not be read (${e.message})`, { path: found.path || 'options' }, found.cause)
+      : e
   }
   // Methods take their messages first (`tail` for sessions: after two numbers) and the call
   // context last. A revoked context is named by its first field read, as the native addon does.

@@ -62,10 +62,29 @@ describe('npm publish --dry-run', () => {
 describe('the main package', () => {
   test('carries the license, readme, types, loader and dist/, and no sources, tests or binaries', () => {
     const files = release.byName[pkg.name].files
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'binding.cjs', 'binding.d.cts', 'index.js', 'index.d.ts', 'dist/index.js', 'dist/index.d.ts', 'dist/native.d.ts', 'dist/xpert/index.d.ts', 'dist/langchain/index.d.ts', 'bin/context-editor.js']) {
+    for (const f of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'binding.cjs',
+      'binding.d.cts',
+      'index.js',
+      'index.d.ts',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/native.d.ts',
+      'dist/xpert/index.d.ts',
+      'dist/langchain/index.d.ts',
+      'bin/context-editor.js',
+    ]) {
       assert.ok(files.includes(f), `${f} is packed`)
     }
-    const unwanted = files.filter((f) => /^(ts|src|crates|__test__|benchmark|fuzz|scripts|npm|target|examples|docs|artifacts)\//.test(f) || /\.(rs|node|wasm|tgz)$/.test(f) || /^Cargo\./.test(f))
+    const unwanted = files.filter(
+      (f) =>
+        /^(ts|src|crates|__test__|benchmark|fuzz|scripts|npm|target|examples|docs|artifacts)\//.test(f) ||
+        /\.(rs|node|wasm|tgz)$/.test(f) ||
+        /^Cargo\./.test(f),
+    )
     assert.deepEqual(unwanted, [])
     assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^MIT License/)
   })
@@ -91,7 +110,10 @@ describe('the platform packages', () => {
     test(`${pkgName(p)} holds its own binary (right format and machine), its license and readme, and nothing else`, () => {
       const { files, manifest, dir } = release.byName[pkgName(p)]
       const binary = p === 'wasm32-wasi' ? `${pkg.name}.wasm32-wasi.wasm` : `${pkg.name}.${p}.node`
-      const loaders = p === 'wasm32-wasi' ? [`${pkg.name}.wasi.cjs`, `${pkg.name}.wasi.d.cts`, `${pkg.name}.wasi-browser.js`, 'wasi-worker.mjs', 'wasi-worker-browser.mjs'] : []
+      const loaders =
+        p === 'wasm32-wasi'
+          ? [`${pkg.name}.wasi.cjs`, `${pkg.name}.wasi.d.cts`, `${pkg.name}.wasi-browser.js`, 'wasi-worker.mjs', 'wasi-worker-browser.mjs']
+          : []
       assert.deepEqual(files, ['LICENSE', 'README.md', 'package.json', binary, ...loaders].sort())
       assert.equal(manifest.main, p === 'wasm32-wasi' ? `${pkg.name}.wasi.cjs` : binary)
       assert.equal(manifest.version, pkg.version)
@@ -141,7 +163,10 @@ describe('the platform packages', () => {
 
   test("the loader's list of native platforms is the list of packages", async () => {
     const { NATIVE_PLATFORMS } = await import(join(root, 'dist', 'native.js'))
-    assert.deepEqual([...NATIVE_PLATFORMS].sort(), PLATFORMS.filter((p) => p !== 'wasm32-wasi'))
+    assert.deepEqual(
+      [...NATIVE_PLATFORMS].sort(),
+      PLATFORMS.filter((p) => p !== 'wasm32-wasi'),
+    )
   })
 
   test('every platform package says where its sources are, as the main one does', () => {

@@ -52,7 +52,17 @@ describe('Xpert host on linux-x64-gnu, plugin installed from the release tarball
 
   test('the main tarball carries the loader and dist/; the addon comes in the platform package', () => {
     const files = release.byName['context-editor'].files
-    for (const f of ['package.json', 'binding.cjs', 'binding.d.cts', 'index.js', 'index.d.ts', 'dist/index.js', 'dist/index.d.ts', 'dist/langchain/index.js', 'dist/xpert/index.js']) {
+    for (const f of [
+      'package.json',
+      'binding.cjs',
+      'binding.d.cts',
+      'index.js',
+      'index.d.ts',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/langchain/index.js',
+      'dist/xpert/index.js',
+    ]) {
       assert.ok(files.includes(f), `${f} is packed`)
     }
     assert.ok(!files.some((f) => f.endsWith('.rs') || f.endsWith('.node') || f.startsWith('target/') || f === 'Cargo.toml'), 'no Rust sources or binaries')
@@ -60,7 +70,10 @@ describe('Xpert host on linux-x64-gnu, plugin installed from the release tarball
   })
 
   test('installing compiles nothing: no Rust on PATH, no install scripts, the addon comes from its package', () => {
-    assert.throws(() => execFileSync('cargo', ['--version'], { env: { ...process.env, PATH: pathWithoutRust() }, stdio: 'ignore' }), 'precondition: no cargo on the install PATH')
+    assert.throws(
+      () => execFileSync('cargo', ['--version'], { env: { ...process.env, PATH: pathWithoutRust() }, stdio: 'ignore' }),
+      'precondition: no cargo on the install PATH',
+    )
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
     for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts?.[s], undefined, `no ${s} script`)
     assert.ok(existsSync(join(pluginDir, 'node_modules', 'context-editor-linux-x64-gnu', 'context-editor.linux-x64-gnu.node')))
@@ -210,7 +223,10 @@ describe('hosts on platforms with neither a native binary nor the WebAssembly bu
     { platform: 'linux-arm64-musl', install: /`context-editor-linux-arm64-musl@0\.1\.0`/ },
     { platform: 'darwin-arm64', install: /`context-editor-darwin-arm64@0\.1\.0`/ },
     { platform: 'win32-x64', install: /`context-editor-win32-x64-gnu@0\.1\.0`/ },
-    { platform: 'freebsd-x64', install: /No native package is published for freebsd-x64: install the WebAssembly build, `npm install context-editor-wasm32-wasi@0\.1\.0`/ },
+    {
+      platform: 'freebsd-x64',
+      install: /No native package is published for freebsd-x64: install the WebAssembly build, `npm install context-editor-wasm32-wasi@0\.1\.0`/,
+    },
   ]
   for (const { platform, install } of cases) {
     test(`${platform}: the plugin loads with the plugins around it; using it throws NATIVE_BINDING_MISSING naming what to install`, () => {

@@ -9,8 +9,30 @@ export const TOOL_NAMES = ['search', 'read_file', 'shell', 'calc', 'fetch_url']
 // Words mixing ASCII, accents, CJK and astral-plane emoji, so UTF-16 lengths differ from byte and
 // code-point lengths (LangChain's approx counter measures UTF-16 code units).
 const WORDS = [
-  'the', 'tool', 'result', 'file', 'line', 'error', 'ok', 'value', 'naïve', 'café', '日本語', 'データ',
-  '😀', '🚀', 'x', 'lorem', 'ipsum', 'dolor', '{"json":true}', 'path/to/file.rs', '—', 'ß', '\n', '\t',
+  'the',
+  'tool',
+  'result',
+  'file',
+  'line',
+  'error',
+  'ok',
+  'value',
+  'naïve',
+  'café',
+  '日本語',
+  'データ',
+  '😀',
+  '🚀',
+  'x',
+  'lorem',
+  'ipsum',
+  'dolor',
+  '{"json":true}',
+  'path/to/file.rs',
+  '—',
+  'ß',
+  '\n',
+  '\t',
 ]
 
 /** Random text of about `words` words. */
@@ -118,7 +140,8 @@ function toolSpec(rng, id, callName) {
   const spec = { type: 'tool', tool_call_id: id, content: content(rng, size(rng)) }
   const r = rng.next()
   if (r < 0.65) spec.name = callName
-  else if (r < 0.8) spec.name = rng.pick(TOOL_NAMES) // the tool message's own name wins
+  else if (r < 0.8)
+    spec.name = rng.pick(TOOL_NAMES) // the tool message's own name wins
   else if (r < 0.85) spec.name = ''
   // else: no name, the call's name is used
   if (rng.chance(0.12)) {

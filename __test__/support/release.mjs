@@ -10,9 +10,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Platform folders whose package has no binary yet. */
 export function unbuiltPlatforms() {
-  return readdirSync(join(root, 'npm')).filter(
-    (p) => !readdirSync(join(root, 'npm', p)).some((f) => f.endsWith('.node') || f.endsWith('.wasm')),
-  )
+  return readdirSync(join(root, 'npm')).filter((p) => !readdirSync(join(root, 'npm', p)).some((f) => f.endsWith('.node') || f.endsWith('.wasm')))
 }
 
 /** Packs every package into a new folder; `publishDryRun` also runs `npm publish --dry-run` for each. */
@@ -43,10 +41,11 @@ export function pathWithoutRust() {
 export function hostInstall(prefix, tarballs, { extra = [], fetch = false } = {}) {
   const env = { ...process.env, PATH: pathWithoutRust() }
   const mode = fetch ? '--prefer-offline' : '--offline'
-  execFileSync(
-    'npm',
-    ['install', '--no-save', '--legacy-peer-deps', mode, '--no-audit', '--no-fund', ...extra, '--prefix', prefix, ...tarballs],
-    { cwd: prefix, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  execFileSync('npm', ['install', '--no-save', '--legacy-peer-deps', mode, '--no-audit', '--no-fund', ...extra, '--prefix', prefix, ...tarballs], {
+    cwd: prefix,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return env
 }

@@ -43,9 +43,7 @@ export function approxTokens(messages) {
     let textContent
     if (typeof msg.content === 'string') textContent = msg.content
     else if (Array.isArray(msg.content)) {
-      textContent = msg.content
-        .map((item) => (typeof item === 'string' ? item : item.type === 'text' && 'text' in item ? item.text : ''))
-        .join('')
+      textContent = msg.content.map((item) => (typeof item === 'string' ? item : item.type === 'text' && 'text' in item ? item.text : '')).join('')
     } else textContent = ''
     if (AIMessage.isInstance(msg) && Array.isArray(msg.tool_calls) && msg.tool_calls.length > 0) {
       textContent += JSON.stringify(msg.tool_calls)

@@ -158,7 +158,8 @@ function fromLangChain(doc: unknown, source: string): Conversation {
       const cls = String(m.id[m.id.length - 1])
       // An own key only: `toString` or `__proto__` as a class name found Object's members.
       const type = Object.hasOwn(LC_CLASSES, cls) ? LC_CLASSES[cls] : undefined
-      if (!type) throw new CliError(`${source}: messages[${i}].id: unsupported LangChain class ${JSON.stringify(cls)} (expected ${Object.keys(LC_CLASSES).join(', ')})`)
+      if (!type)
+        throw new CliError(`${source}: messages[${i}].id: unsupported LangChain class ${JSON.stringify(cls)} (expected ${Object.keys(LC_CLASSES).join(', ')})`)
       serialized[i] = true
       return { ...m.kwargs, type: type === 'generic' ? (m.kwargs.role ?? 'generic') : type }
     }

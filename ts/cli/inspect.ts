@@ -69,14 +69,14 @@ export function viewOf(m: AnyMessage, placeholders: ReadonlySet<string>, callNam
       if (typeof b === 'string') add(textCat, b.length)
       else if (isObject(b) && b.type === 'text' && typeof b.text === 'string') add(textCat, b.text.length)
       else if (isObject(b) && (b.type === 'thinking' || b.type === 'redacted_thinking')) add('thinking', jsonLength(b))
-      else if (isObject(b) && b.type === 'tool_use') continue // counted with the tool calls
+      else if (isObject(b) && b.type === 'tool_use')
+        continue // counted with the tool calls
       else add(textCat, jsonLength(b))
     }
   }
   let cleared = false
   if (role === 'tool') {
-    cleared =
-      fields.response_metadata?.context_editing?.cleared === true || (typeof content === 'string' && placeholders.has(content))
+    cleared = fields.response_metadata?.context_editing?.cleared === true || (typeof content === 'string' && placeholders.has(content))
     const name = typeof fields.name === 'string' ? fields.name : callNames.get(fields.tool_call_id)
     if (name) tools.push(name)
     if (cleared) {
@@ -293,7 +293,10 @@ export function renderMap(style: Style, m: MapInput): string[] {
   const col = (t: number) => Math.min(style.width - 1, Math.floor((t / scale) * style.width))
   for (const t of m.triggers) marks[col(t)] = 'T'
   if (window) marks[col(window)] = marks[col(window)] === 'T' ? '*' : 'B'
-  const markLine = marks.join('').replace(/[TB*]/g, (c) => paint(style, COLORS.mark, style.color ? (c === '*' ? '▲' : c) : c)).trimEnd()
+  const markLine = marks
+    .join('')
+    .replace(/[TB*]/g, (c) => paint(style, COLORS.mark, style.color ? (c === '*' ? '▲' : c) : c))
+    .trimEnd()
   if (markLine) lines.push(`         ${markLine}`)
   const legendMarks: string[] = []
   if (m.triggers.length) legendMarks.push(`T trigger ${m.triggers.map(fmtInt).join(', ')}`)
@@ -313,7 +316,12 @@ export function renderMap(style: Style, m: MapInput): string[] {
 export function renderTable(style: Style, rows: readonly Row[], window: number | undefined, top = 0): string[] {
   let shown = rows
   if (top > 0 && rows.length > top) {
-    const keep = new Set([...rows].sort((a, b) => b.before - a.before || a.index - b.index).slice(0, top).map((r) => r.index))
+    const keep = new Set(
+      [...rows]
+        .sort((a, b) => b.before - a.before || a.index - b.index)
+        .slice(0, top)
+        .map((r) => r.index),
+    )
     shown = rows.filter((r) => keep.has(r.index))
   }
   const total = rows.reduce((s, r) => s + r.before, 0)

@@ -63,7 +63,7 @@ function restoreNumbers(json: string, rawOf: ReadonlyMap<string, string>): strin
   let out = ''
   let at = 0
   const n = json.length
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const c = json.charCodeAt(i)
     if (c === 34) {
       i = stringEnd(json, i) + 1
@@ -356,7 +356,8 @@ class SyntaxScanner {
       open.push(close)
       return close === '}' && !this.key() ? undefined : true
     }
-    const ok = c === '"' ? this.string() : c === 't' ? this.literal('true') : c === 'f' ? this.literal('false') : c === 'n' ? this.literal('null') : this.number()
+    const ok =
+      c === '"' ? this.string() : c === 't' ? this.literal('true') : c === 'f' ? this.literal('false') : c === 'n' ? this.literal('null') : this.number()
     return ok ? false : undefined
   }
 

@@ -7,7 +7,21 @@ import { type Line, MAX_STRING, readLines } from './lines.js'
 import { type Output, openOutput, refuseOutputOntoInput } from './output.js'
 import { writeJson } from './serialize.js'
 import { type Edited, type Setup, editConversation } from './session.js'
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, fmtDelta, fmtInt, ioError, openInput, printable, shown, sourceName, utf8Text } from './util.js'
+import {
+  CliError,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_PARTIAL,
+  EXIT_USAGE,
+  fmtDelta,
+  fmtInt,
+  ioError,
+  openInput,
+  printable,
+  shown,
+  sourceName,
+  utf8Text,
+} from './util.js'
 
 export interface JsonlOptions {
   /** Report a bad line and go on with the next instead of stopping (exit EXIT_PARTIAL). */

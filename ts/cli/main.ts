@@ -310,7 +310,13 @@ async function runEdit(file: string, output: string | undefined, setup: Setup, r
 }
 
 /** Table + map + report of one conversation, as lines. */
-export function inspectLines(conv: Conversation, setup: Setup, style: Style, top: number, title: string): { lines: string[]; report: EditReport; output: unknown } {
+export function inspectLines(
+  conv: Conversation,
+  setup: Setup,
+  style: Style,
+  top: number,
+  title: string,
+): { lines: string[]; report: EditReport; output: unknown } {
   const ctx = contextOf(conv, setup)
   const { plan, after, output, report } = editConversation(conv, setup)
   const countBefore = setup.editor.countTokens(conv.units, ctx)
@@ -332,7 +338,7 @@ export function inspectLines(conv: Conversation, setup: Setup, style: Style, top
     conv.format,
     `${fmtInt(conv.count)} message${conv.count === 1 ? '' : 's'}`,
     ctx.model ? `model ${printable(ctx.model)}` : undefined,
-    ctx.tools?.length ? `${ctx.tools.length} tool definition${ctx.tools.length === 1 ? "" : "s"}` : undefined,
+    ctx.tools?.length ? `${ctx.tools.length} tool definition${ctx.tools.length === 1 ? '' : 's'}` : undefined,
     ctx.systemPrompt ? 'system prompt' : undefined,
   ].filter(Boolean)
   // Concatenated, not pushed with spread arguments: the table has a row per message, and spreading

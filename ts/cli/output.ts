@@ -140,7 +140,10 @@ async function resolveTarget(file: string): Promise<Target> {
 }
 
 function notDirectory(file: string, path: string): CliError {
-  return new CliError(`cannot write ${printable(file)}: not a directory (a name ending in / names a directory; ${printable(path)} is a file) (ENOTDIR)`, EXIT_FAILURE)
+  return new CliError(
+    `cannot write ${printable(file)}: not a directory (a name ending in / names a directory; ${printable(path)} is a file) (ENOTDIR)`,
+    EXIT_FAILURE,
+  )
 }
 
 /** The physical directory of `path` (so `..` in a link means what the kernel means by it). */
@@ -235,7 +238,7 @@ function buffered(name: string, sink: (data: Buffer) => Promise<void>) {
 
 /** Writes all of `data` at the handle's position: write(2) may write less than asked (EFBIG, signals). */
 async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
-  for (let off = 0; off < data.length; ) {
+  for (let off = 0; off < data.length;) {
     const { bytesWritten } = await handle.write(data, off, data.length - off)
     if (bytesWritten <= 0) throw Object.assign(new Error('write returned 0 bytes'), { code: 'EIO' })
     off += bytesWritten
@@ -274,10 +277,11 @@ function stdoutSink(data: Buffer): Promise<void> {
 }
 
 async function writeFd(fd: number, data: Buffer): Promise<void> {
-  for (let off = 0; off < data.length; ) {
+  for (let off = 0; off < data.length;) {
     const n = await new Promise<number>((ok, fail) => {
       write(fd, data, off, data.length - off, null, (e, written) => {
-        if (e && e.code === 'EAGAIN') ok(0) // a non-blocking descriptor that is full: try again
+        if (e && e.code === 'EAGAIN')
+          ok(0) // a non-blocking descriptor that is full: try again
         else if (e) fail(e)
         else ok(written)
       })

@@ -122,7 +122,7 @@ function primitive(v: unknown): string {
 /** A long string, escaped in slices that never split a surrogate pair. */
 function* stringPieces(s: string): Generator<string> {
   yield '"'
-  for (let at = 0; at < s.length; ) {
+  for (let at = 0; at < s.length;) {
     let end = Math.min(s.length, at + STRING_SLICE)
     const c = s.charCodeAt(end - 1)
     if (end < s.length && c >= 0xd800 && c <= 0xdbff) end--

@@ -102,7 +102,7 @@ export function shown(s: string): string {
 /** Offset of the first byte of `buf` that does not belong to well-formed UTF-8, or -1. */
 export function invalidUtf8At(buf: Uint8Array): number {
   const n = buf.length
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const b = buf[i]
     if (b < 0x80) {
       i++

@@ -37,8 +37,7 @@ export const strategyMeta: ContextEditingStrategyMeta = {
   description: {
     en_US:
       'Keeps the conversation inside the context window: once the trigger is reached, old tool results sent to the model are replaced by a placeholder (the stored history stays complete). Exact offline token counts in "model" mode.',
-    zh_Hans:
-      '让对话保持在上下文窗口之内：达到触发条件后，发送给模型的旧工具结果被替换为占位文本（保存的历史保持完整）。"model" 模式下离线精确计数 token。',
+    zh_Hans: '让对话保持在上下文窗口之内：达到触发条件后，发送给模型的旧工具结果被替换为占位文本（保存的历史保持完整）。"model" 模式下离线精确计数 token。',
   },
   icon: { type: 'svg', value: ICON },
   configSchema,
@@ -64,12 +63,9 @@ export class ContextEditingStrategy {
     // deprecated aliases, which old configurations may carry); the error lists the form's names,
     // not the library's (`edits`, `onReport` and the aliases are not offered here).
     for (const key of Object.keys(options ?? {})) {
-      if ((options as Record<string, unknown>)[key] == null || OPTION_NAMES.includes(key as never) || LEGACY_ALIASES.has(key) || MIDDLEWARE_ONLY.has(key)) continue
-      throw new ContextEditorError(
-        'INVALID_OPTIONS',
-        `${MIDDLEWARE_NAME}: ${key}: unknown option (expected one of ${OPTION_NAMES.join(', ')})`,
-        { path: key },
-      )
+      if ((options as Record<string, unknown>)[key] == null || OPTION_NAMES.includes(key as never) || LEGACY_ALIASES.has(key) || MIDDLEWARE_ONLY.has(key))
+        continue
+      throw new ContextEditorError('INVALID_OPTIONS', `${MIDDLEWARE_NAME}: ${key}: unknown option (expected one of ${OPTION_NAMES.join(', ')})`, { path: key })
     }
     const { recall, ...flat } = { ...(options ?? {}) } as ContextEditingOptions & { recall?: unknown }
     if (recall === undefined || recall === null || recall === false) return contextEditingMiddlewareObject(flat as ContextEditingOptions)

@@ -6,14 +6,7 @@
 // @langchain/core (0.3 or 1.x), loaded when the middleware is made.
 
 import { createRequire } from 'node:module'
-import {
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_NAME,
-  recallToolResult,
-  recallToolSchema,
-  rememberToolResults,
-  type RecallStore,
-} from '../recall.js'
+import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, recallToolResult, recallToolSchema, rememberToolResults, type RecallStore } from '../recall.js'
 import { ContextEditorError } from '../errors.js'
 
 const require = createRequire(import.meta.url)
@@ -46,7 +39,10 @@ export function withRecall<M extends WrapsModelCall>(mw: M, store?: RecallStore)
   try {
     makeTool = require('@langchain/core/tools').tool
   } catch (e) {
-    throw new ContextEditorError('INVALID_OPTIONS', `${mw.name}: recall: the recall tool needs @langchain/core, which the host does not have`, { path: 'recall', cause: e })
+    throw new ContextEditorError('INVALID_OPTIONS', `${mw.name}: recall: the recall tool needs @langchain/core, which the host does not have`, {
+      path: 'recall',
+      cause: e,
+    })
   }
   const pending = new Map<string, unknown[]>()
   const seen = new Set<string>()
