@@ -6,7 +6,7 @@
 
 import { ContextEditorError, errorText } from './errors.js'
 // Reads of the answer take what it and its class hold, never a key put on Object.prototype.
-import { field, hasField } from './wire.js'
+import { field, hasField } from './wire/fields.js'
 
 /** The `path` that names the summary in errors and warnings. */
 export const SUMMARY_PATH = 'summary'
