@@ -104,6 +104,28 @@ describe('a plan that is not the planner’s is INVALID_PLAN naming the operatio
 })
 
 describe('what applyPlan takes', () => {
+  test("a plan of the wrong type is described in the error, never printed (a function's source)", () => {
+    function notAPlan() {
+      return 'SOURCE-TEXT'
+    }
+    for (const [plan, got] of [
+      [notAPlan, 'a function'],
+      [7, 'number 7'],
+      [Symbol('p'), 'symbol Symbol(p)'],
+    ]) {
+      assert.throws(
+        () => applyPlan(history(), plan),
+        (e) =>
+          e instanceof ContextEditorError &&
+          e.code === 'INVALID_PLAN' &&
+          e.path === 'plan' &&
+          e.message.endsWith(`got ${got}`) &&
+          !e.message.includes('SOURCE'),
+        got,
+      )
+    }
+  })
+
   test('the plan is read once: getters run once each, and what they answer later changes nothing', () => {
     const reads = new Map()
     const counted = (o) =>

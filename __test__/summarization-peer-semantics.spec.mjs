@@ -274,6 +274,37 @@ describe('wrong-typed options fail when the middleware is built', () => {
       )
     }
   })
+  test("error messages describe a wrong value, never print a function's source or [object Object]", async () => {
+    function notOptions() {
+      return 'SOURCE-TEXT'
+    }
+    const cases = [
+      [notOptions, /options: expected an object, got a function$/],
+      ['fast', /options: expected an object, got "fast"$/],
+      [10n, /options: expected an object, got bigint 10$/],
+      [Symbol('s'), /options: expected an object, got symbol Symbol\(s\)$/],
+    ]
+    for (const [options, message] of cases) {
+      assert.throws(
+        () => summarizationMiddleware(options),
+        (e) => e instanceof ContextEditorError && e.path === 'options' && message.test(e.message) && !e.message.includes('SOURCE-TEXT'),
+        String(typeof options),
+      )
+    }
+    // A model instance that loses `invoke` before the first call: named as what it is.
+    const model = summarizer(100)
+    const mw = summarizationMiddleware({ model, trigger: { messages: 2 } })
+    delete model.invoke
+    await assert.rejects(
+      mw.beforeModel({ messages: chat(3) }, { context: {} }),
+      (e) =>
+        e instanceof ContextEditorError &&
+        e.code === 'INVALID_OPTIONS' &&
+        e.path === 'model' &&
+        /model: an object without `invoke` did not resolve to a chat model/.test(e.message) &&
+        !e.message.includes('[object Object]'),
+    )
+  })
 })
 
 describe('report.encoding, as the README lists it: every counting mode, every path', () => {

@@ -198,7 +198,7 @@ export function readSummarizationOptions(config: unknown, name: string, live: Re
     }
   })()
   if (typeof config !== 'object' || isList) {
-    const got = isList ? 'an array' : `${typeof config} ${typeof config === 'symbol' ? '' : String(config)}`.trim()
+    const got = isList ? 'an array' : describeValue(config)
     throw fail('options', `expected an object, got ${got}`)
   }
   const out: Record<string, unknown> = {}
@@ -225,8 +225,21 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'an array'
   if (typeof v === 'object') return 'an object'
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
-  return `${typeof v} ${String(v)}`
+  // Never `String(v)` on anything else: a function would print its source.
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `${typeof v} ${String(v)}`
+    case 'symbol':
+      return `symbol ${v.toString()}`
+    case 'function':
+      return 'a function'
+    default:
+      return typeof v
+  }
 }
 
 /** Whether `v` is a plain object (its prototype is Object.prototype or none). */

@@ -152,11 +152,27 @@ function checkModel(model: unknown, host: SummarizationHost): void {
   throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: expected ${expected}, got ${got}`, { path: 'model' })
 }
 
+/** The configured model in an error message: a name as written, anything else described (never `[object Object]`). */
+function modelText(model: unknown): string {
+  return typeof model === 'string' ? `\`${model}\`` : describeValue(model)
+}
+
 function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'object') return 'an object without `invoke`'
-  return `${typeof value} ${typeof value === 'symbol' ? '' : String(value)}`.trim()
+  switch (typeof value) {
+    case 'string':
+      return `the name \`${value}\``
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `${typeof value} ${String(value)}`
+    case 'function':
+      return 'a function without `invoke`'
+    default:
+      return typeof value
+  }
 }
 
 /**
@@ -296,7 +312,7 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
   }
   const resolved = resolveSummarizationOptions(json as Record<string, unknown>)
   const { editor } = resolved
-  const warn = host.warn ?? ((message: string, error: unknown) => console.warn(message, error))
+  const warn = (message: string, error: unknown): void => (host.warn ? host.warn(message, error) : console.warn(message, error))
   /** Warning codes already logged: each kind of failure is logged once per middleware. */
   const warned = new Set<string>()
   let agentModel: ChatModelLike | undefined
@@ -342,13 +358,13 @@ export function createSummarizationHooks(config: SummarizationHookConfig | null 
       try {
         m = isChatModel(configured) ? configured : await host.resolveModel?.(configured)
       } catch (e) {
-        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: cannot load \`${String(configured)}\`: ${errorText(e)}`, {
+        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: cannot load ${modelText(configured)}: ${errorText(e)}`, {
           path: 'model',
           cause: e,
         })
       }
       if (!isChatModel(m)) {
-        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: \`${String(configured)}\` did not resolve to a chat model`, {
+        throw new ContextEditorError('INVALID_OPTIONS', `${SUMMARIZATION_MIDDLEWARE_NAME}: model: ${modelText(configured)} did not resolve to a chat model`, {
           path: 'model',
         })
       }

@@ -74,7 +74,21 @@ export function own(o: any, key: string): any {
 export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (isList(v)) return 'an array'
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v).slice(0, 40)}`
+  switch (typeof v) {
+    case 'object':
+      return 'an object'
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `${typeof v} ${String(v).slice(0, 40)}`
+    case 'symbol':
+      return `symbol ${v.toString().slice(0, 40)}`
+    case 'function':
+      return 'a function'
+    default:
+      return typeof v
+  }
 }
 
 /** `Array.isArray(v)` for an error message: a revoked Proxy (where it throws) is no list. */
