@@ -22,8 +22,15 @@ export type AdapterReport = EditReport & { hook: string }
 
 export interface Adapter {
   editor: ContextEditor
-  /** Edits `messages` (in `format`) for one model call and reports; the input is never changed. */
-  edit<T>(messages: readonly T[], format: MessageFormat, context?: EditContext): Promise<{ messages: T[]; report: EditReport; changed: boolean; raw: object }>
+  /**
+   * Edits `messages` (in `format`) for one model call and reports; the input is never changed.
+   * A function property, not a method: adapters take it out of the object (`const { edit } = ...`).
+   */
+  edit: <T>(
+    messages: readonly T[],
+    format: MessageFormat,
+    context?: EditContext,
+  ) => Promise<{ messages: T[]; report: EditReport; changed: boolean; raw: object }>
 }
 
 export function adapter(config: AdapterOptions | null | undefined, hook: string): Adapter {
@@ -36,7 +43,7 @@ export function adapter(config: AdapterOptions | null | undefined, hook: string)
   const { editor, onReport, maxInputTokens } = resolved
   return {
     editor,
-    async edit(messages, format, context = {}) {
+    edit: async (messages, format, context = {}) => {
       const result = await editor.editAsync(messages as never[], { maxInputTokens, ...context, format })
       const out = result.messages as unknown as typeof messages
       const report = result.report

@@ -114,7 +114,10 @@ function isPlainProto(proto: unknown): boolean {
   return proto === Object.prototype || proto === null
 }
 
-const isEnumerable = Object.prototype.propertyIsEnumerable
+/** `Object.prototype.propertyIsEnumerable.call(o, key)`: reads the same own descriptor (a Proxy's trap alike). */
+function isEnumerable(o: object, key: PropertyKey): boolean {
+  return Object.getOwnPropertyDescriptor(o, key)?.enumerable === true
+}
 
 /**
  * A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data;
@@ -147,7 +150,7 @@ function assigned<T extends object>(proto: object, info: ProtoInfo, src: T): T |
 
 function fieldByField<T extends object>(proto: object, src: T): T {
   const copy = Object.create(proto) as T
-  for (const key of Reflect.ownKeys(src)) if (isEnumerable.call(src, key)) define(copy, key, (src as AnyMessage)[key as string])
+  for (const key of Reflect.ownKeys(src)) if (isEnumerable(src, key)) define(copy, key, (src as AnyMessage)[key as string])
   return copy
 }
 
@@ -230,7 +233,7 @@ export function handOut<T extends AnyMessage>(template: T): T {
         ? Object.assign(Object.create(null), template)
         : (assigned(proto, infoOf(proto), template) ?? fieldByField(proto, template))
   // A `_getType` the template keeps as its own method (see `keepInherited`), not an enumerable field.
-  if (Object.hasOwn(template, '_getType') && !isEnumerable.call(template, '_getType')) {
+  if (Object.hasOwn(template, '_getType') && !isEnumerable(template, '_getType')) {
     Object.defineProperty(copy, '_getType', Object.getOwnPropertyDescriptor(template, '_getType')!)
   }
   const kwargs = field(template, 'lc_kwargs')
