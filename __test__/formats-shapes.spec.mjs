@@ -287,22 +287,22 @@ test("a summary is written in the conversation's own format, before the kept mes
 function assertPairs(format, messages, where = format) {
   const calls = new Set()
   const results = new Set()
+  /** A result answers a call made before it, and only once. */
+  const answered = (id, what) => {
+    assert.ok(calls.has(id) && !results.has(id), what)
+    results.add(id)
+  }
   for (const m of messages) {
     const parts = Array.isArray(m.content) ? m.content : []
     if (format === 'anthropic') {
       for (const b of parts) if (b.type === 'tool_use') calls.add(b.id)
-      for (const b of parts)
-        if (b.type === 'tool_result')
-          assert.ok(calls.has(b.tool_use_id) && !results.has(b.tool_use_id), `${where}: result ${b.tool_use_id}`) || results.add(b.tool_use_id)
+      for (const b of parts) if (b.type === 'tool_result') answered(b.tool_use_id, `${where}: result ${b.tool_use_id}`)
     } else if (format === 'responses') {
       if (m.type === 'function_call') calls.add(m.call_id)
-      if (m.type === 'function_call_output')
-        assert.ok(calls.has(m.call_id) && !results.has(m.call_id), `${where}: output ${m.call_id}`) || results.add(m.call_id)
+      if (m.type === 'function_call_output') answered(m.call_id, `${where}: output ${m.call_id}`)
     } else {
       for (const p of parts) if (p.type === 'tool-call') calls.add(p.toolCallId)
-      for (const p of parts)
-        if (p.type === 'tool-result')
-          assert.ok(calls.has(p.toolCallId) && !results.has(p.toolCallId), `${where}: result ${p.toolCallId}`) || results.add(p.toolCallId)
+      for (const p of parts) if (p.type === 'tool-result') answered(p.toolCallId, `${where}: result ${p.toolCallId}`)
     }
   }
   assert.deepEqual(

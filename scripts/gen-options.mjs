@@ -179,7 +179,7 @@ export function nativeSchema() {
 async function main() {
   const check = process.argv.includes('--check')
   const files = await render(coreSchema())
-  let changed = []
+  const changed = []
   for (const [path, text] of Object.entries(files)) {
     const at = `${root}${path}`
     let old = ''

@@ -30,7 +30,7 @@ export function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal)
 export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
   const positions = new Set(own(op, 'callIndices') ?? [])
-  const ids = new Set(own(op, 'toolCallIds') ?? [])
+  const ids = new Set<string>(own(op, 'toolCallIds') ?? [])
   const tool_calls = close(
     mapList(listOf(field(p.fields, 'tool_calls'), i, 'tool_calls'), (c, k) => {
       if (!positions.has(k)) return c
@@ -40,7 +40,7 @@ export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal)
   if (p.shape === 'openai') return withFields(m, { tool_calls })
   const fields: Record<string, unknown> = { tool_calls }
   const md = metadataOf(p) ?? {}
-  const inputs = close([...(own(op, 'clearedToolInputs') ?? [...ids].sort())])
+  const inputs = close([...(own(op, 'clearedToolInputs') ?? [...ids].sort(byCodeUnits))])
   const context_editing = close(withFields(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata))
   fields.response_metadata = close(withFields(md, { context_editing }, KEPT.metadata))
   // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
@@ -124,4 +124,9 @@ export function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal):
     fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }, KEPT.metadata))
   }
   return changed(m, p, fields, close)
+}
+
+/** The order `Array.prototype.sort()` gives strings without a comparator: by UTF-16 code units. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -2,7 +2,7 @@
 // copied, the message is read again, field by field, to name the field in the error.
 
 import { ContextEditorError, errorText, unreadable } from '../errors.js'
-import { isList, isObject, throws } from './fields.js'
+import { isObject, throws } from './fields.js'
 import { MAX_ITEMS, type AnyMessage } from './shapes.js'
 
 /**
