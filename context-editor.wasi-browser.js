@@ -1443,5 +1443,12 @@ export default __napiModule.exports
 export const NativeContextEditor = __napiModule.exports.NativeContextEditor
 export const PackedReport = __napiModule.exports.PackedReport
 export const __panicForTests = __napiModule.exports.__panicForTests
+export const __referenceCountHf = __napiModule.exports.__referenceCountHf
 export const __referenceCountTokens = __napiModule.exports.__referenceCountTokens
 export const __takePanicMessage = __napiModule.exports.__takePanicMessage
+export const loadTokenizer = __napiModule.exports.loadTokenizer
+export const optionDefaults = __napiModule.exports.optionDefaults
+export const optionsSchema = __napiModule.exports.optionsSchema
+export const PackedOpKind = __napiModule.exports.PackedOpKind
+export const tokenizerFamily = __napiModule.exports.tokenizerFamily
+export const tokenizerLoaded = __napiModule.exports.tokenizerLoaded
