@@ -81,7 +81,7 @@ const values = {
   placeholder: ['', 'x', '[cleared]', 5, [], {}],
   clearToolInputs: [true, false, 'yes', 1, {}],
   clearAtLeast: [0, 10, -1, 1.5, '1', BIG],
-  tokenCountMethod: ['approx', 'model', 'estimate', 'exact', 1, ''],
+  tokenCountMethod: ['approx', 'model', 'estimate', 'usage', 'exact', 1, ''],
   maxInputTokens: [1, 128000, 0, -5, 1.5, '1', BIG],
   model: ['gpt-4o', 'deepseek-chat', '', 5],
   encoding: ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base', 'gpt2', 5],
@@ -187,8 +187,6 @@ test('documented JSON-only extensions: accepted by the core, left out of the UI 
     { prefer: { superseded: { writers: ['fs_put:target.file'] } } },
     { recovery: { target: 0.7 } },
     { recovery: {} },
-    { tokenCountMethod: 'usage' },
-    { tokenCountMethod: 'usage', usageFallback: 'model' },
   ]) {
     assert.equal(validateUiSchema(options), false)
     assert.equal(acceptedByCore(options), true, JSON.stringify(options))

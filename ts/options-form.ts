@@ -121,8 +121,21 @@ function offered(props: Record<string, Node>, skip: readonly string[] = []): Arr
   return Object.entries(props).filter(([k, p]) => !p.deprecated && p['x-scope'] !== 'shim' && !skip.includes(k))
 }
 
+/**
+ * Counting methods the context-editing middlewares read themselves, beyond the editor's declared ones:
+ * `"usage"` anchors the count to the provider's reported usage (ts/usage.ts), which only a middleware,
+ * seeing the calls, can do; the editor rejects it (ts/options.ts `middlewareOnly`).
+ */
+export const MIDDLEWARE_COUNT_METHODS = ['usage'] as const
+
 /** The context-editing middleware's form: the clearing keys, counting, the input limit. */
-export const contextEditingForm: FormSchema = form(offered(root, ['edits']), texts(CONTEXT_EDITING_TEXTS))
+export const contextEditingForm: FormSchema = withMiddlewareCounting(form(offered(root, ['edits']), texts(CONTEXT_EDITING_TEXTS)))
+
+function withMiddlewareCounting(schema: FormSchema): FormSchema {
+  const method = schema.properties.tokenCountMethod
+  method.enum = [...(method.enum ?? []), ...MIDDLEWARE_COUNT_METHODS]
+  return schema
+}
 
 /**
  * The summarization middleware's form: the `summarize` edit's keys (but `model`, which the

@@ -125,11 +125,14 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
     title: { en_US: 'Token counting', zh_Hans: 'Token 计数方式' },
     description: {
       en_US:
-        '"approx": LangChain\'s estimate (characters / 4). "model": exact tiktoken counts, computed offline. "estimate": a fast script-aware estimate of the exact count (close for Chinese and code, where characters / 4 is far off).',
+        '"approx": LangChain\'s estimate (characters / 4). "model": exact counts, computed offline: tiktoken for OpenAI models, the family\'s own tokenizer for Qwen, DeepSeek, Llama, Gemma and Mistral when its tokenizer package is installed, and for GLM-4 from the path of its tokenizer.json (see "Open-model tokenizer"). "estimate": the same as "model". "usage": the size the provider reported for the previous call plus what was added since (exact for Claude and Gemini after the first call; see "Counting before the first usage report").',
       zh_Hans:
-        '"approx"：LangChain 的估算（字符数 / 4）。"model"：离线计算的精确 tiktoken 计数。"estimate"：按文字类型快速估算精确计数（对中文和代码比 字符数 / 4 准确得多）。',
+        '"approx"：LangChain 的估算（字符数 / 4）。"model"：离线精确计数：OpenAI 模型用 tiktoken；Qwen、DeepSeek、Llama、Gemma、Mistral 在安装了对应分词器包时使用其自身的分词器，GLM-4 则读取其 tokenizer.json 文件路径（见“开源模型分词器”）。"estimate"：与 "model" 相同。"usage"：服务商为上一次调用报告的大小加上此后新增的内容（首次调用之后对 Claude 和 Gemini 也是精确的；见“首次用量报告前的计数方式”）。',
     },
-    ui: { component: 'select', enumLabels: { approx: 'Approximate (chars / 4)', model: 'Exact (tiktoken)', estimate: 'Estimate (script-aware)' } },
+    ui: {
+      component: 'select',
+      enumLabels: { approx: 'Approximate (chars / 4)', model: 'Exact (offline tokenizer)', estimate: 'Exact (alias of model)', usage: 'Provider-reported usage' },
+    },
   },
   maxInputTokens: {
     title: { en_US: 'Max input tokens', zh_Hans: '最大输入 token 数' },
@@ -151,8 +154,8 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
   usageFallback: {
     title: { en_US: 'Counting before the first usage report', zh_Hans: '首次用量报告前的计数方式' },
     description: {
-      en_US: 'With token counting "usage" (JSON only): how the first call, and the messages after the provider\'s last report, are counted. Default: approx.',
-      zh_Hans: '在 token 计数方式为 "usage" 时（仅 JSON）：首次调用及服务商最近一次报告之后的消息如何计数。默认：approx。',
+      en_US: 'With token counting "usage": how the first call, and the messages after the provider\'s last report, are counted. Default: approx.',
+      zh_Hans: '在 token 计数方式为 "usage" 时：首次调用及服务商最近一次报告之后的消息如何计数。默认：approx。',
     },
     ui: { component: 'select' },
   },
@@ -212,9 +215,9 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
     title: { en_US: 'Open-model tokenizer', zh_Hans: '开源模型分词器' },
     description: {
       en_US:
-        'Exact counts for open models: a family (qwen2.5, qwen3, deepseek-v3, llama3, gemma3, mistral-tekken, glm4) whose tokenizer package is installed beside this plugin, or the path of a Hugging Face tokenizer.json. Wins over the encoding and the model name. When empty, the model name picks the family when its package is installed.',
+        'Exact counts for open models: a family (qwen2.5, qwen3, deepseek-v3, llama3, gemma3, mistral-tekken) whose tokenizer package is installed beside this plugin, or the path of a Hugging Face tokenizer.json (GLM-4 has no package: give the path of its tokenizer.json). Wins over the encoding and the model name. When empty, the model name picks the family when its package is installed.',
       zh_Hans:
-        '为开源模型精确计数：模型系列名（qwen2.5、qwen3、deepseek-v3、llama3、gemma3、mistral-tekken、glm4，需在本插件旁安装其分词器包），或 Hugging Face tokenizer.json 文件的路径。优先于编码和模型名。留空时，若已安装对应的包，则由模型名确定系列。',
+        '为开源模型精确计数：模型系列名（qwen2.5、qwen3、deepseek-v3、llama3、gemma3、mistral-tekken，需在本插件旁安装其分词器包），或 Hugging Face tokenizer.json 文件的路径（GLM-4 没有对应的包：请给出其 tokenizer.json 的路径）。优先于编码和模型名。留空时，若已安装对应的包，则由模型名确定系列。',
     },
   },
   pin: {
