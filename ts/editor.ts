@@ -32,9 +32,19 @@ import { type CallKind, formatted } from './formats/facade.js'
 import { declaredDefaults, deepFreeze, optionsCopy } from './options.js'
 import { type CallContext, type EditContext, readContext, recountContext } from './call-context.js'
 import { askSummary, askSummaryAsync, checkSummary, type EditResult, finish, result, type Written } from './edit-result.js'
-import { keepOutput, type Planned, reusedPrefix, Sessions } from './sessions.js'
+import { keepOutput, type Pick as SessionPick, type Planned, reusedPrefix, Sessions } from './sessions.js'
 import { applyMediaEdits, markFired, type MediaEdit, mediaEdits } from './media-edit.js'
-import { APPLY_PIECE, inFlight, nextTurn, outsideInFlight } from './scheduler.js'
+import {
+  APPLY_PIECE,
+  concurrentCalls,
+  inFlight,
+  INLINE_COLD_CHARS,
+  INLINE_COLD_MESSAGES,
+  INLINE_COLD_TEXT,
+  nextTurn,
+  outsideInFlight,
+  PIECE_CHARS,
+} from './scheduler.js'
 
 export type { EditContext, SummaryAnswer } from './call-context.js'
 export type { EditResult } from './edit-result.js'
@@ -63,7 +73,13 @@ export class ContextEditor {
   /** The options, as given when the editor was made: a deep copy, deeply frozen. */
   readonly options: Readonly<EditorOptions>
   readonly #native: NativeContextEditor
+  /** Messages cross with their text (model and estimate modes count it); else with lengths only. */
   readonly #sendText: boolean
+  /**
+   * Approx mode with a `summarize` edit: plans cross with lengths only (the cheap wire), and only a
+   * plan that asks for a summary is made again with text, for the prompt (see `#withText`).
+   */
+  readonly #textForSummary: boolean
   readonly #sendToolText: boolean
   readonly #sendArgs: boolean
   /** The `clear_media` edits, applied before planning (ts/media-edit.ts). */
@@ -115,7 +131,9 @@ export class ContextEditor {
     // Model and estimate modes count the text itself, and a summary prompt quotes it; approx mode
     // only needs lengths (truncation needs the text of tool results, to cut between characters).
     const method = optionOf(copy, 'tokenCountMethod')
-    this.#sendText = method === 'model' || method === 'estimate' || edits.some((e) => typeOf(e) === 'summarize')
+    const summarizes = edits.some((e) => typeOf(e) === 'summarize')
+    this.#sendText = method === 'model' || method === 'estimate' || (summarizes && alwaysText)
+    this.#textForSummary = summarizes && !this.#sendText
     this.#sendToolText = edits.some((e) => typeOf(e) === 'truncate_tool_results')
     this.#media = mediaEdits(edits)
     // `prefer` finds stale results by comparing tool-call arguments.
@@ -214,16 +232,83 @@ export class ContextEditor {
 
   #planSync(list: readonly unknown[], call: CallContext): Planned {
     const ctx = this.#context(list, call)
-    const pick = this.#sessions.pick(list, call.messageTokens)
-    if (pick !== undefined) return this.#sessions.planSync(list, ctx, pick)
-    return this.#planWhole(list, ctx, call.messageTokens)
+    return this.#planHere(list, ctx, this.#sessions.pick(list, call.messageTokens), call.messageTokens)
+  }
+
+  /** Plans on this thread, through the conversation's session when there is one (`pick`). */
+  #planHere(list: readonly unknown[], ctx: WireContext, pick: SessionPick | undefined, messageTokens: CallContext['messageTokens']): Planned {
+    const planned = pick !== undefined ? this.#sessions.planSync(list, ctx, pick) : this.#planWhole(list, ctx, messageTokens)
+    return this.#textForSummary && planned.plan.summary ? this.#withText(planned, this.#textWire(list, messageTokens), ctx) : planned
   }
 
   async #planAsync(list: readonly unknown[], call: CallContext): Promise<Planned> {
     const ctx = this.#context(list, call)
     const pick = this.#sessions.pick(list, call.messageTokens)
-    if (pick !== undefined) return this.#sessions.planAsync(list, ctx, pick)
-    return this.#planWholeAsync(list, ctx, call.messageTokens)
+    // A short history met for the first time, with no other call in flight, is planned here: that
+    // blocks the event loop for less time than the thread pool's round trip and the turns between
+    // pieces take (see `INLINE_COLD_MESSAGES`). A held conversation decides in `Sessions.planAsync`.
+    if (concurrentCalls() === 1 && (pick === undefined || pick.reuse === 0) && this.#short(list, call.messageTokens)) {
+      return this.#planHere(list, ctx, pick, call.messageTokens)
+    }
+    const planned = await (pick !== undefined ? this.#sessions.planAsync(list, ctx, pick) : this.#planWholeAsync(list, ctx, call.messageTokens))
+    if (!this.#textForSummary || !planned.plan.summary) return planned
+    return this.#withTextAsync(planned, await textWireInPieces(list, this.#textOptions(call.messageTokens)), ctx)
+  }
+
+  /**
+   * Whether `list` is short enough to plan on the event loop: at most `INLINE_COLD_MESSAGES`
+   * messages holding at most `INLINE_COLD_CHARS` characters (`INLINE_COLD_TEXT` when the text
+   * crosses and is counted). Measured on the wire forms, which are kept in the conversion memo
+   * for the plan that follows. With the caller's own counts nothing is counted: the length decides.
+   */
+  #short(list: readonly unknown[], messageTokens: CallContext['messageTokens']): boolean {
+    if (list.length > INLINE_COLD_MESSAGES) return false
+    if (messageTokens) return true
+    const opts = this.#wireOptions()
+    const limit = this.#sendText ? INLINE_COLD_TEXT : INLINE_COLD_CHARS
+    let chars = 0
+    for (let i = 0; i < list.length && chars <= limit; i++) chars += wireChars(toWireRemembered(list[i], i, opts)[0])
+    return chars <= limit
+  }
+
+  /** How `#textWire` converts: with text, without the memo (which holds the lengths-only forms). */
+  #textOptions(messageTokens: CallContext['messageTokens']): WireOptions {
+    return { ...this.#wireOptions(messageTokens), sendText: true, cache: undefined }
+  }
+
+  /** The wire form of `list` with its text, for a plan that asks for a summary (see `#withText`). */
+  #textWire(list: readonly unknown[], messageTokens: CallContext['messageTokens']): WireMessage[] {
+    const opts = this.#textOptions(messageTokens)
+    const wire = new Array<WireMessage>(list.length)
+    for (let i = 0; i < list.length; i++) wire[i] = toWireRemembered(list[i], i, opts)[0]
+    return wire
+  }
+
+  /**
+   * Lengths first: `planned` was made from lengths and asks for a summary, whose prompt quotes the
+   * messages: the plan is made again, whole, from `wire` (the same messages with their text). Approx
+   * counts are the same from either form, so the two plans agree but for what text decides (the
+   * prompt, and whether the messages to replace are only an earlier summary). The conversation's
+   * session stays as the lengths plan left it (holding lengths); its kept output is dropped, since
+   * this call's plan is not the one packed on it.
+   */
+  #withText(planned: Planned, wire: WireMessage[], ctx: WireContext): Planned {
+    if (planned.session !== undefined) planned.session.conv.output = undefined
+    try {
+      return { plan: settled(this.#native.plan(wire, ctx)), unchangedBelow: 0 }
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+
+  /** `#withText` with the planning on the libuv thread pool. */
+  async #withTextAsync(planned: Planned, wire: WireMessage[], ctx: WireContext): Promise<Planned> {
+    if (planned.session !== undefined) planned.session.conv.output = undefined
+    try {
+      return { plan: settled(await this.#native.planAsync(wire, ctx)), unchangedBelow: 0 }
+    } catch (e) {
+      throw fromNative(e)
+    }
   }
 
   /**
@@ -458,6 +543,42 @@ export class ContextEditor {
     }
     return dropped
   }
+}
+
+/** Tests only (`__alwaysSendText` in ts/internal.ts): editors made while set send text whenever a summary may need it. */
+let alwaysText = false
+
+/**
+ * Makes the editors constructed from now on plan summaries the way they did before lengths first
+ * (every plan of a `summarize` pipeline crosses with text), or the normal way again (`false`): the
+ * differential tests compare the two.
+ */
+export function alwaysSendText(on: boolean): void {
+  alwaysText = on
+}
+
+/**
+ * `list` with its text, in pieces of about `PIECE_CHARS` characters with a turn of the event loop
+ * between them, as a long history crosses asynchronously (scheduler.ts).
+ */
+async function textWireInPieces(list: readonly unknown[], opts: WireOptions): Promise<WireMessage[]> {
+  const wire = new Array<WireMessage>(list.length)
+  let chars = 0
+  for (let i = 0; i < list.length; i++) {
+    chars += wireChars((wire[i] = toWireRemembered(list[i], i, opts)[0]))
+    if (chars >= PIECE_CHARS && i + 1 < list.length) {
+      chars = 0
+      await nextTurn()
+    }
+  }
+  return wire
+}
+
+/** The characters a wire message stands for (its texts, or their lengths when only those cross), plus 64. */
+function wireChars(w: WireMessage): number {
+  let chars = (w.content?.length ?? w.contentLength ?? 0) + (w.other?.length ?? w.otherLength ?? 0) + (w.thinking?.length ?? w.thinkingLength ?? 0) + 64
+  if (w.toolCalls) for (const c of w.toolCalls) chars += c.args?.length ?? c.argsLength ?? 0
+  return chars
 }
 
 /** An option of our own copy of the options (see `optionsCopy`): its own field, `null` as unset. */

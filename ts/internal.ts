@@ -2,6 +2,15 @@
 // entry of package.json `exports` reaches this module and no public type names them; the tests
 // and benchmarks import dist/internal.js by path.
 import { nativeBinding } from './native.js'
+import { alwaysSendText } from './editor.js'
+
+/**
+ * While on, editors made afterwards send every message's text whenever a `summarize` edit may need
+ * it, as before lengths first (ts/editor.ts): the differential tests compare both paths.
+ */
+export function __alwaysSendText(on: boolean): void {
+  alwaysSendText(on)
+}
 
 /** At most as many texts as an editor takes messages. */
 const MAX_REFERENCE_TEXTS = 10_000_000

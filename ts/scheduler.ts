@@ -20,6 +20,18 @@ export const CHECK_PIECE_ALONE = 5000
  */
 export const INLINE_TAIL = 16
 export const INLINE_HISTORY = 20000
+/**
+ * An asynchronous call on a history met for the first time plans on the calling thread when no
+ * other asynchronous call is in flight and the history holds at most `INLINE_COLD_MESSAGES`
+ * messages and `INLINE_COLD_CHARS` characters (`INLINE_COLD_TEXT` when the text crosses and is
+ * counted: model mode). Measured (docs/performance.md): a cold plan of 400 messages (0.8 MB)
+ * costs about 1 ms in approx mode and 5 ms in model mode with an empty token cache; through the
+ * thread pool the same call paid the pool's round trip and a turn of the event loop per piece,
+ * 0.4–4 ms more at 200 messages, more than the block it avoids.
+ */
+export const INLINE_COLD_MESSAGES = 400
+export const INLINE_COLD_CHARS = 1024 * 1024
+export const INLINE_COLD_TEXT = 128 * 1024
 /** Messages a plan is applied to at once by `editAsync` before yielding. */
 export const APPLY_PIECE = 500
 /** Asynchronous calls in flight, across editors. */
