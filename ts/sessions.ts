@@ -120,9 +120,10 @@ export class Sessions {
 
   /** The end of the run of `messages[from..to)` that are the conversation's own, unchanged. */
   #unchangedUpTo(messages: readonly unknown[], conv: Conversation, from: number, to: number): number {
+    const { refs, prints } = conv
     let i = from
     try {
-      while (i < to && messages[i] === conv.refs[i] && unchanged(messages[i], conv.prints[i])) i++
+      while (i < to && messages[i] === refs[i] && unchanged(messages[i], prints[i])) i++
     } catch (e) {
       throw messageError(e, i, messages[i])
     }
@@ -160,8 +161,10 @@ export class Sessions {
     // `messages` is this call's own copy of the caller's array (see `messageList`), never changed;
     // the fingerprints are a new array too: a call still applying its plan keeps reading its own.
     conv.refs = messages as unknown[]
-    const next = conv.prints.slice(0, reuse)
-    for (const p of prints) next.push(p)
+    // A history that only grew (the usual next call) appends in place: a call still applying
+    // reads only entries below its own length, which stay as they were. Otherwise a new array.
+    const next = reuse === conv.prints.length ? conv.prints : conv.prints.slice(0, reuse)
+    for (let k = 0; k < prints.length; k++) next.push(prints[k])
     conv.prints = next
   }
 
