@@ -159,9 +159,10 @@ export function prepareCall(state: ConversationState | undefined, messages: read
   const out: EditContext = { ...context }
   // Keep the non-enumerable fields the caller put on the context (where its limit came from).
   for (const key of Object.getOwnPropertySymbols(context)) Object.defineProperty(out, key, { value: (context as never)[key], enumerable: false })
-  const applies = coreAdjusts()
   // "usage" is corrected only by what a recovery learned; the other methods by provider reports too.
   const ratio = usageMode && state.ratioSource !== 'recovery' ? undefined : state.ratio
+  // Asked only when there is something to apply: the check costs a first call ~1.5 ms.
+  const applies = (anchorTokens !== undefined || ratio !== undefined) && coreAdjusts()
   if (anchorTokens !== undefined && applies) {
     out.usageAnchor = { index: anchor!.index!, tokens: anchorTokens }
   } else if (anchor?.status === 'used') {
