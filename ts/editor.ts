@@ -44,6 +44,7 @@ import {
   nextTurn,
   outsideInFlight,
   PIECE_CHARS,
+  shortHistory,
 } from './scheduler.js'
 
 export type { EditContext, SummaryAnswer } from './call-context.js'
@@ -247,7 +248,7 @@ export class ContextEditor {
     // A short history met for the first time, with no other call in flight, is planned here: that
     // blocks the event loop for less time than the thread pool's round trip and the turns between
     // pieces take (see `INLINE_COLD_MESSAGES`). A held conversation decides in `Sessions.planAsync`.
-    if (concurrentCalls() === 1 && (pick === undefined || pick.reuse === 0) && this.#short(list, call.messageTokens)) {
+    if (concurrentCalls() === 1 && (pick === undefined || pick.reuse === 0) && this.#short(list)) {
       return this.#planHere(list, ctx, pick, call.messageTokens)
     }
     const planned = await (pick !== undefined ? this.#sessions.planAsync(list, ctx, pick) : this.#planWholeAsync(list, ctx, call.messageTokens))
@@ -255,20 +256,9 @@ export class ContextEditor {
     return this.#withTextAsync(planned, await textWireInPieces(list, this.#textOptions(call.messageTokens)), ctx)
   }
 
-  /**
-   * Whether `list` is short enough to plan on the event loop: at most `INLINE_COLD_MESSAGES`
-   * messages holding at most `INLINE_COLD_CHARS` characters (`INLINE_COLD_TEXT` when the text
-   * crosses and is counted). Measured on the wire forms, which are kept in the conversion memo
-   * for the plan that follows. With the caller's own counts nothing is counted: the length decides.
-   */
-  #short(list: readonly unknown[], messageTokens: CallContext['messageTokens']): boolean {
-    if (list.length > INLINE_COLD_MESSAGES) return false
-    if (messageTokens) return true
-    const opts = this.#wireOptions()
-    const limit = this.#sendText ? INLINE_COLD_TEXT : INLINE_COLD_CHARS
-    let chars = 0
-    for (let i = 0; i < list.length && chars <= limit; i++) chars += wireChars(toWireRemembered(list[i], i, opts)[0])
-    return chars <= limit
+  /** Whether `list` is short enough to plan on the event loop (see `shortHistory` in scheduler.ts). */
+  #short(list: readonly unknown[]): boolean {
+    return shortHistory(list, INLINE_COLD_MESSAGES, this.#sendText ? INLINE_COLD_TEXT : INLINE_COLD_CHARS)
   }
 
   /** How `#textWire` converts: with text, without the memo (which holds the lengths-only forms). */

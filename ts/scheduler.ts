@@ -24,7 +24,7 @@ export const INLINE_HISTORY = 20000
  * An asynchronous call on a history met for the first time plans on the calling thread when no
  * other asynchronous call is in flight and the history holds at most `INLINE_COLD_MESSAGES`
  * messages and `INLINE_COLD_CHARS` characters (`INLINE_COLD_TEXT` when the text crosses and is
- * counted: model mode). Measured (docs/performance.md): a cold plan of 400 messages (0.8 MB)
+ * counted: model mode), guessed by `shortHistory` without converting anything. Measured (docs/performance.md): a cold plan of 400 messages (0.8 MB)
  * costs about 1 ms in approx mode and 5 ms in model mode with an empty token cache; through the
  * thread pool the same call paid the pool's round trip and a turn of the event loop per piece,
  * 0.4–4 ms more at 200 messages, more than the block it avoids.
@@ -32,6 +32,44 @@ export const INLINE_HISTORY = 20000
 export const INLINE_COLD_MESSAGES = 400
 export const INLINE_COLD_CHARS = 1024 * 1024
 export const INLINE_COLD_TEXT = 128 * 1024
+/**
+ * Whether `list` is short enough to plan on the event loop (see `INLINE_COLD_MESSAGES`): at most
+ * `maxMessages` messages whose text adds up to at most `maxChars`. The text is guessed without
+ * converting anything: each message's `content` (a string, or the `text` of its blocks; a stored
+ * message's `data.content`), with other blocks and tool calls at a flat 256 characters each. A
+ * message that cannot be read this way makes the history long: the paced path reports it.
+ */
+export function shortHistory(list: readonly unknown[], maxMessages: number, maxChars: number): boolean {
+  if (list.length > maxMessages) return false
+  let chars = 0
+  try {
+    for (let i = 0; i < list.length && chars <= maxChars; i++) chars += roughChars(list[i])
+  } catch {
+    return false
+  }
+  return chars <= maxChars
+}
+
+const FLAT_CHARS = 256
+
+function roughChars(m: unknown): number {
+  if (m === null || typeof m !== 'object') return FLAT_CHARS
+  const message = m as { content?: unknown; data?: { content?: unknown }; tool_calls?: unknown }
+  let content = message.content
+  if (content === undefined && message.data !== null && typeof message.data === 'object') content = message.data.content
+  let chars = FLAT_CHARS
+  if (typeof content === 'string') chars += content.length
+  else if (Array.isArray(content)) {
+    for (let k = 0; k < content.length; k++) {
+      const b = content[k] as { text?: unknown } | string | null
+      chars += typeof b === 'string' ? b.length : b !== null && typeof b === 'object' && typeof b.text === 'string' ? b.text.length : FLAT_CHARS
+    }
+  }
+  const calls = message.tool_calls
+  if (Array.isArray(calls)) chars += calls.length * FLAT_CHARS
+  return chars
+}
+
 /** Messages a plan is applied to at once by `editAsync` before yielding. */
 export const APPLY_PIECE = 500
 /** Asynchronous calls in flight, across editors. */
