@@ -187,6 +187,22 @@ describe('lengths first agrees with the always-text path', () => {
     }
   })
 
+  test('long histories and calls in flight together (the paced path, text sent in pieces): the same results', async () => {
+    for (let seed = 300; seed < 304; seed++) {
+      const r = new Rng(seed)
+      const histories = [conversation(seed, r.int(450, 1200)), conversation(seed + 50, r.int(20, 300))]
+      const total = new ContextEditor({ trigger: [] }).countTokens(histories[0]).total
+      const options = { edits: [{ type: 'summarize', trigger: { tokens: [1, total, 1e9][seed % 3] }, keep: { messages: r.int(1, 40) } }] }
+      const fast = new ContextEditor(options)
+      const slow = alwaysText(() => new ContextEditor(options))
+      const calls = (ed) =>
+        histories.flatMap((h) => [ed.planAsync(h), ed.editAsync(h, { summarize: async (q) => `${q.replaced.length} ${q.prompt.length}` }).then(outcome)])
+      const [a, b] = [await Promise.all(calls(fast)), await Promise.all(calls(slow))]
+      assert.deepEqual(a, b, `seed ${seed}`)
+      if (seed % 3 === 0) assert.ok(a[0].summary, 'the long history is summarized')
+    }
+  })
+
   test('the LangChain summarization middleware: the same state updates, prompts and reports', async () => {
     for (let seed = 200; seed < 212; seed++) {
       const r = new Rng(seed)
