@@ -102,10 +102,21 @@ function normalized(name: string): string {
   return n.replace(/llama-v(\d)p(\d)/, 'llama-$1.$2').replace(/_/g, '-')
 }
 
+/** Names looked up before (a process serves a few models, asked on every call), at most `KNOWN_MAX`. */
+const known = new Map<string, number | undefined>()
+const KNOWN_MAX = 256
+
 /** The context window of a known model name (the table above), or `undefined`. */
 export function contextWindowOf(name: string | undefined | null): number | undefined {
   if (typeof name !== 'string' || name.length === 0 || name.length > 256) return undefined
-  const n = normalized(name)
+  if (known.has(name)) return known.get(name)
+  const tokens = lookUp(normalized(name))
+  if (known.size >= KNOWN_MAX) known.clear()
+  known.set(name, tokens)
+  return tokens
+}
+
+function lookUp(n: string): number | undefined {
   for (const [pattern, tokens] of OVERRIDES) if (pattern.test(n)) return tokens
   for (const [pattern, tokens] of WINDOWS) if (pattern.test(n)) return tokens
   return undefined
