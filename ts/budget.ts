@@ -175,15 +175,19 @@ export function prepareCall(state: ConversationState | undefined, messages: read
   return prepared
 }
 
-/** Remembers the call (its messages, fingerprints and counts) for the anchors of later calls. */
+/**
+ * Remembers the call (its messages, fingerprints and counts) for the anchors of later calls. The
+ * report is read from `result` only then: an edit's report is parsed when first read.
+ */
 export function recordCall(
   state: ConversationState | undefined,
   messages: readonly unknown[],
   prepared: PreparedCall,
-  report: EditReport,
+  result: { readonly report: EditReport },
   usageMode: boolean,
 ): void {
   if (state === undefined || !(usageMode || state.sawUsage)) return
+  const report = result.report
   const scale = prepared.correction ?? 1
   const anchored = prepared.anchor?.status === 'used'
   state.log.add({

@@ -222,7 +222,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     const state = conversations.of(messages)
     const prepared = prepareCall(state, messages, context, only.usage)
     const result = await editor.editAsync(messages, prepared.context)
-    recordCall(state, messages, prepared, result.report, only.usage)
+    recordCall(state, messages, prepared, result, only.usage)
     if (onReport) onReport(annotate(result.report, context, prepared))
     const edited = result.messages
     const sent = edited.length === messages.length && edited.every((m, i) => m === messages[i]) ? request : { ...request, messages: edited }
