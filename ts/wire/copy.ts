@@ -110,19 +110,30 @@ function isEnumerable(o: object, key: PropertyKey): boolean {
 /**
  * A shallow copy that keeps the prototype (class identity) and every own enumerable field, as data;
  * `kept` are the fields it must read as `src` does even when they come from the prototype.
+ * `sealed`: the copy will be frozen (see `plainCopy`).
  */
-export function copyOf<T extends object>(src: T, kept: Kept = KEPT.message): T {
+export function copyOf<T extends object>(src: T, kept: Kept = KEPT.message, sealed = false): T {
   const proto = Object.getPrototypeOf(src)
   // Spreading defines each own enumerable field as data on a plain object (an own `__proto__`
   // stays a field; no setter of the class, nor of a polluted Object.prototype, runs); the copy then
   // takes `src`'s prototype. Faster than assigning onto `Object.create(proto)`, which must first
   // rule out the class's setters.
+  if (proto === Object.prototype) return sealed ? plainCopy(src) : { ...src }
   const copy = { ...src }
-  if (proto === Object.prototype) return copy
   Object.setPrototypeOf(copy, proto)
   if (proto === null) return copy
   for (const key of inheritedOf(proto, infoOf(proto), kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
   return copy
+}
+
+/**
+ * A copy of the plain object `src`, to be frozen: `Object.assign` onto `{}` where that defines the
+ * same fields as spreading (no own `__proto__` key to become the prototype, no setter put on
+ * Object.prototype). V8 freezes its result about 15x faster than a spread's (~80 ns against
+ * ~1.3 µs for a 6-field `lc_kwargs`); a spread is cheaper when the copy stays open.
+ */
+function plainCopy<T extends object>(src: T): T {
+  return polluted || Object.hasOwn(src, '__proto__') ? { ...src } : Object.assign({}, src)
 }
 
 /** Makes the copy read `key` as `src` does, as its own field if its prototype would answer otherwise. */
@@ -154,12 +165,26 @@ export function withFields<T extends object>(src: T, fields: Record<string, unkn
 }
 
 /**
+ * `close(withFields(src, fields, kept))`, the copy made so that freezing it is cheap when `close`
+ * freezes (see `plainCopy`).
+ */
+export function closedWith<T extends object>(src: T, fields: Record<string, unknown>, kept: Kept, close: Seal): T {
+  if (close === keepOpen) return withFields(src, fields, kept)
+  const copy = copyOf(src, kept, true)
+  for (const key of Object.keys(fields)) setField(copy, key, fields[key])
+  return close(copy)
+}
+
+/**
  * Sets `fields` on a message copy; for LangChain instances also on (a copy of) `lc_kwargs`, which
  * serialization reads. `drop` fields become undefined (and leave `lc_kwargs`).
  */
 function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, drop: readonly string[] = []): void {
   const lcKwargs = field(copy, 'lc_kwargs')
-  const kwargs = isObject(lcKwargs) && !Array.isArray(lcKwargs) ? copyOf(lcKwargs, KEPT.metadata) : undefined
+  // Frozen like the rest unless the message has no id: LangGraph's reducer writes the id it gives
+  // such a message here too (each caller then gets its own, see `handOut`).
+  const frozen = close !== keepOpen && field(copy, 'id') != null
+  const kwargs = isObject(lcKwargs) && !Array.isArray(lcKwargs) ? copyOf(lcKwargs, KEPT.metadata, frozen) : undefined
   for (const key of Object.keys(fields)) {
     setField(copy, key, fields[key])
     if (kwargs) setField(kwargs, key, fields[key])
@@ -168,9 +193,7 @@ function patch(copy: AnyMessage, fields: Record<string, unknown>, close: Seal, d
     if (hasField(copy, key)) setField(copy, key, undefined)
     if (kwargs) delete kwargs[key]
   }
-  // Frozen like the rest unless the message has no id: LangGraph's reducer writes the id it gives
-  // such a message here too (each caller then gets its own, see `handOut`).
-  if (kwargs) setField(copy, 'lc_kwargs', field(copy, 'id') == null ? kwargs : close(kwargs))
+  if (kwargs) setField(copy, 'lc_kwargs', frozen ? close(kwargs) : kwargs)
 }
 
 /**

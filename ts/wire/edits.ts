@@ -2,7 +2,7 @@
 // never the caller's message.
 
 import type { PlanOp } from '../native.js'
-import { KEPT, changed, copyOf, filterList, listOf, mapList, withFields, type Seal } from './copy.js'
+import { KEPT, changed, closedWith, copyOf, filterList, listOf, mapList, withFields, type Seal } from './copy.js'
 import { field, hasField, isObject, own } from './fields.js'
 import { REASONING_KWARGS, THINKING_BLOCKS, metadataOf, partsOf, textOf, type AnyMessage } from './shapes.js'
 
@@ -14,7 +14,7 @@ function markerOf(md: AnyMessage): AnyMessage {
 
 /** An OpenAI call with its `function.arguments` emptied. */
 function withoutArguments(c: AnyMessage, close: Seal): AnyMessage {
-  return close(withFields(c, { function: close(withFields(field(c, 'function'), { arguments: '{}' }, KEPT.call)) }, KEPT.call))
+  return closedWith(c, { function: closedWith(field(c, 'function'), { arguments: '{}' }, KEPT.call, close) }, KEPT.call, close)
 }
 
 export function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal): AnyMessage {
@@ -23,7 +23,7 @@ export function clearedResult(m: AnyMessage, op: PlanOp, i: number, close: Seal)
   if (p.shape === 'openai') return withFields(m, { content: placeholder })
   // Replaced, not merged: LangChain writes exactly `{ cleared, strategy }` (SEMANTICS §2 rule 4).
   const context_editing = close({ cleared: true, strategy: own(op, 'strategy') ?? 'clear_tool_uses' })
-  const response_metadata = close(withFields(metadataOf(p) ?? {}, { context_editing }, KEPT.metadata))
+  const response_metadata = closedWith(metadataOf(p) ?? {}, { context_editing }, KEPT.metadata, close)
   return changed(m, p, { content: placeholder, response_metadata }, close, ['artifact'])
 }
 
@@ -34,15 +34,15 @@ export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal)
   const tool_calls = close(
     mapList(listOf(field(p.fields, 'tool_calls'), i, 'tool_calls'), (c, k) => {
       if (!positions.has(k)) return c
-      return field(c, 'function') !== undefined ? withoutArguments(c, close) : close(withFields(c, { args: close({}) }, KEPT.call))
+      return field(c, 'function') !== undefined ? withoutArguments(c, close) : closedWith(c, { args: close({}) }, KEPT.call, close)
     }),
   )
   if (p.shape === 'openai') return withFields(m, { tool_calls })
   const fields: Record<string, unknown> = { tool_calls }
   const md = metadataOf(p) ?? {}
   const inputs = close([...(own(op, 'clearedToolInputs') ?? [...ids].sort(byCodeUnits))])
-  const context_editing = close(withFields(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata))
-  fields.response_metadata = close(withFields(md, { context_editing }, KEPT.metadata))
+  const context_editing = closedWith(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata, close)
+  fields.response_metadata = closedWith(md, { context_editing }, KEPT.metadata, close)
   // Anthropic-format content: the `tool_use` block of a cleared call loses its input too.
   const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
@@ -50,7 +50,7 @@ export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal)
     const next = mapList(listOf(content, i, 'content'), (b) => {
       if (isObject(b) && field(b, 'type') === 'tool_use' && ids.has(field(b, 'id'))) {
         emptied = true
-        return close(withFields(b, { input: close({}) }, KEPT.block))
+        return closedWith(b, { input: close({}) }, KEPT.block, close)
       }
       return b
     })
@@ -62,7 +62,7 @@ export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal)
   if (Array.isArray(rawCalls)) {
     const raw = listOf(rawCalls, i, 'additional_kwargs.tool_calls')
     const emptied = mapList(raw, (c) => (isObject(c) && ids.has(field(c, 'id')) && isObject(field(c, 'function')) ? withoutArguments(c, close) : c))
-    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(emptied) }, KEPT.metadata))
+    fields.additional_kwargs = closedWith(ak, { tool_calls: close(emptied) }, KEPT.metadata, close)
   }
   return changed(m, p, fields, close)
 }
@@ -76,8 +76,8 @@ export function truncatedResult(m: AnyMessage, op: PlanOp, i: number, close: Sea
   const content = head + (own(op, 'marker') ?? '')
   if (p.shape === 'openai') return withFields(m, { content })
   const md = metadataOf(p) ?? {}
-  const context_editing = close(withFields(markerOf(md), { truncated: true, strategy: own(op, 'strategy') ?? 'truncate_tool_results' }, KEPT.metadata))
-  return changed(m, p, { content, response_metadata: close(withFields(md, { context_editing }, KEPT.metadata)) }, close)
+  const context_editing = closedWith(markerOf(md), { truncated: true, strategy: own(op, 'strategy') ?? 'truncate_tool_results' }, KEPT.metadata, close)
+  return changed(m, p, { content, response_metadata: closedWith(md, { context_editing }, KEPT.metadata, close) }, close)
 }
 
 export function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
@@ -121,7 +121,7 @@ export function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal):
   const rawCalls = isObject(ak) ? field(ak, 'tool_calls') : undefined
   if (Array.isArray(rawCalls)) {
     const kept = filterList(listOf(rawCalls, i, 'additional_kwargs.tool_calls'), (c) => !(isObject(c) && ids.has(field(c, 'id'))))
-    fields.additional_kwargs = close(withFields(ak, { tool_calls: close(kept) }, KEPT.metadata))
+    fields.additional_kwargs = closedWith(ak, { tool_calls: close(kept) }, KEPT.metadata, close)
   }
   return changed(m, p, fields, close)
 }
