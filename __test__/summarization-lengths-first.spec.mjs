@@ -90,7 +90,10 @@ function optionSets(r, total, length, pinned) {
     if (r.chance(0.2)) summarize.summaryRole = 'assistant'
     const clear = { type: 'clear_tool_uses', trigger: { tokens: r.int(1, total + 2) }, keep: { messages: r.int(0, 4) } }
     if (r.chance(0.4)) clear.stable = true
-    const options = { edits: r.chance(0.5) ? [clear, summarize] : [summarize] }
+    const edits = r.chance(0.5) ? [clear, summarize] : [summarize]
+    // Truncation sends the text of tool results whatever the mode: a plan that cuts them and summarizes.
+    if (r.chance(0.25)) edits.unshift({ type: 'truncate_tool_results', maxChars: r.int(10, 200) })
+    const options = { edits }
     if (r.chance(0.25)) options.pin = { ids: pinned }
     sets.push(options)
   }
