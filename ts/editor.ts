@@ -43,9 +43,9 @@ import {
   INLINE_COLD_TEXT,
   nextTurn,
   outsideInFlight,
-  PIECE_CHARS,
   shortHistory,
 } from './scheduler.js'
+import { sendsTextAlways, textWire, textWireInPieces } from './text-wire.js'
 
 export type { EditContext, SummaryAnswer } from './call-context.js'
 export type { EditResult } from './edit-result.js'
@@ -133,7 +133,7 @@ export class ContextEditor {
     // only needs lengths (truncation needs the text of tool results, to cut between characters).
     const method = optionOf(copy, 'tokenCountMethod')
     const summarizes = edits.some((e) => typeOf(e) === 'summarize')
-    this.#sendText = method === 'model' || method === 'estimate' || (summarizes && alwaysText)
+    this.#sendText = method === 'model' || method === 'estimate' || (summarizes && sendsTextAlways())
     this.#textForSummary = summarizes && !this.#sendText
     this.#sendToolText = edits.some((e) => typeOf(e) === 'truncate_tool_results')
     this.#media = mediaEdits(edits)
@@ -239,7 +239,7 @@ export class ContextEditor {
   /** Plans on this thread, through the conversation's session when there is one (`pick`). */
   #planHere(list: readonly unknown[], ctx: WireContext, pick: SessionPick | undefined, messageTokens: CallContext['messageTokens']): Planned {
     const planned = pick !== undefined ? this.#sessions.planSync(list, ctx, pick) : this.#planWhole(list, ctx, messageTokens)
-    return this.#textForSummary && planned.plan.summary ? this.#withText(planned, this.#textWire(list, messageTokens), ctx) : planned
+    return this.#textForSummary && planned.plan.summary ? this.#withText(planned, textWire(list, this.#textOptions(messageTokens)), ctx) : planned
   }
 
   async #planAsync(list: readonly unknown[], call: CallContext): Promise<Planned> {
@@ -261,17 +261,9 @@ export class ContextEditor {
     return shortHistory(list, INLINE_COLD_MESSAGES, this.#sendText ? INLINE_COLD_TEXT : INLINE_COLD_CHARS)
   }
 
-  /** How `#textWire` converts: with text, without the memo (which holds the lengths-only forms). */
+  /** How the text wire of `#withText` is made: with text, without the memo (which holds the lengths-only forms). */
   #textOptions(messageTokens: CallContext['messageTokens']): WireOptions {
     return { ...this.#wireOptions(messageTokens), sendText: true, cache: undefined }
-  }
-
-  /** The wire form of `list` with its text, for a plan that asks for a summary (see `#withText`). */
-  #textWire(list: readonly unknown[], messageTokens: CallContext['messageTokens']): WireMessage[] {
-    const opts = this.#textOptions(messageTokens)
-    const wire = new Array<WireMessage>(list.length)
-    for (let i = 0; i < list.length; i++) wire[i] = toWireRemembered(list[i], i, opts)[0]
-    return wire
   }
 
   /**
@@ -533,42 +525,6 @@ export class ContextEditor {
     }
     return dropped
   }
-}
-
-/** Tests only (`__alwaysSendText` in ts/internal.ts): editors made while set send text whenever a summary may need it. */
-let alwaysText = false
-
-/**
- * Makes the editors constructed from now on plan summaries the way they did before lengths first
- * (every plan of a `summarize` pipeline crosses with text), or the normal way again (`false`): the
- * differential tests compare the two.
- */
-export function alwaysSendText(on: boolean): void {
-  alwaysText = on
-}
-
-/**
- * `list` with its text, in pieces of about `PIECE_CHARS` characters with a turn of the event loop
- * between them, as a long history crosses asynchronously (scheduler.ts).
- */
-async function textWireInPieces(list: readonly unknown[], opts: WireOptions): Promise<WireMessage[]> {
-  const wire = new Array<WireMessage>(list.length)
-  let chars = 0
-  for (let i = 0; i < list.length; i++) {
-    chars += wireChars((wire[i] = toWireRemembered(list[i], i, opts)[0]))
-    if (chars >= PIECE_CHARS && i + 1 < list.length) {
-      chars = 0
-      await nextTurn()
-    }
-  }
-  return wire
-}
-
-/** The characters a wire message stands for (its texts, or their lengths when only those cross), plus 64. */
-function wireChars(w: WireMessage): number {
-  let chars = (w.content?.length ?? w.contentLength ?? 0) + (w.other?.length ?? w.otherLength ?? 0) + (w.thinking?.length ?? w.thinkingLength ?? 0) + 64
-  if (w.toolCalls) for (const c of w.toolCalls) chars += c.args?.length ?? c.argsLength ?? 0
-  return chars
 }
 
 /** An option of our own copy of the options (see `optionsCopy`): its own field, `null` as unset. */

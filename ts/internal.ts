@@ -2,7 +2,7 @@
 // entry of package.json `exports` reaches this module and no public type names them; the tests
 // and benchmarks import dist/internal.js by path.
 import { nativeBinding } from './native.js'
-import { alwaysSendText } from './editor.js'
+import { alwaysSendText } from './text-wire.js'
 
 /**
  * While on, editors made afterwards send every message's text whenever a `summarize` edit may need
