@@ -37,7 +37,11 @@ const FAMILIES = {
 const tokenizerPath = (pkg) => require.resolve(`${pkg}/models/tokenizer.json`)
 const user = (content) => ({ role: 'user', content })
 
-/** Our count of each text's content (the message's count minus a user message's framing). */
+/**
+ * Our count of each text's content: the message's count minus a user message's framing, with the
+ * tokenizer given by path and no model (OpenAI's fixed framing; a family's chat template is counted
+ * by rendering, see tokenizer-templates.spec.mjs).
+ */
 function ours(editor, texts) {
   const framing = editor.countTokens([user('')]).messages[0]
   return editor.countTokens(texts.map(user)).messages.map((n) => n - framing)
@@ -48,7 +52,7 @@ describe('every family counts every text like the tokenizers crate', () => {
   const texts = corpus.map((c) => c.text)
   for (const [family, pkg] of Object.entries(FAMILIES)) {
     test(family, () => {
-      const editor = new ContextEditor({ tokenCountMethod: 'model', tokenizer: family })
+      const editor = new ContextEditor({ tokenCountMethod: 'model', tokenizer: tokenizerPath(pkg) })
       const reference = __referenceCountHf(texts, tokenizerPath(pkg))
       for (const round of ['cold', 'warm']) {
         const got = ours(editor, texts)
@@ -97,13 +101,8 @@ describe("a conversation costs what the family's chat template renders to", () =
         const rendered = template.render({ messages, add_generation_prompt: true, bos_token: special(config.bos_token), eos_token: special(config.eos_token) })
         const want = __referenceCountHf([rendered], path)[0]
         const got = editor.countTokens(messages).total
-        if (family === 'qwen2.5' && !messages.some((m) => m.role === 'system')) {
-          // Qwen 2.5's template adds its default system prompt when the request has none; not counted.
-          const block = '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n'
-          assert.equal(want - got, __referenceCountHf([block], path)[0], `${name}: ${JSON.stringify(rendered)}`)
-        } else {
-          assert.equal(got, want, `${name}: ${JSON.stringify(rendered)}`)
-        }
+        // Qwen 2.5's template adds its default system prompt to a request without one: counted too.
+        assert.equal(got, want, `${name}: ${JSON.stringify(rendered)}`)
       }
     })
   }

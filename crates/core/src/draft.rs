@@ -182,7 +182,8 @@ impl<'m, 'c> Draft<'m, 'c> {
     let slot = &mut self.slots[i];
     if !slot.removed {
       slot.removed = true;
-      self.total -= slot.size;
+      // What a chat template writes once per request stays: it is written for the next message.
+      self.total -= slot.size - slot.measure.lead.min(slot.size);
     }
   }
 
@@ -285,7 +286,9 @@ impl<'m, 'c> Draft<'m, 'c> {
 
   /// Replaces a tool result's content with `placeholder`.
   pub fn clear_result(&mut self, i: usize, placeholder: &Arc<str>, strategy: &'static str) {
-    let size = self.meter.cleared_size(&self.msgs[i], placeholder);
+    let size = self
+      .meter
+      .cleared_size(&self.msgs[i], self.slots[i].measure, placeholder);
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;
@@ -328,8 +331,21 @@ impl<'m, 'c> Draft<'m, 'c> {
       slot.size -= sub;
       self.total -= sub;
     }
+    let all = slot.removed_calls.len() == self.msgs[i].tool_calls.len();
+    // A chat template may render a message without calls differently (no separator before them).
+    if let Some(plain) = slot.measure.plain.filter(|_| all) {
+      let thinking = if slot.removed_thinking {
+        slot.measure.thinking
+      } else {
+        0
+      };
+      let size = plain.saturating_sub(thinking);
+      self.total = self.total - slot.size + size;
+      slot.size = size;
+      slot.calls_size = 0;
+    }
     // LangChain's approximation counts the tool-calls JSON only while there are calls.
-    if approx && slot.removed_calls.len() == self.msgs[i].tool_calls.len() {
+    if approx && all {
       let rest = slot.calls_size.min(slot.size);
       slot.calls_size = 0;
       slot.size -= rest;
@@ -344,10 +360,12 @@ impl<'m, 'c> Draft<'m, 'c> {
     // apart can differ from a recount of the output. Without the text (lengths only), the text
     // counts as its length (approx) and as nothing (model), like any length-only content.
     let text = head.map_or_else(String::new, |h| format!("{h}{marker}"));
-    let size =
-      self
-        .meter
-        .truncated_size(&self.msgs[i], &text, keep as u64 + utf16_len(&marker), "");
+    let size = self.meter.truncated_size(
+      &self.msgs[i],
+      self.slots[i].measure,
+      (&text, keep as u64 + utf16_len(&marker)),
+      "",
+    );
     let slot = &mut self.slots[i];
     self.total = self.total - slot.size + size;
     slot.size = size;

@@ -122,10 +122,11 @@ impl ContextEditor {
       });
     }
     let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
-    match choice.hf {
+    let meter = match choice.hf {
       Some(hf) => Meter::with_tokenizer(method, hf, (choice.name, choice.framing), cache),
       None => Meter::new(method, choice.encoding, cache),
-    }
+    };
+    meter.for_request(context.system_prompt.is_some(), !context.tools.is_empty())
   }
 
   fn max_input_tokens(&self, context: &Context) -> Option<u64> {

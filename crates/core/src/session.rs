@@ -89,7 +89,7 @@ impl Session {
     }
     let done = self.measures.len();
     if done < self.messages.len() {
-      let new = meter.measure(&self.messages[done..]);
+      let new = meter.measure_from(&self.messages, done);
       self.measures.extend(new);
     }
     true

