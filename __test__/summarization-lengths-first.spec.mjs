@@ -137,6 +137,8 @@ describe('lengths first agrees with the always-text path', () => {
         const fast = new ContextEditor(options)
         const slow = alwaysText(() => new ContextEditor(options))
         const context = r.chance(0.5) ? { maxInputTokens: total * 2 + 10 } : { maxInputTokens: Math.max(1, total) }
+        // The caller's own counts (LangChain's `tokenCounter`): the history is planned whole, without a session.
+        if (r.chance(0.2)) context.messageTokens = h.map(() => r.int(0, Math.ceil((2 * total) / h.length)))
         const where = `seed ${seed}, ${JSON.stringify(options)}`
         const plan = await same(fast, slow, (ed) => ed.plan(h, context), `plan: ${where}`)
         if (plan.value?.summary) seen.summary++
@@ -217,7 +219,8 @@ describe('lengths first agrees with the always-text path', () => {
         const prompts = []
         const reports = []
         const model = { invoke: async (prompt) => (prompts.push(prompt), { content: `summary of ${prompts.length}` }), profile: { maxInputTokens: total * 2 } }
-        const mw = summarizationMiddleware({ trigger, keep, model, onReport: (report) => reports.push(report) })
+        const tokenCounter = seed % 2 ? (ms) => ms.reduce((n, m) => n + Math.ceil(String(m.content).length / 3), 0) : undefined
+        const mw = summarizationMiddleware({ trigger, keep, model, tokenCounter, onReport: (report) => reports.push(report) })
         const update = await mw.beforeModel({ messages: h }, { context: {} })
         return { update: update && dump(update.messages.slice(1)), prompts, reports }
       }

@@ -3,6 +3,8 @@
 // served), so that long histories cross the boundary and are applied without holding the loop.
 // The sizes of the pieces are here too: they are what the pacing is tuned by.
 
+import { entry, field } from './wire/fields.js'
+
 /** Text (UTF-16 code units, roughly) sent per piece when a long history goes over asynchronously. */
 export const PIECE_CHARS = 64 * 1024
 /**
@@ -52,20 +54,25 @@ export function shortHistory(list: readonly unknown[], maxMessages: number, maxC
 
 const FLAT_CHARS = 256
 
+/** The guess for one message (fields read as the rest of the shim reads them: see wire/fields.ts). */
 function roughChars(m: unknown): number {
   if (m === null || typeof m !== 'object') return FLAT_CHARS
-  const message = m as { content?: unknown; data?: { content?: unknown }; tool_calls?: unknown }
-  let content = message.content
-  if (content === undefined && message.data !== null && typeof message.data === 'object') content = message.data.content
+  let content = field(m, 'content')
+  const data = content === undefined ? field(m, 'data') : undefined
+  if (data !== null && typeof data === 'object') content = field(data, 'content')
   let chars = FLAT_CHARS
   if (typeof content === 'string') chars += content.length
   else if (Array.isArray(content)) {
     for (let k = 0; k < content.length; k++) {
-      const b = content[k] as { text?: unknown } | string | null
-      chars += typeof b === 'string' ? b.length : b !== null && typeof b === 'object' && typeof b.text === 'string' ? b.text.length : FLAT_CHARS
+      const b: unknown = entry(content, k)
+      if (typeof b === 'string') chars += b.length
+      else {
+        const text: unknown = b !== null && typeof b === 'object' ? field(b, 'text') : undefined
+        chars += typeof text === 'string' ? text.length : FLAT_CHARS
+      }
     }
   }
-  const calls = message.tool_calls
+  const calls = field(m, 'tool_calls')
   if (Array.isArray(calls)) chars += calls.length * FLAT_CHARS
   return chars
 }
