@@ -9,7 +9,8 @@
 
 import { createMiddleware, initChatModel } from 'langchain'
 import { RemoveMessage } from '@langchain/core/messages'
-import { createSummarizationHooks, REMOVE_ALL_MESSAGES, type ChatModelLike, type SummarizationReport } from '../summarization.js'
+import { createSummarizationHooks, readSummarizationOptions, REMOVE_ALL_MESSAGES, type ChatModelLike, type SummarizationReport } from '../summarization.js'
+import { readRecovering, recoveringCall, type RecoveryReport } from '../recovery-hook.js'
 import { SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from '../schema.js'
 
 export type { SummarizationKeep, SummarizationOptions, SummarizationTrigger, SummaryRetryAfter } from '../schema.js'
@@ -32,9 +33,10 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
   tokenCounter?: ((messages: any[]) => number | Promise<number>) | null
   /**
    * Called with each planning call's report and `summaryBackoff`, where a failing summarizer's
-   * back-off (`retryAfter`) stands (`null` while nothing failed).
+   * back-off (`retryAfter`) stands (`null` while nothing failed); and with the report of a recovery
+   * pass (`recovery` set) when the provider refused the request as too long.
    */
-  onReport?: ((report: SummarizationReport) => void) | null
+  onReport?: ((report: SummarizationReport | RecoveryReport) => void) | null
   /** @deprecated LangChain's old name: use `trigger: { tokens }`. */
   maxTokensBeforeSummary?: number | null
   /** @deprecated LangChain's old name: use `keep: { messages }`. */
@@ -50,7 +52,9 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
  * Defaults follow DeepAgents: trigger `{ fraction: 0.85 }` / keep `{ fraction: 0.1 }` when the
  * model's input limit is known (`maxInputTokens` or the model's profile), else `{ tokens: 170000 }` /
  * `{ messages: 6 }`. If the summarizing model fails, a warning is logged once and the request goes
- * through unsummarized.
+ * through unsummarized. When the provider still refuses the request as too long, it is re-edited to
+ * `recovery.target` of the limit (tool results cleared, the oldest messages dropped if need be) and
+ * sent again, once, as the context-editing middleware does (`recovery: false` turns it off).
  *
  * @example
  * ```ts
@@ -65,14 +69,17 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
  * @throws {ContextEditorError} `INVALID_OPTIONS` naming the offending field, when the config is invalid.
  */
 export function summarizationMiddleware(config: SummarizationMiddlewareConfig = {}) {
-  const hooks = createSummarizationHooks(config as Record<string, unknown>, {
+  // One guarded plain copy; `recovery` is this wrapper's, the rest the shared hooks'.
+  const { recovery, ...options } = readSummarizationOptions(config)
+  const recovering = recoveringCall({ ...readRecovering({ ...options, recovery }, SUMMARIZATION_MIDDLEWARE_NAME), onReport: options.onReport as never })
+  const hooks = createSummarizationHooks(options, {
     removeAll: () => new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
     resolveModel: (model) => (typeof model === 'string' ? (initChatModel(model) as Promise<unknown> as Promise<ChatModelLike>) : undefined),
   })
   return createMiddleware({
     name: SUMMARIZATION_MIDDLEWARE_NAME,
     beforeModel: (state, runtime) => hooks.beforeModel(state as any, runtime) as any,
-    wrapModelCall: (request, handler) => hooks.wrapModelCall(request as any, handler as any) as ReturnType<typeof handler>,
+    wrapModelCall: (request, handler) => hooks.wrapModelCall(request as any, (sent: any) => recovering(sent, handler as any)) as ReturnType<typeof handler>,
     afterModel: (state, runtime) => hooks.afterModel(state as any, runtime) as any,
   })
 }

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import { createSummarizationHooks, readSummarizationOptions, REMOVE_ALL_MESSAGES, type SummarizationHooks } from '../summarization.js'
 import { summarizationConfigSchema, XPERT_SUMMARIZATION_STRATEGY, type I18nText, type SummarizationOptions } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
+import { readRecovering, recoveringCall } from '../recovery-hook.js'
 import type { AnyMessage } from '../wire.js'
 
 /** The strategy's icon: a stack of messages folded into one. */
@@ -78,7 +79,7 @@ export class SummarizationStrategy {
    */
   createMiddleware(options: SummarizationOptions | null | undefined, _context?: unknown): SummarizationMiddlewareObject {
     // One guarded, plain copy of the options: a getter or Proxy trap that throws is named here.
-    const { model, ...json } = readSummarizationOptions(options, XPERT_SUMMARIZATION_STRATEGY)
+    const { model, recovery, ...json } = readSummarizationOptions(options, XPERT_SUMMARIZATION_STRATEGY)
     if (model !== undefined && model !== null) {
       // Options are JSON from the UI: a model instance cannot be configured; the agent's own model writes the summary.
       throw new ContextEditorError(
@@ -87,11 +88,12 @@ export class SummarizationStrategy {
         { path: 'model' },
       )
     }
+    const recovering = recoveringCall(readRecovering({ ...json, recovery }, XPERT_SUMMARIZATION_STRATEGY))
     const hooks = renamed(() => createSummarizationHooks(json, { removeAll, warn: (message, error) => console.warn(xpertName(message), error) }))
     return {
       name: XPERT_SUMMARIZATION_STRATEGY,
       beforeModel: (state, runtime) => renamedAsync(() => hooks.beforeModel(state, runtime)),
-      wrapModelCall: (request, handler) => renamedAsync(() => hooks.wrapModelCall(request, handler)),
+      wrapModelCall: (request, handler) => renamedAsync(() => hooks.wrapModelCall(request, (sent) => recovering(sent, handler))),
       afterModel: (state, runtime) => renamedAsync(() => hooks.afterModel(state, runtime)),
     }
   }
