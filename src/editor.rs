@@ -10,6 +10,7 @@ use context_editor_core as core;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::columns::Columns;
 use crate::error::{to_js_error, CoreResult};
 use crate::message::{self, EditContext, Message};
 use crate::packed::{self, Packed, PackedPlan};
@@ -49,6 +50,19 @@ fn session_args(
     Either::A(json) => Tail::Json(json),
     Either::B(value) => Tail::Wire(input::messages_from_js(env, value, reuse as usize)?),
   };
+  Ok((session, reuse, tail))
+}
+
+/// The arguments of a session call whose tail is columns.
+fn session_columns(
+  env: &Env,
+  session: Unknown<'_>,
+  reuse: Unknown<'_>,
+  columns: Unknown<'_>,
+) -> Result<SessionArgs> {
+  let session = input::index_from_js(env, session, "session")?;
+  let reuse = input::index_from_js(env, reuse, "reuse")?;
+  let tail = Tail::Columns(input::columns_from_js(env, columns)?);
   Ok((session, reuse, tail))
 }
 
@@ -147,6 +161,40 @@ impl NativeContextEditor {
     ))
   }
 
+  /// `planJson` with the messages as columns (`WireColumns`: typed arrays of lengths and flags,
+  /// and their ids in one string) instead of JSON text: what the package's `ContextEditor` sends
+  /// when only lengths cross the boundary. Same plan, same errors.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
+  #[napi]
+  pub fn plan_columns(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<String> {
+    let columns = input::columns_from_js(&env, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    plan_columns(&self.inner, columns, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `planColumns` on the libuv thread pool (the columns are copied on the calling thread).
+  #[napi(ts_return_type = "Promise<string>")]
+  pub fn plan_columns_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<String, String>>> {
+    let columns = input::columns_from_js(&env, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || plan_columns(&editor, columns, context),
+      same,
+    ))
+  }
+
   /// Counts the tokens of `messages` (wire form) with the editor's method and encoding.
   #[napi]
   pub fn count_tokens(
@@ -231,6 +279,58 @@ impl NativeContextEditor {
     ))
   }
 
+  /// `planSession` with the tail as columns (`WireColumns`, see `planColumns`).
+  ///
+  /// @throws {Error} as `planSession`.
+  #[napi]
+  pub fn plan_session_columns(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<Option<PackedPlan>> {
+    let args = session_columns(&env, session, reuse, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    let packed = plan_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))?;
+    packed_to_js(&env, packed)
+  }
+
+  /// `planSessionColumns` with the counting and planning on the libuv thread pool.
+  #[napi(ts_return_type = "Promise<PackedPlan | null>")]
+  pub fn plan_session_columns_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
+    let args = session_columns(&env, session, reuse, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || plan_session(&editor, args, context),
+      packed_to_js,
+    ))
+  }
+
+  /// `appendSession` with the tail as columns.
+  ///
+  /// @throws {Error} as `appendSession`.
+  #[napi]
+  pub fn append_session_columns(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+  ) -> Result<bool> {
+    let args = session_columns(&env, session, reuse, columns)?;
+    append(&self.inner, args).map_err(|e| to_js_error(&env, &e))
+  }
+
   /// Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
   /// counting: that happens in the next `planSession`). Returns `false` on a miss.
   ///
@@ -243,14 +343,8 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
   ) -> Result<bool> {
-    let (session, reuse, tail) = session_args(&env, session, reuse, tail)?;
-    guarded(|| {
-      let tail = tail.into_core(reuse as usize)?;
-      self
-        .inner
-        .append_session(u64::from(session), reuse as usize, tail)
-    })
-    .map_err(|e| to_js_error(&env, &e))
+    let args = session_args(&env, session, reuse, tail)?;
+    append(&self.inner, args).map_err(|e| to_js_error(&env, &e))
   }
 
   /// Forgets session `session` (a no-op when unknown).
@@ -272,10 +366,12 @@ impl NativeContextEditor {
   }
 }
 
-/// New messages for a session: JSON text (parsed off the event loop when async) or wire objects.
+/// New messages for a session: JSON text (parsed off the event loop when async), wire objects or
+/// columns (both converted on the calling thread, built into the core's messages where they run).
 pub enum Tail {
   Json(String),
   Wire(Vec<Message>),
+  Columns(Columns),
 }
 
 impl Tail {
@@ -283,6 +379,7 @@ impl Tail {
     match self {
       Self::Json(text) => parse_wire_json(&text),
       Self::Wire(messages) => message::messages_from_wire(messages, offset),
+      Self::Columns(columns) => columns.into_core(offset),
     }
   }
 }
@@ -313,6 +410,25 @@ fn plan_json(
     let messages = parse_wire_json(messages_json)?;
     let context = message::context_from_wire(context)?;
     to_json("plan", &EditPlan::from(editor.plan(&messages, &context)?))
+  })
+}
+
+fn plan_columns(
+  editor: &core::ContextEditor,
+  columns: Columns,
+  context: Option<EditContext>,
+) -> CoreResult<String> {
+  guarded(|| {
+    let messages = columns.into_core(0)?;
+    let context = message::context_from_wire(context)?;
+    to_json("plan", &EditPlan::from(editor.plan(&messages, &context)?))
+  })
+}
+
+fn append(editor: &core::ContextEditor, (session, reuse, tail): SessionArgs) -> CoreResult<bool> {
+  guarded(|| {
+    let tail = tail.into_core(reuse as usize)?;
+    editor.append_session(u64::from(session), reuse as usize, tail)
   })
 }
 

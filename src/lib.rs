@@ -2,6 +2,7 @@
 //! types. Thin by design: convert, call the core, convert back. The public, message-shape-aware
 //! `ContextEditor` lives in the TypeScript shim (`ts/editor.ts`).
 //!
+//! - `columns`: wire messages as columns (lengths-only conversations, no JSON).
 //! - `input`: JavaScript arguments to wire values, with errors naming the culprit (`code`, `path`,
 //!   `messageIndex`); `message`: wire messages and context to the core's types, checked.
 //! - `editor`: `NativeContextEditor`. Each method has a synchronous form (`plan`) and one on the
@@ -13,6 +14,7 @@
 //! - `error`: core errors to JavaScript errors; `hooks`: test hooks (not in the public types);
 //!   `wasi`: what the WebAssembly build needs to behave as the native one; `wire`: option types.
 
+mod columns;
 mod editor;
 mod error;
 pub mod hooks;

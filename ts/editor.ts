@@ -8,7 +8,7 @@
 
 import { fromNative, unreadable } from './errors.js'
 import { NativeContextEditor } from './native.js'
-import type { EditContext as WireContext, EditorOptions, EditPlan, TokenCountResult, WireMessage } from './native.js'
+import type { EditContext as WireContext, EditorOptions, EditPlan, TokenCountResult, WireColumns, WireMessage } from './native.js'
 import {
   type AnyMessage,
   applyEditsInPieces,
@@ -22,6 +22,8 @@ import {
   notePollution,
   own,
   toWireRemembered,
+  columnarWire,
+  toColumns,
   type WireCache,
   type WireOptions,
 } from './wire.js'
@@ -209,10 +211,17 @@ export class ContextEditor {
     return wire
   }
 
+  /** `list` as columns, when it crosses with lengths only (see ts/wire/columns.ts); else `undefined`. */
+  #columns(list: readonly unknown[], messageTokens: CallContext['messageTokens']): WireColumns | undefined {
+    return this.#sendText || !columnarWire() ? undefined : toColumns(list, 0, list.length, this.#wireOptions(messageTokens), [])?.[0]
+  }
+
   /** Plans `list` whole, without a session (caller-supplied counts, or a session lost meanwhile). */
   #planWhole(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Planned {
-    const wire = this.#convert(list, messageTokens)
+    const columns = this.#columns(list, messageTokens)
+    const wire = columns === undefined ? this.#convert(list, messageTokens) : []
     try {
+      if (columns !== undefined) return { plan: settled(JSON.parse(this.#native.planColumns(columns, ctx)) as EditPlan), unchangedBelow: 0 }
       if (!this.#sendText) return { plan: settled(JSON.parse(this.#native.planJson(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
       return { plan: settled(this.#native.plan(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
@@ -222,8 +231,10 @@ export class ContextEditor {
 
   /** `#planWhole` with the planning on the libuv thread pool. */
   async #planWholeAsync(list: readonly unknown[], ctx: WireContext, messageTokens?: CallContext['messageTokens']): Promise<Planned> {
-    const wire = this.#convert(list, messageTokens)
+    const columns = this.#columns(list, messageTokens)
+    const wire = columns === undefined ? this.#convert(list, messageTokens) : []
     try {
+      if (columns !== undefined) return { plan: settled(JSON.parse(await this.#native.planColumnsAsync(columns, ctx)) as EditPlan), unchangedBelow: 0 }
       if (!this.#sendText) return { plan: settled(JSON.parse(await this.#native.planJsonAsync(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
       return { plan: settled(await this.#native.planAsync(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {

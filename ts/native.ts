@@ -36,6 +36,7 @@ export type {
   TokenCountResult,
   ToolCall as WireToolCall,
   TriggerCondition,
+  WireColumns,
 } from '../binding.cjs'
 
 const require = createRequire(import.meta.url)

@@ -8,13 +8,26 @@ import { fromNative } from './errors.js'
 import type { EditContext as WireContext, EditPlan, NativeContextEditor, PackedPlan, PlanOp, WireMessage } from './native.js'
 import type { EditResult, Finished } from './edit-result.js'
 import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE_TAIL, nextTurn, PIECE_CHARS } from './scheduler.js'
-import { jsonText, messageError, toWireRemembered, unchanged, type ApplyOptions, type WireOptions } from './wire.js'
+import {
+  appendSession,
+  columnarWire,
+  jsonText,
+  messageError,
+  planSession,
+  planSessionAsync,
+  type Tail,
+  toColumns,
+  toWireRemembered,
+  unchanged,
+  type ApplyOptions,
+  type WireOptions,
+} from './wire.js'
 import { samePrefix, unpack } from './wire/packed.js'
 
 /** What the sessions need of their editor. */
 export interface SessionHost {
   readonly native: NativeContextEditor
-  /** Whether messages cross as objects with their text (else as one JSON string of lengths). */
+  /** Whether messages cross as objects with their text (else as columns of lengths). */
   readonly sendText: boolean
   /** How messages are converted (no per-message counts: a call with its own counts has no session). */
   wireOptions(): WireOptions
@@ -135,8 +148,11 @@ export class Sessions {
    * text, as the native call takes it; their fingerprints go to `prints`. Returns the piece and
    * where it ends.
    */
-  #piece(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>, maxChars = Infinity): [string | WireMessage[], number] {
+  #piece(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>, maxChars = Infinity): [Tail, number] {
     const opts = this.#host.wireOptions()
+    // Lengths only (approx): columns (ts/wire/columns.ts), unless a message cannot cross so.
+    const columns = this.#host.sendText || !columnarWire() ? undefined : toColumns(messages, from, to, opts, prints, maxChars)
+    if (columns !== undefined) return columns
     const out: WireMessage[] = []
     let chars = 0
     let i = from
@@ -148,12 +164,13 @@ export class Sessions {
       prints.push(print)
       i++
     }
-    // Lengths only (approx): one JSON string beats reading every field through napi. With text
-    // (model, estimate, summaries), napi's string copies beat escaping megabytes of JSON.
+    // Lengths only, as JSON (a message columns cannot carry, or columns switched off): one string
+    // beats reading every field through napi. With text (model, estimate, summaries), napi's
+    // string copies beat escaping megabytes of JSON.
     return [this.#host.sendText ? out : jsonText(out)!, i]
   }
 
-  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): string | WireMessage[] {
+  #tail(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>): Tail {
     return this.#piece(messages, from, to, prints)[0]
   }
 
@@ -174,11 +191,11 @@ export class Sessions {
     let reuse = checked ? pick.reuse : this.#unchangedUpTo(messages, conv, 0, pick.reuse)
     try {
       let prints: Array<unknown[] | undefined> = []
-      let packed = this.#host.native.planSession(conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
+      let packed = planSession(this.#host.native, conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
       if (packed === null) {
         reuse = 0
         prints = []
-        packed = this.#host.native.planSession(conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
+        packed = planSession(this.#host.native, conv.id, 0, this.#tail(messages, 0, messages.length, prints), ctx)
       }
       return this.#planned(conv, messages, reuse, prints, packed!)
     } catch (e) {
@@ -227,17 +244,17 @@ export class Sessions {
       for (;;) {
         const [piece, end] = this.#piece(messages, sent, n, prints, PIECE_CHARS)
         if (end === n) {
-          let packed = await this.#host.native.planSessionAsync(conv.id, sent, piece, ctx)
+          let packed = await planSessionAsync(this.#host.native, conv.id, sent, piece, ctx)
           if (packed === null) {
             reuse = 0
             prints = []
-            packed = await this.#host.native.planSessionAsync(conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
+            packed = await planSessionAsync(this.#host.native, conv.id, 0, this.#tail(messages, 0, n, prints), ctx)
           }
           // Plans that come back together are unpacked in turns too.
           await nextTurn()
           return this.#planned(conv, messages, reuse, prints, packed!)
         }
-        if (!this.#host.native.appendSession(conv.id, sent, piece)) {
+        if (!appendSession(this.#host.native, conv.id, sent, piece)) {
           // Evicted, or `clearCache()` ran, meanwhile. Starting over could be undone again by the
           // next eviction or clear, and again (a livelock): finish on this call's own messages,
           // without the session, and start a new one next time.

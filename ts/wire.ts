@@ -10,7 +10,9 @@
 // - wire/shapes.ts: which shape (and role) a message is in, its content's text and limits;
 // - wire/fingerprint.ts: has a message seen before changed? (the memo of conversions rests on it);
 // - wire/locate.ts: which field of a message threw while it was read;
-// - wire/convert.ts: one message to wire form (`toWire`), whole conversations, the memo;
+// - wire/convert.ts: one message to wire form (`toWire`, through `readWire`);
+// - wire/memo.ts: the memo of conversions and fingerprints, whole conversations (`toWireMessages`);
+// - wire/columns.ts: lengths-only conversations as columns (`toColumns`), the approx-mode wire;
 // - wire/copy.ts: copies of a message with some fields changed, never running the caller's code;
 // - wire/edits.ts, wire/breakpoints.ts: what each plan operation does to a message;
 // - wire/check-plan.ts: a hand-made plan read and checked against the messages (`applyPlan`);
@@ -21,7 +23,9 @@ export { type AnyMessage, type MessageShape, MAX_ITEMS, MAX_MESSAGES, textOf } f
 export { field, hasField, isList, isPolluted, jsonText, notePollution, own } from './wire/fields.js'
 export { fingerprint, unchanged } from './wire/fingerprint.js'
 export { messageError } from './wire/locate.js'
-export { forgetMessage, messageList, systemPromptText, toWire, toWireMessages, toWireRemembered, type WireCache, type WireOptions } from './wire/convert.js'
+export { messageList, systemPromptText, toWire, type WireCache, type WireOptions } from './wire/convert.js'
+export { forgetMessage, toWireMessages, toWireRemembered } from './wire/memo.js'
+export { appendSession, columnarWire, planSession, planSessionAsync, setColumnarWire, type Tail, toColumns } from './wire/columns.js'
 export { countCacheBreakpoints } from './wire/breakpoints.js'
 export type { ApplicablePlan } from './wire/check-plan.js'
 export { applyEdits, applyEditsInPieces, applyPlan, listCopy, type Applied, type ApplyOptions, type ClearedMemo } from './wire/apply.js'

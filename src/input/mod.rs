@@ -16,6 +16,7 @@
 //! are read through a view that holds what the object and its class give it, never what
 //! `Object.prototype` holds (as the shim's `field` does). Options are read by their own keys anyway.
 
+mod columns;
 mod context;
 mod keyed;
 mod messages;
@@ -27,6 +28,7 @@ use napi::{sys, ValueType};
 
 use crate::error::{take_exception, thrown_text};
 
+pub use columns::columns_from_js;
 pub use context::{context_from_js, index_from_js};
 pub use messages::{json_text_from_js, messages_from_js};
 pub use options::options_from_js;

@@ -1,6 +1,6 @@
-// Caller messages to wire form: one message (`toWire`, in named steps), a whole conversation
-// (`toWireMessages`), and the editor's memo of conversions keyed by message object, valid while the
-// message's fingerprint holds. Every read of the caller's objects goes through fields.ts.
+// Caller messages to wire form: one message read in named steps (`readWire`) into a record that
+// becomes a wire object (`toWire`) or a row of columns (columns.ts). The memo of conversions and
+// whole conversations are in memo.ts. Every read of the caller's objects goes through fields.ts.
 //
 // Validation is the core's (src/message.rs, crates/core), once, with paths. What is checked here is
 // what the core cannot see, each for a reason:
@@ -15,11 +15,9 @@
 //   for a string or an object would name neither the message nor the field.
 
 import { imageSize, imageTokens, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } from '../media.js'
-import { ContextEditorError, errorText, invalidMessage, unreadable } from '../errors.js'
+import { ContextEditorError, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
-import { describe, entry, field, hasField, isObject, notePollution, show } from './fields.js'
-import { fingerprint, stale, unchanged } from './fingerprint.js'
-import { messageError } from './locate.js'
+import { describe, entry, field, hasField, show } from './fields.js'
 import {
   MAX_ITEMS,
   MAX_MESSAGES,
@@ -54,13 +52,58 @@ export interface WireOptions {
 
 const IMAGE_BLOCKS = new Set(['image_url', 'image', 'input_image'])
 
-interface ContentParts {
+/**
+ * What a message crosses as: its wire fields, read by `readWire` before they are put into a wire
+ * object (`toWire`) or into columns (columns.ts, which reuses one record from message to message).
+ */
+export interface WireParts {
+  role: string
+  /** The text (string content or text blocks) and the other blocks' JSON. */
   text: string
   other: string
-  thinking: string
+  /** `text` and `other` cross as themselves (else as their lengths). */
+  sendText: boolean
+  thinkingLength: number
   images: number
   /** Tokens of the images by their provider's formula, when any image's size is known. */
-  imageTokens?: number
+  imageTokens: number | undefined
+  calls: readonly CallView[]
+  /** The calls' arguments cross as text (else as their lengths). */
+  argsText: boolean
+  /** `JSON.stringify(tool_calls).length`, when there are calls. */
+  toolCallsLength: number
+  toolCallId: string | undefined
+  name: string | undefined
+  cleared: boolean
+  truncated: boolean
+  clearedToolInputs: string[] | undefined
+  pinned: boolean
+  tokens: number | undefined
+}
+
+const NO_CALLS: readonly CallView[] = Object.freeze([])
+
+/** A record for `readWire` to fill. */
+export function newParts(): WireParts {
+  return {
+    role: '',
+    text: '',
+    other: '',
+    sendText: false,
+    thinkingLength: 0,
+    images: 0,
+    imageTokens: undefined,
+    calls: NO_CALLS,
+    argsText: false,
+    toolCallsLength: 0,
+    toolCallId: undefined,
+    name: undefined,
+    cleared: false,
+    truncated: false,
+    clearedToolInputs: undefined,
+    pinned: false,
+    tokens: undefined,
+  }
 }
 
 /** The payload of a `data:` URL (base64), else `undefined`. */
@@ -100,10 +143,22 @@ function imageBlockTokens(block: object): number | undefined {
   return size ? imageTokens(size.width, size.height, formula, typeof detail === 'string' ? detail : undefined) : undefined
 }
 
-/** Splits content into text (counted as LangChain does) and everything else (counted by its JSON). */
-function contentParts(content: unknown, i: number, calls: readonly CallView[]): ContentParts {
-  if (content === undefined || content === null) return { text: '', other: '', thinking: '', images: 0 }
-  if (typeof content === 'string') return { text: checkString(content, i, 'content'), other: '', thinking: '', images: 0 }
+/**
+ * Splits content into text (counted as LangChain does) and everything else (counted by its JSON),
+ * into `w`; returns the length of its reasoning blocks' JSON.
+ */
+function contentInto(content: unknown, i: number, w: WireParts): number {
+  w.other = ''
+  w.images = 0
+  w.imageTokens = undefined
+  if (content === undefined || content === null) {
+    w.text = ''
+    return 0
+  }
+  if (typeof content === 'string') {
+    w.text = checkString(content, i, 'content')
+    return 0
+  }
   if (!Array.isArray(content)) {
     throw invalidMessage(i, 'content', `expected a string or an array of content blocks, got ${describe(content)}`)
   }
@@ -142,7 +197,7 @@ function contentParts(content: unknown, i: number, calls: readonly CallView[]): 
     }
     // A `tool_use` block that mirrors a tool call is counted once, through `tool_calls`.
     const id = field(block, 'id')
-    if (type === 'tool_use' && typeof id === 'string' && mirrors(calls, id)) continue
+    if (type === 'tool_use' && typeof id === 'string' && mirrors(w.calls, id)) continue
     other.push(block)
   }
   const otherText = other.length ? stringify(other, i, 'content') : ''
@@ -153,7 +208,11 @@ function contentParts(content: unknown, i: number, calls: readonly CallView[]): 
   if (thinkingText && !thinkingText.isWellFormed()) {
     throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
   }
-  return { text, other: otherText, thinking: thinkingText, images, ...(sized ? { imageTokens: imageTokensSum } : {}) }
+  w.text = text
+  w.other = otherText
+  w.images = images
+  if (sized) w.imageTokens = imageTokensSum
+  return thinkingText.length
 }
 
 /** A file block's MIME type names an image (read without converting it: it may be anything). */
@@ -169,19 +228,22 @@ interface CallView {
   argsLength: number
 }
 
-/** The tool calls of an assistant message, in either representation. */
-function callsOf(p: Parts, i: number): { calls: CallView[]; raw: unknown[] | undefined } {
+/** The tool calls of an assistant message, in either representation, into `w.calls`; returns the list as the message holds it. */
+function callsInto(p: Parts, i: number, w: WireParts): unknown[] | undefined {
+  w.calls = NO_CALLS
   const raw = field(p.fields, 'tool_calls')
-  if (raw === undefined || raw === null) return { calls: [], raw: undefined }
+  if (raw === undefined || raw === null) return undefined
   if (!Array.isArray(raw)) throw invalidMessage(i, 'tool_calls', `expected an array, got ${describe(raw)}`)
   if (raw.length && p.role !== 'assistant') {
     throw invalidMessage(i, 'tool_calls', `only assistant messages carry tool calls, this one is \`${p.role}\``)
   }
   checkLength(raw, MAX_ITEMS, i, 'tool_calls', 'tool calls')
+  if (raw.length === 0) return raw
   // A plain loop, not `map`: a hole is an invalid call, not one to skip.
   const calls: CallView[] = []
   for (let k = 0; k < raw.length; k++) calls.push(callOf(entry(raw, k), i, k))
-  return { calls, raw }
+  w.calls = calls
+  return raw
 }
 
 /** One tool call, in either representation. */
@@ -227,31 +289,66 @@ function callOf(c: any, i: number, k: number): CallView {
  * (locate.ts), so that a getter that throws there is named.
  */
 export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
+  return wireOf(readWire(m, i, opts, newParts()))
+}
+
+/**
+ * Reads message `i` into `w` (every field of it set): the checks and errors of every wire form,
+ * in one order (see `toWire`).
+ */
+export function readWire(m: unknown, i: number, opts: WireOptions, w: WireParts): WireParts {
   const p = partsOf(m, i)
-  const { calls, raw } = callsOf(p, i)
+  w.role = p.role
+  const raw = callsInto(p, i, w)
   const content = field(p.fields, 'content')
-  const parts = contentParts(content, i, calls)
-  const thinking = parts.thinking + reasoningOf(p, i)
-  const wire: WireMessage = { role: p.role as WireMessage['role'] }
-  putText(wire, p, parts, opts)
-  if (thinking) wire.thinkingLength = thinking.length
-  if (parts.images) wire.images = parts.images
-  if (parts.imageTokens !== undefined) wire.imageTokens = parts.imageTokens
-  if (calls.length) putCalls(wire, calls, raw, i, opts)
-  putIds(wire, p, i)
-  putMarker(wire, p, content, i, opts)
-  putTokens(wire, i, opts)
+  w.thinkingLength = contentInto(content, i, w) + reasoningLength(p, i)
+  w.sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
+  w.argsText = opts.sendText || opts.sendArgs === true
+  // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
+  w.toolCallsLength = w.calls.length ? stringify(raw, i, 'tool_calls').length : 0
+  idsInto(p, i, w)
+  markerInto(p, content, i, opts, w)
+  w.tokens = tokensOf(i, opts)
+  return w
+}
+
+/** The wire message of what `readWire` read. */
+function wireOf(w: WireParts): WireMessage {
+  const wire: WireMessage = { role: w.role as WireMessage['role'] }
+  if (w.sendText) {
+    if (w.text) wire.content = w.text
+    if (w.other) wire.other = w.other
+  } else {
+    if (w.text) wire.contentLength = w.text.length
+    if (w.other) wire.otherLength = w.other.length
+  }
+  if (w.thinkingLength) wire.thinkingLength = w.thinkingLength
+  if (w.images) wire.images = w.images
+  if (w.imageTokens !== undefined) wire.imageTokens = w.imageTokens
+  if (w.calls.length) {
+    wire.toolCalls = w.calls.map((c): WireToolCall =>
+      w.argsText ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
+    )
+    wire.toolCallsLength = w.toolCallsLength
+  }
+  if (w.toolCallId !== undefined) wire.toolCallId = w.toolCallId
+  if (w.name !== undefined) wire.name = w.name
+  if (w.cleared) wire.cleared = true
+  if (w.truncated) wire.truncated = true
+  if (w.clearedToolInputs !== undefined) wire.clearedToolInputs = w.clearedToolInputs
+  if (w.pinned) wire.pinned = true
+  if (w.tokens !== undefined) wire.tokens = w.tokens
   return wire
 }
 
-/** Reasoning kept outside the content: DeepSeek-style `reasoning_content`, `additional_kwargs`. */
-function reasoningOf(p: Parts, i: number): string {
-  let thinking = ''
+/** Length of the reasoning kept outside the content: DeepSeek-style `reasoning_content`, `additional_kwargs`. */
+function reasoningLength(p: Parts, i: number): number {
+  let thinking = 0
   // DeepSeek-style OpenAI messages carry `reasoning_content` at the top level.
   const rc = p.shape === 'openai' ? field(p.fields, 'reasoning_content') : undefined
   if (typeof rc === 'string') {
     if (!rc.isWellFormed()) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
-    thinking += rc
+    thinking += rc.length
   }
   const ak = field(p.fields, 'additional_kwargs')
   if (ak !== null && typeof ak === 'object') {
@@ -260,53 +357,37 @@ function reasoningOf(p: Parts, i: number): string {
       if (v === undefined || v === null) continue
       const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
       if (!s.isWellFormed()) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-      thinking += s
+      thinking += s.length
     }
   }
   return thinking
 }
 
-/** The text and the other content: itself for exact counting, its length for approx. */
-function putText(wire: WireMessage, p: Parts, { text, other }: ContentParts, opts: WireOptions): void {
-  const sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
-  if (sendText) {
-    if (text) wire.content = text
-    if (other) wire.other = other
-  } else {
-    if (text) wire.contentLength = text.length
-    if (other) wire.otherLength = other.length
-  }
-}
-
-function putCalls(wire: WireMessage, calls: readonly CallView[], raw: unknown[] | undefined, i: number, opts: WireOptions): void {
-  wire.toolCalls = calls.map((c): WireToolCall =>
-    opts.sendText || opts.sendArgs ? { id: c.id, name: c.name, args: c.args } : { id: c.id, name: c.name, argsLength: c.argsLength },
-  )
-  // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
-  wire.toolCallsLength = stringify(raw, i, 'tool_calls').length
-}
-
 /** A tool result's `tool_call_id` (required) and the message's `name`. */
-function putIds(wire: WireMessage, p: Parts, i: number): void {
+function idsInto(p: Parts, i: number, w: WireParts): void {
+  w.toolCallId = undefined
   if (p.role === 'tool') {
     const id = field(p.fields, 'tool_call_id')
     if (id === undefined || id === null || id === '') throw invalidMessage(i, 'tool_call_id', 'tool message without `tool_call_id`')
-    wire.toolCallId = checkString(id, i, 'tool_call_id')
+    w.toolCallId = checkString(id, i, 'tool_call_id')
   }
   const name = field(p.fields, 'name')
-  if (name !== undefined && name !== null) wire.name = checkString(name, i, 'name')
+  w.name = name !== undefined && name !== null ? checkString(name, i, 'name') : undefined
 }
 
 /**
  * What earlier edits left on the message: the `response_metadata.context_editing` marker, or for
  * an OpenAI tool message (which has no metadata), content equal to one of the placeholders.
  */
-function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opts: WireOptions): void {
+function markerInto(p: Parts, content: unknown, i: number, opts: WireOptions, w: WireParts): void {
+  w.cleared = false
+  w.truncated = false
+  w.clearedToolInputs = undefined
   const md = metadataOf(p)
   const ce = md === undefined ? undefined : field(md, 'context_editing')
   if (ce && typeof ce === 'object') {
-    if (field(ce, 'cleared') === true) wire.cleared = true
-    if (field(ce, 'truncated') === true) wire.truncated = true
+    if (field(ce, 'cleared') === true) w.cleared = true
+    if (field(ce, 'truncated') === true) w.truncated = true
     const inputs = field(ce, 'cleared_tool_inputs')
     if (Array.isArray(inputs)) {
       checkLength(inputs, MAX_ITEMS, i, 'response_metadata.context_editing.cleared_tool_inputs', 'ids')
@@ -315,16 +396,16 @@ function putMarker(wire: WireMessage, p: Parts, content: unknown, i: number, opt
         const id = entry(inputs, k)
         if (typeof id === 'string') ids.push(id)
       }
-      wire.clearedToolInputs = ids
+      w.clearedToolInputs = ids
     }
   }
   if (p.shape === 'openai' && p.role === 'tool' && opts.placeholders && typeof content === 'string') {
-    if (opts.placeholders.has(content) || namesItsCall(opts.placeholders, content, field(p.fields, 'tool_call_id'))) wire.cleared = true
+    if (opts.placeholders.has(content) || namesItsCall(opts.placeholders, content, field(p.fields, 'tool_call_id'))) w.cleared = true
   }
-  if (pinnedByMarker(p, md, ce)) wire.pinned = true
+  w.pinned = pinnedByMarker(p, md, ce)
   if (opts.pinIds !== undefined && opts.pinIds.size > 0) {
     const id = field(p.fields, 'id')
-    if (typeof id === 'string' && opts.pinIds.has(id)) wire.pinned = true
+    if (typeof id === 'string' && opts.pinIds.has(id)) w.pinned = true
   }
 }
 
@@ -358,100 +439,22 @@ function mirrors(calls: readonly CallView[], id: string): boolean {
 }
 
 /** The caller's own token count for the message, when it gave one. */
-function putTokens(wire: WireMessage, i: number, opts: WireOptions): void {
+function tokensOf(i: number, opts: WireOptions): number | undefined {
   const supplied = suppliedTokens(opts, i)
-  if (supplied !== undefined && supplied !== null) {
-    if (typeof supplied !== 'number' || !Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
-      throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${show(supplied)}`)
-    }
-    wire.tokens = supplied
+  if (supplied === undefined || supplied === null) return undefined
+  if (typeof supplied !== 'number' || !Number.isInteger(supplied) || supplied < 0 || supplied > 0xffffffff) {
+    throw invalidMessage(i, 'tokens', `expected a non-negative integer token count, got ${show(supplied)}`)
   }
+  return supplied
 }
 
 /** The caller's token count for message `i` (`ContextEditor` reads them into an array of its own first). */
-function suppliedTokens(opts: WireOptions, i: number): unknown {
+export function suppliedTokens(opts: WireOptions, i: number): unknown {
   try {
     return opts.messageTokens?.[i]
   } catch (e) {
     throw unreadable('INVALID_CONTEXT', `context.messageTokens[${i}]`, e, { path: `messageTokens[${i}]` })
   }
-}
-
-/**
- * Converts a whole conversation to wire form. `opts` is read once (`undefined`: lengths only).
- * @throws {ContextEditorError} `INVALID_OPTIONS` naming an option of the wrong kind or one that
- * cannot be read (`INVALID_CONTEXT` for `messageTokens`), `INVALID_MESSAGE` naming the message.
- */
-export function toWireMessages(messages: unknown, opts?: WireOptions | null): WireMessage[] {
-  notePollution()
-  const options = wireOptionsOf(opts)
-  const list = messageList(messages)
-  const out = new Array<WireMessage>(list.length)
-  for (let i = 0; i < list.length; i++) out[i] = toWireRemembered(list[i], i, options)[0]
-  return out
-}
-
-/** `toWireMessages`' options, read once into options of our own. */
-function wireOptionsOf(opts: unknown): WireOptions {
-  // Every field its own: nothing is read from a key put on Object.prototype.
-  const out: WireOptions = { sendText: false, sendToolText: false, placeholders: undefined, cache: undefined, messageTokens: undefined }
-  if (opts === undefined || opts === null) return out
-  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
-    new ContextEditorError('INVALID_OPTIONS', `${path}: ${what}`, cause === undefined ? { path } : { path, cause })
-  const read = <V>(path: string, get: () => V): V => {
-    try {
-      return get()
-    } catch (e) {
-      throw fail(path, `could not be read (${errorText(e)})`, e)
-    }
-  }
-  if (typeof opts !== 'object') throw fail('options', `expected an object, got ${describe(opts)}`)
-  const flag = (key: string): boolean => {
-    const v = read(key, () => field(opts, key))
-    if (v !== undefined && v !== null && typeof v !== 'boolean') throw fail(key, `expected a boolean, got ${describe(v)}`)
-    return v === true
-  }
-  out.sendText = flag('sendText')
-  out.sendToolText = flag('sendToolText')
-  const placeholders = read('placeholders', () => field(opts, 'placeholders'))
-  if (placeholders !== undefined && placeholders !== null) {
-    const list = read('placeholders', () => (placeholders instanceof Set ? [...placeholders] : Array.isArray(placeholders) ? [...placeholders] : undefined))
-    if (list === undefined || list.length > MAX_ITEMS || list.some((p) => typeof p !== 'string')) {
-      throw fail('placeholders', 'expected a Set (or an array) of placeholder strings')
-    }
-    out.placeholders = new Set(list as string[])
-  }
-  const cache = read('cache', () => field(opts, 'cache'))
-  if (cache !== undefined && cache !== null) {
-    if (!read('cache', () => cache instanceof WeakMap)) throw fail('cache', `expected a WeakMap, got ${describe(cache)}`)
-    out.cache = cache as WireCache
-  }
-  const counts = read('messageTokens', () => field(opts, 'messageTokens'))
-  if (counts !== undefined && counts !== null) out.messageTokens = countsOf(counts) as Array<number | null | undefined>
-  return out
-}
-
-/** `messageTokens` given to `toWireMessages`, read once (as `ContextEditor` reads its context's). */
-function countsOf(counts: unknown): Array<unknown> {
-  const fail = (path: string, what: string, cause?: unknown): ContextEditorError =>
-    new ContextEditorError('INVALID_CONTEXT', `context.${path}: ${what}`, cause === undefined ? { path } : { path, cause })
-  let n: number
-  try {
-    if (!Array.isArray(counts)) throw fail('messageTokens', 'expected an array of token counts (one per message)')
-    n = counts.length
-  } catch (e) {
-    throw e instanceof ContextEditorError ? e : unreadable('INVALID_CONTEXT', 'context.messageTokens', e, { path: 'messageTokens' })
-  }
-  if (n > MAX_MESSAGES) throw fail('messageTokens', `expected at most ${MAX_MESSAGES.toLocaleString('en-US')} counts, got ${n.toLocaleString('en-US')}`)
-  const out = new Array<unknown>(n)
-  for (let k = 0; k < n; k++) {
-    try {
-      out[k] = entry(counts, k)
-    } catch (e) {
-      throw unreadable('INVALID_CONTEXT', `context.messageTokens[${k}]`, e, { path: `messageTokens[${k}]` })
-    }
-  }
-  return out
 }
 
 /**
@@ -498,49 +501,11 @@ export function messageList(messages: unknown): unknown[] {
   return out
 }
 
-/** Per-editor memo of message conversions, keyed by message object, valid while its fingerprint holds. */
-export type WireCache = WeakMap<object, { print: unknown[]; wire: WireMessage }>
-
 /**
- * `toWire` through the editor's memo (`opts.cache`): a message converted before and unchanged since
- * (same fingerprint) is not converted again. Returns the wire form and the message's fingerprint
- * (`undefined` when the memo is bypassed: no memo, or a caller-supplied token count, which depends
- * on the index).
+ * Per-editor memo of message conversions, keyed by message object, valid while its fingerprint
+ * holds. `wire` is made when first asked for: a message that crossed as columns has none yet.
  */
-export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
-  try {
-    return remembered(m, i, opts)
-  } catch (e) {
-    throw messageError(e, i, m)
-  }
-}
-
-function remembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
-  const cache = opts.cache
-  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) {
-    return [toWire(m, i, opts), undefined]
-  }
-  const hit = cache.get(m)
-  if (hit !== undefined && unchanged(m, hit.print)) return [hit.wire, hit.print]
-  const wire = toWire(m, i, opts)
-  const print = fingerprint(m)!
-  // The message changed since `hit`: a conversation still holding that fingerprint must not pass
-  // its check should the message come back to how it was (one fingerprint per message is live).
-  if (hit !== undefined) stale(hit.print)
-  cache.set(m, { print, wire })
-  return [wire, print]
-}
-
-/**
- * Forgets what the memo knows of `m` and fails every check of it from now on: the caller changed
- * it in a way the check cannot see (see `ContextEditor.invalidate`).
- */
-export function forgetMessage(cache: WireCache, m: unknown): void {
-  if (!isObject(m)) return
-  const hit = cache.get(m)
-  if (hit !== undefined) stale(hit.print)
-  cache.delete(m)
-}
+export type WireCache = WeakMap<object, { print: unknown[]; wire: WireMessage | undefined }>
 
 /** Text of a system prompt given as a string, a LangChain `SystemMessage` or an OpenAI message. */
 export function systemPromptText(system: unknown): string | undefined {

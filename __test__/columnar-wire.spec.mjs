@@ -1,0 +1,348 @@
+// Columns against JSON: in approx mode a conversation crosses to the native side as columns
+// (ts/wire/columns.ts, src/columns.rs) instead of JSON text. Over seeded random conversations in
+// every message shape the converter reads (LangChain instances, dicts, StoredMessage dumps,
+// ChatMessage, OpenAI messages; content blocks, images, reasoning, tool calls with and without
+// args, orphans, cleared markers, pins, names, ids, the caller's own counts) and over every kind of
+// option set, both wires must give the same plans, reports, edited messages and errors: whole
+// plans, sessions (first and next calls, synchronous and in pieces), and broken messages.
+
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+
+import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
+
+import { ContextEditor } from '../dist/index.js'
+import { jsonText, setColumnarWire, toColumns, toWire } from '../dist/wire.js'
+import { NativeContextEditor, toWireContext } from '../index.js'
+import { Rng } from './support/prng.mjs'
+
+const WORDS = ['alpha', 'beta', 'naïve', '日本語', '😀', 'x\n', '"quoted"', 'back\\slash', '\u0001', 'γάμμα']
+/** A 1×1 PNG (its header gives the image size to the image-token formulas). */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+function words(r, n) {
+  return Array.from({ length: n }, () => r.pick(WORDS)).join(' ')
+}
+
+/** Content of a user, assistant or tool message: a string or blocks of every kind the converter reads. */
+function content(r, calls = []) {
+  if (r.chance(0.5)) return words(r, r.int(0, 12))
+  const blocks = []
+  for (let k = r.int(0, 5); k > 0; k--) {
+    const kind = r.int(0, 11)
+    if (kind === 0) blocks.push(words(r, 2))
+    else if (kind <= 3) blocks.push({ type: 'text', text: words(r, r.int(1, 8)) })
+    else if (kind === 4) blocks.push({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: r.pick(['low', 'high', undefined]) } })
+    else if (kind === 5) blocks.push({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } })
+    else if (kind === 6) blocks.push({ type: 'input_image', image_url: 'https://example.com/x.png' })
+    else if (kind === 7) blocks.push({ type: 'file', mime_type: r.pick(['image/jpeg', 'application/pdf']), data: 'AAAA' })
+    else if (kind === 8) blocks.push({ type: r.pick(['thinking', 'redacted_thinking', 'reasoning']), thinking: words(r, 4), signature: 's' })
+    else if (kind === 9 && calls.length) blocks.push({ type: 'tool_use', id: r.pick(calls).id, name: 'search', input: { q: 'x' } })
+    else blocks.push({ type: 'json', data: { k: words(r, 2) } })
+  }
+  return blocks
+}
+
+/** Response metadata: none, plain, or with the markers earlier edits leave. */
+function metadata(r) {
+  const x = r.int(0, 6)
+  if (x === 0) return { context_editing: { cleared: true, strategy: 'clear_tool_uses' } }
+  if (x === 1) return { context_editing: { truncated: true } }
+  if (x === 2) return { context_editing: { cleared_tool_inputs: ['c0', 7, 'c1'] } }
+  if (x === 3) return { pinned: true }
+  if (x === 4) return { model: 'm' }
+  return undefined
+}
+
+/** A LangChain conversation (instances), with orphans, markers, pins, names and ids. */
+function langchain(r, n) {
+  const out = []
+  const open = []
+  let id = 0
+  if (r.chance(0.7)) out.push(new SystemMessage({ content: words(r, 5), id: 'sys' }))
+  while (out.length < n) {
+    const x = r.next()
+    if (x < 0.2) out.push(new HumanMessage({ content: content(r), id: `h${out.length}`, additional_kwargs: r.chance(0.1) ? { pinned: true } : {} }))
+    else if (x < 0.45) {
+      const calls = Array.from({ length: r.int(0, 3) }, () => ({
+        id: `c${id++}`,
+        name: r.pick(['search', 'read_file', 'shell']),
+        ...(r.chance(0.85) ? { args: { q: words(r, 3), n: r.int(0, 9) } } : {}),
+        type: 'tool_call',
+      }))
+      open.push(...calls)
+      const reasoning = r.chance(0.2) ? { reasoning_content: words(r, 3) } : {}
+      out.push(
+        new AIMessage({
+          content: content(r, calls),
+          tool_calls: calls,
+          additional_kwargs: reasoning,
+          response_metadata: metadata(r) ?? {},
+          id: `a${out.length}`,
+        }),
+      )
+    } else if (x < 0.85) {
+      const call = open.length && r.chance(0.9) ? open.splice(r.int(0, open.length - 1), 1)[0] : { id: `orphan${id++}`, name: 'gone' }
+      const name = r.chance(0.7) ? call.name : undefined
+      out.push(new ToolMessage({ content: content(r), tool_call_id: call.id, name, response_metadata: metadata(r) ?? {}, id: `t${out.length}` }))
+    } else if (x < 0.9) out.push(new ChatMessage({ content: words(r, 3), role: r.pick(['user', 'assistant']) }))
+    else out.push(new AIMessage({ content: words(r, 4), id: `a${out.length}` }))
+  }
+  return out
+}
+
+/** The same kinds of messages as OpenAI chat messages, dicts and StoredMessage dumps. */
+function plain(r, n) {
+  const out = [{ role: r.pick(['system', 'developer']), content: words(r, 4) }]
+  let id = 0
+  const open = []
+  while (out.length < n) {
+    const shape = r.pick(['openai', 'dict', 'stored'])
+    const x = r.next()
+    if (x < 0.25) {
+      const m = { content: content(r) }
+      out.push(shape === 'openai' ? { role: 'user', ...m } : shape === 'dict' ? { type: 'human', ...m } : { type: 'human', data: m })
+    } else if (x < 0.5) {
+      const ids = Array.from({ length: r.int(0, 2) }, () => `p${id++}`)
+      open.push(...ids)
+      if (shape === 'openai') {
+        const calls = ids.map((cid) => ({
+          id: cid,
+          type: 'function',
+          function: { name: 'search', ...(r.chance(0.8) ? { arguments: JSON.stringify({ q: words(r, 2) }) } : {}) },
+        }))
+        out.push({
+          role: 'assistant',
+          content: words(r, 2),
+          ...(calls.length ? { tool_calls: calls } : {}),
+          ...(r.chance(0.3) ? { reasoning_content: words(r, 3) } : {}),
+        })
+      } else {
+        const m = {
+          content: content(r),
+          tool_calls: ids.map((cid) => ({ id: cid, name: 'read', args: { path: words(r, 1) } })),
+          response_metadata: metadata(r),
+        }
+        out.push(shape === 'dict' ? { type: 'ai', ...m } : { type: 'ai', data: m })
+      }
+    } else {
+      const cid = open.length && r.chance(0.85) ? open.shift() : `lost${id++}`
+      const text = r.chance(0.2) ? r.pick(['[cleared]', `cleared ${cid}`]) : words(r, r.int(1, 20))
+      const m = { content: text, tool_call_id: cid, ...(r.chance(0.5) ? { name: 'search' } : {}) }
+      out.push(shape === 'openai' ? { role: 'tool', ...m } : shape === 'dict' ? { type: 'tool', ...m } : { type: 'tool', data: m })
+    }
+  }
+  return out
+}
+
+/** Option sets: clear_tool_uses in its variants, stable mode, pins, and pipelines of other edits. */
+function options(r) {
+  const trigger = r.pick([{ tokens: r.int(1, 400) }, { messages: r.int(1, 30) }, [{ tokens: r.int(1, 200) }, { messages: r.int(5, 40) }]])
+  const keep = r.pick([{ messages: r.int(0, 4) }, { tokens: r.int(0, 100) }])
+  const clear = {
+    trigger,
+    keep,
+    ...(r.chance(0.4) ? { clearToolInputs: true } : {}),
+    ...(r.chance(0.3) ? { excludeTools: ['shell'] } : {}),
+    ...(r.chance(0.3) ? { clearAtLeast: r.int(1, 60) } : {}),
+    ...(r.chance(0.3) ? { placeholder: r.pick(['cleared {tool_call_id}', '🧹']) } : {}),
+  }
+  const x = r.int(0, 8)
+  if (x <= 2) return clear
+  if (x === 3) return { ...clear, stable: true }
+  if (x === 4) return { ...clear, pin: { ids: ['h3', 'a5', 't7'] } }
+  if (x === 5) return { ...clear, prefer: 'newest' }
+  if (x === 6)
+    return {
+      edits: [
+        { type: 'clear_thinking', trigger, keep: { turns: 1 } },
+        { type: 'clear_tool_uses', ...clear },
+      ],
+    }
+  if (x === 7)
+    return {
+      edits: [
+        { type: 'truncate_tool_results', trigger, maxChars: r.int(1, 40) },
+        { type: 'strip_tool_calls', trigger },
+      ],
+    }
+  return {
+    edits: [
+      { type: 'last_n', trigger, n: r.int(1, 6) },
+      { type: 'trim_turns', trigger, maxTurns: 2 },
+    ],
+  }
+}
+
+/** What a call gives, as data: its value, or its error's code, message, path and index. */
+async function outcome(f) {
+  try {
+    return { value: JSON.parse(JSON.stringify(await f())) }
+  } catch (e) {
+    return { error: { code: e.code, message: e.message, path: e.path, messageIndex: e.messageIndex } }
+  }
+}
+
+/** Everything an editor does with `messages`: plans, edits and counts, first and next calls. */
+async function run(opts, messages, context) {
+  const out = []
+  let editor
+  out.push(await outcome(() => (editor = new ContextEditor(opts))))
+  if (editor === undefined) return out
+  const half = messages.slice(0, Math.ceil(messages.length / 2))
+  out.push(await outcome(() => editor.plan(half, context)))
+  out.push(await outcome(() => editor.edit(messages, context)))
+  out.push(await outcome(() => editor.edit([...messages, new HumanMessage('next')], context)))
+  out.push(await outcome(() => editor.planAsync(messages, context)))
+  out.push(await outcome(() => new ContextEditor(opts).editAsync(messages, context)))
+  out.push(await outcome(() => editor.edit(messages, { ...context, messageTokens: messages.map((_, i) => (i % 3 ? null : i * 7)) })))
+  return out
+}
+
+/** `run` with columns on and with JSON, compared. */
+async function same(opts, messages, context, where) {
+  setColumnarWire(false)
+  let json
+  try {
+    json = await run(opts, messages, context)
+  } finally {
+    setColumnarWire(true)
+  }
+  const columns = await run(opts, messages, context)
+  assert.deepEqual(columns, json, where)
+  return columns
+}
+
+describe('columns and JSON give the same results', () => {
+  test('seeded conversations in every shape, every option set', async () => {
+    let errors = 0
+    let triggered = 0
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = new Rng(seed)
+      const n = r.int(1, 40)
+      const messages = seed % 2 ? langchain(r, n) : plain(r, n)
+      const opts = options(r)
+      const context = { maxInputTokens: r.int(50, 5000), systemPrompt: words(r, 3), tools: [{ name: 'search', description: 'd', parameters: {} }] }
+      const results = await same(opts, messages, context, `seed ${seed}`)
+      errors += results.filter((x) => x.error).length
+      triggered += results.filter((x) => x.value?.report?.triggered).length
+    }
+    // The comparison saw plans that edited, not only untouched histories and errors.
+    assert.ok(triggered > 30, `triggered ${triggered}`)
+    assert.ok(errors < 60, `errors ${errors}`)
+  })
+
+  test('a long history crosses in pieces (editAsync) and then grows', async () => {
+    const r = new Rng(99)
+    const messages = langchain(r, 3000)
+    const opts = { trigger: { tokens: 2000 }, keep: { messages: 3 }, clearToolInputs: true }
+    const results = await same(opts, messages, {}, 'pieces')
+    assert.ok(results[2].value.report.triggered)
+  })
+
+  test('broken messages fail alike, at the same index and field', async () => {
+    const broken = [
+      ['a lone surrogate in content', () => new HumanMessage('a\ud800b')],
+      ['a lone surrogate in a call id', () => new AIMessage({ content: '', tool_calls: [{ id: 'c\udfff', name: 'x', args: {} }] })],
+      ['a lone surrogate in a tool call id', () => ({ role: 'tool', content: 'x', tool_call_id: '\ud800' })],
+      [
+        'a lone surrogate in a cleared input id',
+        () => new AIMessage({ content: 'x', response_metadata: { context_editing: { cleared_tool_inputs: ['\ud800'] } } }),
+      ],
+      ['args that are not an object', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c', name: 'x', args: 'no' }] })],
+      [
+        'arguments that are not JSON',
+        () => ({ role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{' } }] }),
+      ],
+      ['a tool message without its call id', () => ({ role: 'tool', content: 'x' })],
+      ['an unknown role', () => ({ role: 'robot', content: 'x' })],
+      ['a number', () => 42],
+      ['tool calls on a user message', () => ({ type: 'human', content: 'x', tool_calls: [{ id: 'c', name: 'x', args: {} }] })],
+      ['a BigInt in args', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c', name: 'x', args: { n: 1n } }] })],
+      ['a bad caller count', () => new HumanMessage('x'), { messageTokens: [0, -1] }],
+    ]
+    for (const [what, make, extra] of broken) {
+      const r = new Rng(7)
+      const messages = langchain(r, 12)
+      messages.splice(6, 0, make())
+      const results = await same({ trigger: { tokens: 1 }, keep: { messages: 1 } }, messages, { ...extra }, what)
+      const failed = results.filter((x) => x.error)
+      if (what === 'a lone surrogate in a cleared input id') continue
+      assert.ok(failed.length > 0, `${what}: fails`)
+    }
+  })
+})
+
+describe('the native side: columns and JSON are the same messages', () => {
+  test('planColumns = planJson and planSessionColumns = planSession, whole and continued', () => {
+    for (let seed = 200; seed < 240; seed++) {
+      const r = new Rng(seed)
+      const messages = seed % 2 ? langchain(r, r.int(1, 60)) : plain(r, r.int(1, 60))
+      const opts = { sendText: false, placeholders: new Set(['[cleared]', 'cleared {tool_call_id}']), sendArgs: r.chance(0.3), sendToolText: r.chance(0.3) }
+      let wire
+      try {
+        wire = messages.map((m, i) => toWire(m, i, opts))
+      } catch {
+        continue
+      }
+      const native = new NativeContextEditor({ trigger: { tokens: r.int(1, 300) }, keep: { messages: r.int(0, 3) }, clearToolInputs: r.chance(0.5) })
+      const ctx = toWireContext({ systemPrompt: 'be brief', maxInputTokens: 1000 })
+      const [columns, end] = toColumns(messages, 0, messages.length, opts, [])
+      assert.equal(end, messages.length)
+      assert.equal(native.planColumns(columns, ctx), native.planJson(jsonText(wire), ctx), `seed ${seed}: whole`)
+      const cut = r.int(0, messages.length)
+      const [head] = toColumns(messages, 0, cut, opts, [])
+      const [tail] = toColumns(messages, cut, messages.length, opts, [])
+      const a = native.planSessionColumns(1, 0, head, ctx)
+      const b = native.planSession(2, 0, jsonText(wire.slice(0, cut)), ctx)
+      assert.deepEqual(packed(a), packed(b), `seed ${seed}: first call`)
+      assert.ok(native.appendSessionColumns(1, cut, tail) && native.appendSession(2, cut, jsonText(wire.slice(cut))))
+      assert.deepEqual(
+        packed(native.planSessionColumns(1, messages.length, toColumns([], 0, 0, opts, [])[0], ctx)),
+        packed(native.planSession(2, messages.length, '[]', ctx)),
+        `seed ${seed}: next call`,
+      )
+    }
+  })
+
+  test('columns that do not fit together are INVALID_MESSAGE naming the columns, never a crash', () => {
+    const native = new NativeContextEditor({})
+    const [good] = toColumns([new HumanMessage('hi'), new ToolMessage({ content: 'x', tool_call_id: 'c' })], 0, 2, { sendText: false }, [])
+    const bad = [
+      undefined,
+      [],
+      'text',
+      { ...good, ints: new Float64Array(6) },
+      { ...good, ints: good.ints.subarray(0, 4) },
+      { ...good, nums: good.nums.subarray(1) },
+      { ...good, lengths: new Uint32Array([99]) },
+      { ...good, strings: good.strings + 'extra' },
+      { ...good, strings: '\ud800' },
+      { ...good, lengths: new Uint32Array([1]), strings: '\ud800' },
+      { ...good, ints: new Uint32Array([1 << 12, 0, 0, 3, 0, 0]) },
+      { ...good, ints: new Uint32Array([1, 5, 0, 3, 0, 0]) },
+      { ...good, nums: new Float64Array(14).fill(-1) },
+      { ...good, nums: new Float64Array(14).fill(0.5) },
+    ]
+    for (const [k, columns] of bad.entries()) {
+      for (const call of [
+        () => native.planColumns(columns),
+        () => native.planSessionColumns(1, 0, columns),
+        () => native.appendSessionColumns(1, 0, columns),
+      ]) {
+        assert.throws(call, (e) => e.code === 'INVALID_MESSAGE' && (e.path === 'messages' || typeof e.messageIndex === 'number'), `case ${k}`)
+      }
+    }
+    // A tool message without its id is the core's error, with its index, as from JSON.
+    const noId = { ...good, ints: new Uint32Array([1, 0, 0, 3, 0, 0]), lengths: new Uint32Array([]), strings: '' }
+    assert.throws(
+      () => native.planColumns(noId),
+      (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && e.path === 'toolCallId',
+    )
+  })
+})
+
+/** A packed plan as data. */
+function packed(p) {
+  return p === null ? null : { ops: [...p.ops], extra: p.extra, report: p.report.json() }
+}

@@ -1,0 +1,91 @@
+//! Wire messages as columns (`WireColumns`, see `crate::columns`): an object of four typed arrays
+//! and one string, each copied out at once. Anything else is `INVALID_MESSAGE` at path
+//! `messages`, naming the column.
+
+use context_editor_core as core;
+use napi::bindgen_prelude::*;
+use napi::{JsValue, ValueType};
+
+use super::{describe, grouped, Fail, MAX_MESSAGES};
+use crate::columns::{Columns, INTS};
+use crate::error::caller_error;
+
+/// `columns` (a `WireColumns` object), copied: the typed arrays are the caller's to reuse once the
+/// call returns.
+pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
+  let fail = |f: Fail| caller_error(env, &core::Error::invalid_messages(f.what), f.cause);
+  let read = |e: Error| fail(Fail::unreadable(env, "columns", &e));
+  let ty = value.get_type().map_err(read)?;
+  if ty != ValueType::Object || value.is_array().map_err(read)? {
+    return Err(fail(Fail::new(
+      "columns",
+      format!(
+        "columns: expected a WireColumns object, got {}",
+        describe(ty)
+      ),
+    )));
+  }
+  let obj = value.coerce_to_object().map_err(read)?;
+  let ints: Uint32ArraySlice<'_> = column(env, &obj, "ints").map_err(fail)?;
+  if ints.len() / INTS > MAX_MESSAGES as usize {
+    return Err(fail(Fail::new(
+      "columns",
+      format!(
+        "columns: expected at most {} messages",
+        grouped(MAX_MESSAGES)
+      ),
+    )));
+  }
+  let nums: Float64ArraySlice<'_> = column(env, &obj, "nums").map_err(fail)?;
+  let args: Float64ArraySlice<'_> = column(env, &obj, "args").map_err(fail)?;
+  let lengths: Uint32ArraySlice<'_> = column(env, &obj, "lengths").map_err(fail)?;
+  let strings: Utf16String = column(env, &obj, "strings").map_err(fail)?;
+  Ok(Columns {
+    ints: ints.to_vec(),
+    nums: nums.to_vec(),
+    args: args.to_vec(),
+    strings: strings.to_vec(),
+    lengths: lengths.to_vec(),
+  })
+}
+
+/// Column `key` of `obj`, of type `T` (a typed array, or the string).
+fn column<T: FromNapiValue>(
+  env: &Env,
+  obj: &Object<'_>,
+  key: &str,
+) -> std::result::Result<T, Fail> {
+  let value: Option<Unknown<'_>> = obj
+    .get(key)
+    .map_err(|e| Fail::unreadable(env, "columns", &e))?;
+  let wrong = |ty: ValueType| {
+    Fail::new(
+      "columns",
+      format!(
+        "columns.{key}: expected {}, got {}",
+        expected(key),
+        describe(ty)
+      ),
+    )
+  };
+  let Some(value) = value else {
+    return Err(wrong(ValueType::Undefined));
+  };
+  let ty = value
+    .get_type()
+    .map_err(|e| Fail::unreadable(env, "columns", &e))?;
+  // SAFETY: `value` is a live value of this call's environment.
+  unsafe { T::from_napi_value(env.raw(), value.raw()) }.map_err(|_| {
+    // A typed array of another kind (or a thrown getter, cleared with it).
+    crate::error::take_exception(env);
+    wrong(ty)
+  })
+}
+
+fn expected(key: &str) -> &'static str {
+  match key {
+    "ints" | "lengths" => "a Uint32Array",
+    "nums" | "args" => "a Float64Array",
+    _ => "a string",
+  }
+}

@@ -1,0 +1,224 @@
+// Lengths-only conversations as columns: the wire of approx mode. One walk over the caller's
+// messages reads each into one reused record (`readWire`: every check and error of `toWire`, in
+// the same order) and writes it into typed arrays of flags, counts and lengths plus a list of the
+// strings the core needs (ids, names, and text only where an edit reads it); the native side
+// (src/columns.rs) builds its messages from them. No wire object per message and no JSON: about
+// what the old path spent on `toWire` objects, `JSON.stringify` and serde's parse.
+//
+// The layout (per message: 3 integers, 7 numbers with `NaN` for absent, its calls' argument
+// lengths, its strings) is documented with `WireColumns` in src/columns.rs; the bits below are its
+// flags. Both ends must agree: __test__/columnar-wire.spec.mjs checks that columns and JSON give
+// the same plans and errors.
+
+import type { EditContext as WireContext, NativeContextEditor, PackedPlan, WireColumns, WireMessage } from '../native.js'
+import { newParts, readWire, type WireOptions, type WireParts } from './convert.js'
+import { messageError } from './locate.js'
+import { rememberedPrint } from './memo.js'
+
+const ROLES: ReadonlyMap<string, number> = new Map([
+  ['system', 0],
+  ['user', 1],
+  ['assistant', 2],
+  ['tool', 3],
+])
+const CLEARED = 1 << 2
+const TRUNCATED = 1 << 3
+const PINNED = 1 << 4
+const TOOL_CALL_ID = 1 << 5
+const NAME = 1 << 6
+const CONTENT = 1 << 7
+const OTHER = 1 << 8
+const ARGS = 1 << 9
+
+let columnar = true
+
+/**
+ * Whether approx-mode editors send columns (the default) or, as before them, JSON text. For the
+ * differential test and the benchmark; returns the previous setting.
+ */
+export function setColumnarWire(on: boolean): boolean {
+  const was = columnar
+  columnar = on
+  return was
+}
+
+/** Whether approx-mode editors send columns (see `setColumnarWire`). */
+export function columnarWire(): boolean {
+  return columnar
+}
+
+/** Writes messages into columns, growing them as needed. */
+class ColumnWriter {
+  ints: Uint32Array
+  nums: Float64Array
+  args: Float64Array
+  lengths: Uint32Array
+  readonly strings: string[] = []
+  n = 0
+  calls = 0
+
+  constructor(messages: number) {
+    this.ints = new Uint32Array(messages * 3)
+    this.nums = new Float64Array(messages * 7)
+    this.args = new Float64Array(Math.max(16, messages))
+    this.lengths = new Uint32Array(Math.max(16, messages * 2))
+  }
+
+  /** Room for twice the messages. */
+  grow(): void {
+    this.ints = grown(this.ints, Math.max(3, this.ints.length * 2))
+    this.nums = grown(this.nums, Math.max(7, this.nums.length * 2))
+  }
+
+  #string(s: string): void {
+    const k = this.strings.length
+    if (k === this.lengths.length) this.lengths = grown(this.lengths, k * 2)
+    this.lengths[k] = s.length
+    this.strings.push(s)
+  }
+
+  /**
+   * Adds the message `w` holds; returns the characters of text it sends (as sessions.ts counts a
+   * piece), or -1 when it cannot cross as columns: a cleared-input id that is not valid Unicode
+   * (the JSON path names it in serde's words).
+   */
+  add(w: WireParts): number {
+    const inputs = w.clearedToolInputs
+    if (inputs !== undefined) for (const id of inputs) if (!id.isWellFormed()) return -1
+    const i = this.n++
+    let flags = ROLES.get(w.role)!
+    if (w.cleared) flags |= CLEARED
+    if (w.truncated) flags |= TRUNCATED
+    if (w.pinned) flags |= PINNED
+    if (w.toolCallId !== undefined) flags |= TOOL_CALL_ID
+    if (w.name !== undefined) flags |= NAME
+    const text = w.sendText && w.text !== ''
+    const other = w.sendText && w.other !== ''
+    if (text) flags |= CONTENT
+    if (other) flags |= OTHER
+    if (w.argsText) flags |= ARGS
+    const calls = w.calls
+    this.ints[i * 3] = flags
+    this.ints[i * 3 + 1] = calls.length
+    this.ints[i * 3 + 2] = inputs === undefined ? 0 : inputs.length
+    const at = i * 7
+    const nums = this.nums
+    nums[at] = !w.sendText && w.text !== '' ? w.text.length : NaN
+    nums[at + 1] = !w.sendText && w.other !== '' ? w.other.length : NaN
+    nums[at + 2] = w.thinkingLength || NaN
+    nums[at + 3] = w.images || NaN
+    nums[at + 4] = w.imageTokens ?? NaN
+    nums[at + 5] = calls.length ? w.toolCallsLength : NaN
+    nums[at + 6] = w.tokens ?? NaN
+    let chars = 64
+    if (w.toolCallId !== undefined) this.#string(w.toolCallId)
+    if (w.name !== undefined) this.#string(w.name)
+    if (text) {
+      this.#string(w.text)
+      chars += w.text.length
+    }
+    if (other) {
+      this.#string(w.other)
+      chars += w.other.length
+    }
+    if (calls.length) chars += this.#calls(w)
+    if (inputs !== undefined) for (const id of inputs) this.#string(id)
+    return chars
+  }
+
+  /** The tool calls of `w`; returns the characters of arguments sent as text. */
+  #calls(w: WireParts): number {
+    let chars = 0
+    if (this.calls + w.calls.length > this.args.length) this.args = grown(this.args, (this.calls + w.calls.length) * 2)
+    for (const c of w.calls) {
+      this.args[this.calls++] = w.argsText ? NaN : c.argsLength
+      this.#string(c.id)
+      this.#string(c.name)
+      if (w.argsText) {
+        this.#string(c.args)
+        chars += c.args.length
+      }
+    }
+    return chars
+  }
+
+  columns(): WireColumns {
+    const strings = this.strings
+    return {
+      ints: this.ints.subarray(0, this.n * 3),
+      nums: this.nums.subarray(0, this.n * 7),
+      args: this.args.subarray(0, this.calls),
+      strings: strings.join(''),
+      lengths: this.lengths.subarray(0, strings.length),
+    }
+  }
+}
+
+function grown<A extends Uint32Array | Float64Array>(a: A, size: number): A {
+  const b = new (a.constructor as new (n: number) => A)(size)
+  b.set(a)
+  return b
+}
+
+/**
+ * `messages[from..to)` as columns, or fewer once they hold `maxChars` of text (a piece of a long
+ * history, counted as sessions.ts counts one), each message read and checked as `toWire` reads
+ * it, through the editor's memo: their fingerprints are pushed to `prints`. Returns the columns
+ * and where they end; `undefined` when a message cannot cross as columns (send JSON then; `prints`
+ * is left as it was).
+ * @throws {ContextEditorError} `INVALID_MESSAGE` naming the message, as `toWireRemembered`.
+ */
+export function toColumns(
+  messages: readonly unknown[],
+  from: number,
+  to: number,
+  opts: WireOptions,
+  prints: Array<unknown[] | undefined>,
+  maxChars = Infinity,
+): [WireColumns, number] | undefined {
+  const writer = new ColumnWriter(Math.min(to - from, 1 << 16))
+  const w = newParts()
+  const mark = prints.length
+  let chars = 0
+  let i = from
+  while (i < to && chars < maxChars) {
+    const m = messages[i]
+    let print: unknown[] | undefined
+    try {
+      readWire(m, i, opts, w)
+      print = rememberedPrint(m, i, opts)
+    } catch (e) {
+      throw messageError(e, i, m)
+    }
+    if (writer.n * 3 === writer.ints.length) writer.grow()
+    const sent = writer.add(w)
+    if (sent < 0) {
+      prints.length = mark
+      return undefined
+    }
+    chars += sent
+    prints.push(print)
+    i++
+  }
+  return [writer.columns(), i]
+}
+
+/** New messages for a session, in any wire form: JSON text, wire objects or columns. */
+export type Tail = string | WireMessage[] | WireColumns
+
+const isColumns = (tail: Tail): tail is WireColumns => typeof tail === 'object' && !Array.isArray(tail)
+
+/** `planSession`, or `planSessionColumns` for columns. */
+export function planSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): PackedPlan | null {
+  return isColumns(tail) ? native.planSessionColumns(id, reuse, tail, ctx) : native.planSession(id, reuse, tail, ctx)
+}
+
+/** `planSessionAsync`, or `planSessionColumnsAsync` for columns. */
+export function planSessionAsync(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): Promise<PackedPlan | null> {
+  return isColumns(tail) ? native.planSessionColumnsAsync(id, reuse, tail, ctx) : native.planSessionAsync(id, reuse, tail, ctx)
+}
+
+/** `appendSession`, or `appendSessionColumns` for columns. */
+export function appendSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail): boolean {
+  return isColumns(tail) ? native.appendSessionColumns(id, reuse, tail) : native.appendSession(id, reuse, tail)
+}
