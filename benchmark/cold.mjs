@@ -17,7 +17,7 @@
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
 // - session memory per 2,000-message conversation in model mode vs the text it holds;
-// - where a cold call goes: JS conversion, fingerprints, JSON, napi + core count, plan, apply.
+// - where a cold call goes: the JS walk to columns, the memo, napi + core count, plan, apply.
 
 import os from 'node:os'
 import { execFileSync } from 'node:child_process'
@@ -26,7 +26,7 @@ import { summarizationMiddleware as lcSummarization } from 'langchain'
 import { ContextEditor } from '../dist/index.js'
 import { contextEditingMiddleware, summarizationMiddleware } from '../dist/langchain/index.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
-import { applyEdits, fingerprint, jsonText, toWire } from '../dist/wire.js'
+import { applyEdits, jsonText, toColumns, toWire } from '../dist/wire.js'
 import { __referenceCountTokens } from '../dist/internal.js'
 import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
@@ -211,9 +211,11 @@ async function rowsForSize(n, seed, runs) {
 }
 
 /**
- * Where a cold approx call goes, each step timed on its own (CPU time, median of 9): the JS walk that turns
- * messages into wire form, their fingerprints, the JSON text approx mode sends, napi + parse + core
- * count (an untriggered plan), the plan itself (triggered minus untriggered) and applying it.
+ * Where a cold approx call goes, each step timed on its own (CPU time, median of 9): the JS walk that
+ * writes the messages into columns (ts/wire/columns.ts), the editor's memo (fingerprints), napi +
+ * building the core's messages + core count (an untriggered plan), the plan itself (triggered minus
+ * untriggered) and applying it; and, for comparison, what the same messages cost as wire objects
+ * and JSON text (the wire before columns).
  */
 function breakdown(messages, ctx, n) {
   // CPU time (steadier than wall time on a shared machine), median of `runs`.
@@ -228,25 +230,27 @@ function breakdown(messages, ctx, n) {
     return median(t)
   }
   const opts = { sendText: false, placeholders: new Set(['[cleared]']) }
+  const memo = () => ({ ...opts, cache: new WeakMap() })
   const wctx = toWireContext(ctx)
-  const wire = messages.map((m, i) => toWire(m, i, opts))
-  const json = jsonText(wire)
+  const columns = () => toColumns(messages, 0, messages.length, opts, [])[0]
+  const cols = columns()
   const on = new NativeContextEditor(OPTIONS)
   const off = new NativeContextEditor({ ...OPTIONS, trigger: { tokens: 1e15 } })
-  const plan = JSON.parse(on.planJson(json, wctx))
+  const plan = JSON.parse(on.planColumns(cols, wctx))
   const t = {
     pass: time(() => jsClearToolUses(messages, OPTIONS)),
-    convert: time(() => messages.map((m, i) => toWire(m, i, opts))),
-    prints: time(() => messages.map(fingerprint)),
-    json: time(() => jsonText(wire)),
-    count: time(() => off.planJson(json, wctx)),
-    plan: time(() => on.planJson(json, wctx)),
+    columns: time(columns),
+    memo: time(() => toColumns(messages, 0, messages.length, memo(), [])),
+    count: time(() => off.planColumns(cols, wctx)),
+    plan: time(() => on.planColumns(cols, wctx)),
     apply: time(() => applyEdits(messages, plan, {})),
     edit: time(() => new ContextEditor(OPTIONS).edit(messages, ctx)),
+    before: time(() => off.planJson(jsonText(messages.map((m, i) => toWire(m, i, opts))), wctx)),
   }
   t.plan -= t.count
-  const sum = t.convert + t.prints + t.json + t.count + t.plan + t.apply
-  return `| ${n.toLocaleString('en-US')} | ${ms(t.convert)} | ${ms(t.prints)} | ${ms(t.json)} | ${ms(t.count)} | ${ms(t.plan)} | ${ms(t.apply)} | ${ms(sum)} | ${ms(t.edit)} | ${ms(t.pass)} |`
+  t.memo -= t.columns
+  const sum = t.columns + t.memo + t.count + t.plan + t.apply
+  return `| ${n.toLocaleString('en-US')} | ${ms(t.columns)} | ${ms(t.memo)} | ${ms(t.count)} | ${ms(t.plan)} | ${ms(t.apply)} | ${ms(sum)} | ${ms(t.edit)} | ${ms(t.pass)} | ${ms(t.before)} vs ${ms(t.columns + t.count)} |`
 }
 
 /**
@@ -372,9 +376,9 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
   if (memory) lines.push(memoryRow(seed, 16))
   lines.push(
     '',
-    'Where a cold approx call goes (each step on its own, CPU time of this process, median of 9; "napi + core count" is an untriggered plan of the JSON text, "plan" the triggered one minus it; "apply" is the internal `applyEdits` that `edit` uses):',
+    'Where a cold approx call goes (each step on its own, CPU time of this process, median of 9; "napi + core count" is an untriggered plan of the columns, "plan" the triggered one minus it; "apply" is the internal `applyEdits` that `edit` uses; the last column compares the wire before columns, `toWire` + JSON text + an untriggered `planJson`, with columns + an untriggered `planColumns`):',
     '',
-    '| messages | JS conversion (`toWire`) | fingerprints | JSON text | napi + parse + core count | plan + packed output | apply | sum | cold `edit` | JS single pass |',
+    '| messages | JS walk to columns | memo (fingerprints) | napi + build + core count | plan + packed output | apply | sum | cold `edit` | JS single pass | JSON wire vs columns, to the count |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...breakdowns,
   )
