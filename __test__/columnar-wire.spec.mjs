@@ -196,6 +196,10 @@ async function run(opts, messages, context) {
   out.push(await outcome(() => editor.planAsync(messages, context)))
   out.push(await outcome(() => new ContextEditor(opts).editAsync(messages, context)))
   out.push(await outcome(() => editor.edit(messages, { ...context, messageTokens: messages.map((_, i) => (i % 3 ? null : i * 7)) })))
+  // Counted first: the memo holds wire objects, which the plan's columns are written from.
+  const counted = new ContextEditor(opts)
+  out.push(await outcome(() => counted.countTokens(messages, context)))
+  out.push(await outcome(() => counted.edit(messages, context)))
   return out
 }
 

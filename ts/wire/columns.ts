@@ -13,7 +13,7 @@
 import type { EditContext as WireContext, NativeContextEditor, PackedPlan, WireColumns, WireMessage } from '../native.js'
 import { newParts, readWire, type WireOptions, type WireParts } from './convert.js'
 import { messageError } from './locate.js'
-import { rememberedPrint } from './memo.js'
+import { memoHit, rememberedPrint } from './memo.js'
 
 const ROLES: ReadonlyMap<string, number> = new Map([
   ['system', 0],
@@ -126,6 +126,62 @@ class ColumnWriter {
     return chars
   }
 
+  /**
+   * `add` for a message the memo holds as a wire object (made by an earlier call of the editor with
+   * the same options, e.g. `countTokens`): the same row, without reading the message again.
+   */
+  addWire(wire: WireMessage): number {
+    const inputs = wire.clearedToolInputs
+    if (inputs !== undefined) for (const id of inputs) if (!id.isWellFormed()) return -1
+    const i = this.n++
+    const calls = wire.toolCalls ?? []
+    const argsText = calls.length > 0 && calls[0].args !== undefined
+    let flags = ROLES.get(wire.role)!
+    if (wire.cleared) flags |= CLEARED
+    if (wire.truncated) flags |= TRUNCATED
+    if (wire.pinned) flags |= PINNED
+    if (wire.toolCallId != null) flags |= TOOL_CALL_ID
+    if (wire.name != null) flags |= NAME
+    if (wire.content != null) flags |= CONTENT
+    if (wire.other != null) flags |= OTHER
+    if (argsText) flags |= ARGS
+    this.ints[i * 3] = flags
+    this.ints[i * 3 + 1] = calls.length
+    this.ints[i * 3 + 2] = inputs === undefined ? 0 : inputs.length
+    const at = i * 7
+    const nums = this.nums
+    nums[at] = wire.contentLength ?? NaN
+    nums[at + 1] = wire.otherLength ?? NaN
+    nums[at + 2] = wire.thinkingLength ?? NaN
+    nums[at + 3] = wire.images ?? NaN
+    nums[at + 4] = wire.imageTokens ?? NaN
+    nums[at + 5] = wire.toolCallsLength ?? NaN
+    nums[at + 6] = wire.tokens ?? NaN
+    let chars = 64
+    if (wire.toolCallId != null) this.#string(wire.toolCallId)
+    if (wire.name != null) this.#string(wire.name)
+    if (wire.content != null) {
+      this.#string(wire.content)
+      chars += wire.content.length
+    }
+    if (wire.other != null) {
+      this.#string(wire.other)
+      chars += wire.other.length
+    }
+    if (this.calls + calls.length > this.args.length) this.args = grown(this.args, (this.calls + calls.length) * 2)
+    for (const c of calls) {
+      this.args[this.calls++] = c.argsLength ?? NaN
+      this.#string(c.id)
+      this.#string(c.name ?? '')
+      if (argsText) {
+        this.#string(c.args!)
+        chars += c.args!.length
+      }
+    }
+    if (inputs !== undefined) for (const id of inputs) this.#string(id)
+    return chars
+  }
+
   /** The tool calls of `w`; returns the characters of arguments sent as text. */
   #calls(w: WireParts): number {
     let chars = 0
@@ -184,14 +240,18 @@ export function toColumns(
   while (i < to && chars < maxChars) {
     const m = messages[i]
     let print: unknown[] | undefined
+    let wire: WireMessage | undefined
     try {
-      readWire(m, i, opts, w)
-      print = rememberedPrint(m, i, opts)
+      // A message the memo holds unchanged as a wire object is not read again.
+      const hit = memoHit(m, i, opts)
+      wire = hit?.wire
+      if (wire === undefined) readWire(m, i, opts, w)
+      print = hit !== undefined ? hit.print : rememberedPrint(m, i, opts)
     } catch (e) {
       throw messageError(e, i, m)
     }
     if (writer.n * 3 === writer.ints.length) writer.grow()
-    const sent = writer.add(w)
+    const sent = wire === undefined ? writer.add(w) : writer.addWire(wire)
     if (sent < 0) {
       prints.length = mark
       return undefined

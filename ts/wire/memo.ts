@@ -52,6 +52,14 @@ export function forgetMessage(cache: WireCache, m: unknown): void {
   cache.delete(m)
 }
 
+/** The memo's entry for message `i` when the message is unchanged since (else `undefined`, as when the memo is bypassed). */
+export function memoHit(m: unknown, i: number, opts: WireOptions): { print: unknown[]; wire: WireMessage | undefined } | undefined {
+  const cache = opts.cache
+  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) return undefined
+  const hit = cache.get(m)
+  return hit !== undefined && unchanged(m, hit.print) ? hit : undefined
+}
+
 /**
  * The fingerprint of message `i` through the memo, for a message that crossed as columns (read
  * by the caller first, so that a message that does not convert leaves the memo as it was):
