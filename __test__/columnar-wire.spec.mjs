@@ -20,6 +20,28 @@ const WORDS = ['alpha', 'beta', 'naïve', '日本語', '😀', 'x\n', '"quoted"'
 /** A 1×1 PNG (its header gives the image size to the image-token formulas). */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
+/** Values whose JSON text is easy to get wrong: numbers, escapes, nesting, skipped entries, a class. */
+const ODD_VALUES = [
+  1.5,
+  -0,
+  1e21,
+  -3e-7,
+  NaN,
+  Infinity,
+  null,
+  true,
+  false,
+  '',
+  'a"b\\c\n\u0001\u001f',
+  '😀日本',
+  [1, 'a', null, undefined, () => 1],
+  { x: undefined, y: 'z', n: [] },
+  { deep: { deeper: [{ a: 1 }] } },
+  new Date(0),
+  undefined,
+  Symbol('s'),
+]
+
 function words(r, n) {
   return Array.from({ length: n }, () => r.pick(WORDS)).join(' ')
 }
@@ -67,8 +89,9 @@ function langchain(r, n) {
       const calls = Array.from({ length: r.int(0, 3) }, () => ({
         id: `c${id++}`,
         name: r.pick(['search', 'read_file', 'shell']),
-        ...(r.chance(0.85) ? { args: { q: words(r, 3), n: r.int(0, 9) } } : {}),
+        ...(r.chance(0.85) ? { args: { q: words(r, 3), n: r.int(0, 9), ...(r.chance(0.5) ? { v: r.pick(ODD_VALUES) } : {}) } } : {}),
         type: 'tool_call',
+        ...(r.chance(0.2) ? { [r.pick(['index', 'extra', '"odd" key'])]: r.pick(ODD_VALUES) } : {}),
       }))
       open.push(...calls)
       const reasoning = r.chance(0.2) ? { reasoning_content: words(r, 3) } : {}
@@ -275,6 +298,30 @@ describe('columns and JSON give the same results', () => {
       assert.ok(failed.length > 0, `${what}: fails`)
     }
   })
+})
+
+test("a message's toolCallsLength is the length of JSON.stringify of its tool calls, worked out without the text", () => {
+  let checked = 0
+  for (let seed = 300; seed < 400; seed++) {
+    const r = new Rng(seed)
+    const messages = seed % 2 ? langchain(r, 30) : plain(r, 30)
+    for (const [i, m] of messages.entries()) {
+      const calls = m.tool_calls ?? m.data?.tool_calls
+      if (!calls?.length) continue
+      assert.equal(toWire(m, i, { sendText: false }).toolCallsLength, JSON.stringify(calls).length, `seed ${seed}, message ${i}`)
+      checked++
+    }
+  }
+  // Lists that are not plain data are stringified: a class instance, a toJSON, a null prototype.
+  class Call {
+    constructor() {
+      Object.assign(this, { id: 'c', name: 'n', args: { a: 1 } })
+    }
+  }
+  const odd = [[new Call()], [{ id: 'c', name: 'n', args: { toJSON: () => 'x' } }], [Object.assign(Object.create(null), { id: 'c', name: 'n', args: {} })]]
+  for (const calls of odd)
+    assert.equal(toWire({ role: 'assistant', tool_calls: calls, content: '' }, 0, { sendText: false }).toolCallsLength, JSON.stringify(calls).length)
+  assert.ok(checked > 200, `checked ${checked}`)
 })
 
 describe('the native side: columns and JSON are the same messages', () => {

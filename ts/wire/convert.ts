@@ -18,6 +18,7 @@ import { imageSize, imageTokens, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } 
 import { ContextEditorError, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
 import { describe, entry, field, hasField, show } from './fields.js'
+import { callsLength } from './json-length.js'
 import {
   MAX_ITEMS,
   MAX_MESSAGES,
@@ -226,6 +227,8 @@ interface CallView {
   args: string
   /** UTF-16 length the arguments occupy inside `JSON.stringify(tool_calls)` (escaped for OpenAI's JSON-text `arguments`). */
   argsLength: number
+  /** `args.length` when the call holds its arguments as an object (LangChain), for `callsLength`. */
+  objectArgs: number | undefined
 }
 
 /** The tool calls of an assistant message, in either representation, into `w.calls`; returns the list as the message holds it. */
@@ -267,7 +270,7 @@ function callOf(c: any, i: number, k: number): CallView {
     }
     // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
     // backslashes are escaped, so clearing it to `{}` frees the escaped length.
-    return { id: checkString(id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2 }
+    return { id: checkString(id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2, objectArgs: undefined }
   }
   const given = field(c, 'name')
   const name = given === undefined ? '' : checkString(given, i, `${at}.name`)
@@ -277,7 +280,7 @@ function callOf(c: any, i: number, k: number): CallView {
   }
   const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
   if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-  return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length }
+  return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length, objectArgs: value === undefined ? undefined : args.length }
 }
 
 /**
@@ -304,12 +307,26 @@ export function readWire(m: unknown, i: number, opts: WireOptions, w: WireParts)
   w.thinkingLength = contentInto(content, i, w) + reasoningLength(p, i)
   w.sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
   w.argsText = opts.sendText || opts.sendArgs === true
-  // LangChain's approx counter stringifies the tool calls exactly as the message holds them.
-  w.toolCallsLength = w.calls.length ? stringify(raw, i, 'tool_calls').length : 0
+  w.toolCallsLength = w.calls.length ? toolCallsLength(raw!, i, w.calls) : 0
   idsInto(p, i, w)
   markerInto(p, content, i, opts, w)
   w.tokens = tokensOf(i, opts)
   return w
+}
+
+/**
+ * `JSON.stringify(tool_calls).length`: LangChain's approx counter stringifies the tool calls exactly
+ * as the message holds them. Worked out without the text for plain data (json-length.ts); else, or
+ * when reading them throws, stringified, with the errors of stringifying.
+ */
+function toolCallsLength(raw: unknown[], i: number, calls: readonly CallView[]): number {
+  let n: number
+  try {
+    n = callsLength(raw, calls)
+  } catch {
+    n = -1
+  }
+  return n >= 0 ? n : stringify(raw, i, 'tool_calls').length
 }
 
 /** The wire message of what `readWire` read. */
