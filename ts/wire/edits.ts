@@ -38,7 +38,7 @@ export function clearedInputs(m: AnyMessage, op: PlanOp, i: number, close: Seal)
     }),
   )
   if (p.shape === 'openai') return withFields(m, { tool_calls })
-  const fields: Record<string, unknown> = { tool_calls }
+  const fields = changes({ tool_calls })
   const md = metadataOf(p) ?? {}
   const inputs = close([...(own(op, 'clearedToolInputs') ?? [...ids].sort(byCodeUnits))])
   const context_editing = closedWith(markerOf(md), { cleared_tool_inputs: inputs }, KEPT.metadata, close)
@@ -82,7 +82,7 @@ export function truncatedResult(m: AnyMessage, op: PlanOp, i: number, close: Sea
 
 export function withoutThinking(m: AnyMessage, i: number, close: Seal): AnyMessage {
   const p = partsOf(m, i)
-  const fields: Record<string, unknown> = {}
+  const fields = changes({})
   const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
     fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && THINKING_BLOCKS.has(field(b, 'type')))))
@@ -112,7 +112,7 @@ export function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal):
     if (tool_calls.length === 0) delete out.tool_calls
     return out
   }
-  const fields: Record<string, unknown> = { tool_calls }
+  const fields = changes({ tool_calls })
   const content = field(p.fields, 'content')
   if (Array.isArray(content)) {
     fields.content = close(filterList(listOf(content, i, 'content'), (b) => !(isObject(b) && field(b, 'type') === 'tool_use' && ids.has(field(b, 'id')))))
@@ -124,6 +124,14 @@ export function withoutCalls(m: AnyMessage, op: PlanOp, i: number, close: Seal):
     fields.additional_kwargs = closedWith(ak, { tool_calls: close(kept) }, KEPT.metadata, close)
   }
   return changed(m, p, fields, close)
+}
+
+/**
+ * The fields an edit changes, in an object without a prototype: a setter someone put on
+ * Object.prototype (`content`, say) must not run when one is added.
+ */
+function changes(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign(Object.create(null) as Record<string, unknown>, fields)
 }
 
 /** The order `Array.prototype.sort()` gives strings without a comparator: by UTF-16 code units. */
