@@ -73,16 +73,22 @@ function infoOf(proto: object): ProtoInfo {
 }
 
 /** The fields of `kept` that instances of `proto` get from their prototype chain. */
-function inheritedOf(proto: object, info: ProtoInfo, kept: Kept): string[] {
+function inheritedOf(proto: object, kept: Kept): string[] {
   // What Object.prototype holds beyond its standard members is no field of any class (see `field`).
   if (polluted) return kept.filter((key) => hasField(proto, key))
+  // The last answer first: a history's copies are mostly of one class in a row.
+  if (proto === last.proto && kept === last.kept) return last.list
+  const info = infoOf(proto)
   let list = info.inherited.get(kept)
   if (list === undefined) {
     list = kept.filter((key) => key in proto)
     info.inherited.set(kept, list)
   }
+  last = { proto, kept, list }
   return list
 }
+
+let last: { proto: object | null; kept: Kept | undefined; list: string[] } = { proto: null, kept: undefined, list: [] }
 
 function define(o: object, key: PropertyKey, value: unknown): void {
   Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true })
@@ -122,7 +128,7 @@ export function copyOf<T extends object>(src: T, kept: Kept = KEPT.message, seal
   const copy = { ...src }
   Object.setPrototypeOf(copy, proto)
   if (proto === null) return copy
-  for (const key of inheritedOf(proto, infoOf(proto), kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
+  for (const key of inheritedOf(proto, kept)) if (!Object.hasOwn(src, key)) keepInherited(copy as AnyMessage, src as AnyMessage, key)
   return copy
 }
 
@@ -142,16 +148,26 @@ function keepInherited(copy: AnyMessage, src: AnyMessage, key: string): void {
     if (typeof src._getType !== 'function') return
     const type: unknown = src._getType()
     // A method, like the class's: not an enumerable field.
-    if (!readsSame(() => copy._getType(), type)) Object.defineProperty(copy, key, { value: () => type, writable: true, configurable: true })
+    if (!typeReadsSame(copy, type)) Object.defineProperty(copy, key, { value: () => type, writable: true, configurable: true })
     return
   }
   const value: unknown = src[key]
-  if (!readsSame(() => copy[key], value)) define(copy, key, value)
+  if (!readsSame(copy, key, value)) define(copy, key, value)
 }
 
-function readsSame(read: () => unknown, want: unknown): boolean {
+/** Whether `copy[key]` reads `want` (a getter that throws reads nothing). */
+function readsSame(copy: AnyMessage, key: string, want: unknown): boolean {
   try {
-    return Object.is(read(), want)
+    return Object.is(copy[key], want)
+  } catch {
+    return false
+  }
+}
+
+/** Whether `copy._getType()` gives `want`. */
+function typeReadsSame(copy: AnyMessage, want: unknown): boolean {
+  try {
+    return Object.is(copy._getType(), want)
   } catch {
     return false
   }
