@@ -175,11 +175,11 @@ export class Sessions {
   }
 
   #remember(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>): void {
-    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed;
-    // the fingerprints are a new array too: a call still applying its plan keeps reading its own.
+    // `messages` is this call's own copy of the caller's array (see `messageList`), never changed.
     conv.refs = messages as unknown[]
-    // A history that only grew (the usual next call) appends in place: a call still applying
-    // reads only entries below its own length, which stay as they were. Otherwise a new array.
+    // The fingerprints of a history that only grew (the usual next call) are appended in place: a
+    // call still applying its plan reads only entries below its own length, which stay as they
+    // were. Otherwise a new array (`__test__/sessions-history-changes.spec.mjs`).
     const next = reuse === conv.prints.length ? conv.prints : conv.prints.slice(0, reuse)
     for (let k = 0; k < prints.length; k++) next.push(prints[k])
     conv.prints = next
