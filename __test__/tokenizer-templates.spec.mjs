@@ -14,7 +14,10 @@ import { describe, test } from 'node:test'
 
 import { Template } from '@huggingface/jinja'
 
+import { AIMessage } from '@langchain/core/messages'
+
 import { ContextEditor } from '../dist/index.js'
+import { contextEditingMiddleware } from '../dist/langchain/index.js'
 import { __referenceCountHf } from '../dist/internal.js'
 
 const require = createRequire(import.meta.url)
@@ -291,6 +294,33 @@ describe("an edit's report counts its output as the template renders it", () => 
       }
       t.diagnostic(`${family}: ${changed} of ${CONVERSATIONS} edits changed the count; ${exact} reports equal a recount of the output`)
       assert.ok(changed > CONVERSATIONS / 3, `${changed} edits changed the count`)
+    })
+  }
+})
+
+describe('a conversation growing call by call through the middleware counts as a fresh count', () => {
+  for (const family of ['qwen2.5', 'qwen3']) {
+    test(family, async () => {
+      const reports = []
+      const middleware = contextEditingMiddleware({
+        tokenCountMethod: 'model',
+        tokenizer: family,
+        trigger: { tokens: 10_000_000 },
+        onReport: (r) => reports.push(r),
+      })
+      const editor = new ContextEditor({ tokenCountMethod: 'model', tokenizer: family })
+      const { messages: all } = conversation(3)
+      // Every prefix that ends with an assistant message and then the next message, with and
+      // without a system prompt beside the messages (which changes Qwen's framing of the first one).
+      let calls = 0
+      for (let n = 1; n <= all.length; n++) {
+        const systemPrompt = n % 3 === 0 ? 'Be brief.' : undefined
+        const messages = all.slice(0, n)
+        await middleware.wrapModelCall({ messages, systemPrompt, model: { model: family } }, async () => new AIMessage('ok'))
+        assert.equal(reports.at(-1).tokensBefore, editor.countTokens(messages, { systemPrompt }).total, `${n} messages, system prompt ${systemPrompt}`)
+        calls++
+      }
+      assert.ok(all.some((m, i) => m.role === 'assistant' && i < all.length - 1) && calls > 5)
     })
   }
 })

@@ -29,7 +29,7 @@ pub(crate) struct Session {
   pub messages: Vec<Message>,
   /// Measures of `messages[..measures.len()]`, taken with `measured_with`.
   pub measures: Vec<Measure>,
-  measured_with: Option<(TokenCountMethod, &'static str)>,
+  measured_with: Option<(TokenCountMethod, &'static str, u8)>,
   /// Running sizes: `bytes[i]` is the footprint of `messages[..=i]`.
   bytes: Vec<usize>,
   /// `messages[..text_dropped]` hold lengths instead of their text (see [`Session::drop_text`]).
@@ -75,11 +75,14 @@ impl Session {
     self.messages.extend(tail);
   }
 
-  /// Measures the messages not measured yet; all of them when the method or encoding changed.
-  /// Returns `false` (nothing measured) when that needs text this session no longer holds.
+  /// Measures the messages not measured yet; all of them when the method or encoding changed (or,
+  /// for a chat template, whether a system prompt or tools are sent beside the messages). The
+  /// previous last message takes its size as a followed message when its template framed it as
+  /// the last one. Returns `false` (nothing measured) when that needs text this session no longer
+  /// holds.
   #[must_use]
   pub fn measure(&mut self, meter: &Meter<'_>) -> bool {
-    let with = (meter.method, meter.tokenizer);
+    let with = (meter.method, meter.tokenizer, meter.request_key());
     if self.measured_with != Some(with) {
       if self.text_dropped > 0 {
         return false;
@@ -89,6 +92,12 @@ impl Session {
     }
     let done = self.measures.len();
     if done < self.messages.len() {
+      // The last message measured is followed now: its framing as a followed message.
+      if let Some(last) = self.measures.last_mut() {
+        if let Some(total) = last.unlast.take() {
+          last.total = total;
+        }
+      }
       let new = meter.measure_from(&self.messages, done);
       self.measures.extend(new);
     }

@@ -122,6 +122,21 @@ impl Meter<'_> {
     }
   }
 
+  /// What of the request beside the messages changes how this meter frames them (a chat
+  /// template's system prompt and tools), as a key: messages measured under another key are stale.
+  pub fn request_key(&self) -> u8 {
+    match self.framing.template {
+      Some(_) => u8::from(self.request.system_prompt) | (u8::from(self.request.tools) << 1),
+      None => 0,
+    }
+  }
+
+  /// Whether `m`'s framing depends on being the request's last message (Qwen 3 writes an empty
+  /// `<think>` block in a last assistant message): measured again once messages follow it.
+  pub fn frames_last(&self, m: &Message) -> bool {
+    self.framing.template == Some(tokenizer::Family::Qwen3) && m.role == Role::Assistant
+  }
+
   /// Tokens of one string: exact in model mode, estimated in estimate mode.
   fn count(&self, text: &str) -> u64 {
     match self.counter.cache_seed() {
@@ -401,6 +416,9 @@ pub(crate) struct Measure {
   /// The size of an assistant message once every call is removed, when its chat template
   /// renders it differently then (not just without the calls).
   pub plain: Option<u64>,
+  /// The size of the request's last message once messages follow it, when its chat template
+  /// frames a last message differently (a session's next call takes it).
+  pub unlast: Option<u64>,
 }
 
 /// Tokens of a message's images: as the caller counted them by the provider's formula, else

@@ -7,7 +7,63 @@ use super::{image_tokens, Measure, Meter, TOOL_DEFINITION_OVERHEAD};
 use crate::message::{Message, EMPTY_ARGS};
 use crate::tokenizer::Family;
 
+/// Counts of the pieces, taken in the order they were gathered.
+struct Counts(std::vec::IntoIter<u64>);
+
+impl Counts {
+  fn one(&mut self) -> u64 {
+    self.0.next().unwrap_or(0)
+  }
+
+  fn sum(&mut self, pieces: &[String]) -> u64 {
+    pieces.iter().map(|_| self.one()).sum()
+  }
+}
+
+/// One message rendered, with the variants edits and sessions need.
+struct Renders {
+  place: template::Place,
+  main: Rendered,
+  plain: Option<Rendered>,
+  followed: Option<Rendered>,
+}
+
 impl Meter<'_> {
+  /// Each of `messages[from..]` rendered by the family's template, with the variants edits need.
+  fn render_all(&self, family: Family, messages: &[Message], from: usize) -> Vec<Renders> {
+    let places = template::places(messages, from, self.request);
+    messages[from..]
+      .iter()
+      .zip(places)
+      .map(|(m, place)| {
+        let render = |m: &Message, place| template::render(family, m, place, self.request, None);
+        let supplied = m.tokens.is_some();
+        Renders {
+          main: render(m, place),
+          // Without its calls, for when an edit removes them all.
+          plain: (!supplied && !m.tool_calls.is_empty()).then(|| {
+            let bare = Message {
+              tool_calls: Vec::new(),
+              ..m.clone()
+            };
+            render(&bare, place)
+          }),
+          // A last message framed as once messages follow it.
+          followed: (!supplied && place.last && self.frames_last(m)).then(|| {
+            render(
+              m,
+              template::Place {
+                last: false,
+                ..place
+              },
+            )
+          }),
+          place,
+        }
+      })
+      .collect()
+  }
+
   /// Measures by rendering each message with the family's chat template (see `template.rs`):
   /// every piece is counted whole, through the cache.
   pub(super) fn template_measures(
@@ -16,74 +72,54 @@ impl Meter<'_> {
     messages: &[Message],
     from: usize,
   ) -> Vec<Measure> {
-    let places = template::places(messages, from, self.request);
-    let rendered: Vec<Rendered> = messages[from..]
-      .iter()
-      .zip(&places)
-      .map(|(m, p)| template::render(family, m, *p, self.request, None))
-      .collect();
-    // An assistant message rendered without its calls, for when an edit removes them all.
-    let plain: Vec<Option<Rendered>> = messages[from..]
-      .iter()
-      .zip(&places)
-      .map(|(m, p)| {
-        (m.tokens.is_none() && !m.tool_calls.is_empty()).then(|| {
-          let bare = Message {
-            tool_calls: Vec::new(),
-            ..m.clone()
-          };
-          template::render(family, &bare, *p, self.request, None)
-        })
-      })
-      .collect();
+    let renders = self.render_all(family, messages, from);
     let mut texts: Vec<&str> = Vec::new();
-    for ((m, r), bare) in messages[from..].iter().zip(&rendered).zip(&plain) {
-      texts.extend(bare.iter().flat_map(|b| b.body.iter().map(String::as_str)));
+    for (m, r) in messages[from..].iter().zip(&renders) {
+      for variant in [&r.plain, &r.followed].into_iter().flatten() {
+        texts.extend(variant.body.iter().map(String::as_str));
+      }
       if m.tokens.is_none() {
-        texts.push(r.lead.as_deref().unwrap_or(""));
-        texts.extend(r.body.iter().map(String::as_str));
-        texts.extend(r.without_thinking.iter().flatten().map(String::as_str));
+        texts.push(r.main.lead.as_deref().unwrap_or(""));
+        texts.extend(r.main.body.iter().map(String::as_str));
+        texts.extend(r.main.without_thinking.iter().flatten().map(String::as_str));
         texts.push(m.other.as_deref().unwrap_or(""));
       }
-      for (call, cleared) in &r.calls {
+      for (call, cleared) in &r.main.calls {
         texts.push(call);
         texts.push(cleared);
       }
     }
     let counts = self.count_strings(&texts);
     let empty_args = self.count(EMPTY_ARGS);
-    let mut it = counts.into_iter();
-    let mut next = || it.next().unwrap_or(0);
+    let mut counts = Counts(counts.into_iter());
     messages[from..]
       .iter()
-      .zip(rendered)
-      .zip(places)
-      .zip(plain)
-      .map(|(((m, r), place), bare)| {
-        let without_calls = bare.map(|b| b.body.iter().map(|_| next()).sum::<u64>());
+      .zip(renders)
+      .map(|(m, r)| {
+        let without_calls = r.plain.map(|b| counts.sum(&b.body));
+        let followed = r.followed.map(|b| counts.sum(&b.body));
         let mut measure = Measure {
           empty_args,
-          place,
+          place: r.place,
           ..Measure::default()
         };
         if m.tokens.is_none() {
-          measure.lead = next();
-          let body: u64 = r.body.iter().map(|_| next()).sum();
-          let unthought: Option<u64> = r
-            .without_thinking
-            .as_ref()
-            .map(|w| w.iter().map(|_| next()).sum());
+          measure.lead = counts.one();
+          let body = counts.sum(&r.main.body);
+          let unthought = r.main.without_thinking.as_deref().map(|w| counts.sum(w));
           measure.thinking = unthought.map_or(0, |b| body.saturating_sub(b));
-          let rest = next() + image_tokens(m);
+          let rest = counts.one() + image_tokens(m);
           measure.total = measure.lead + body + rest;
           measure.plain = without_calls.map(|b| measure.lead + b + rest);
+          measure.unlast = followed.map(|b| measure.lead + b + rest);
         }
-        for _ in &r.calls {
-          let (call, cleared) = (next(), next());
+        for _ in &r.main.calls {
+          let (call, cleared) = (counts.one(), counts.one());
           measure.calls.push(call);
           measure.args.push(call.saturating_sub(cleared) + empty_args);
         }
         measure.calls_total = measure.calls.iter().sum();
+        measure.unlast = measure.unlast.map(|u| u + measure.calls_total);
         measure.total = m.tokens.unwrap_or(measure.total + measure.calls_total);
         measure
       })
