@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 use crate::tokenizer::Counter;
 
 /// Strings shorter than this are tokenized directly; longer ones go through the cache.
-const CACHE_MIN_BYTES: usize = 64;
+pub(super) const CACHE_MIN_BYTES: usize = 64;
 /// Strings up to this size (names, placeholders, markers) are counted through a per-thread memo:
 /// every call measures them again for each message that carries them.
 pub(super) const SHORT_BYTES: usize = 48;

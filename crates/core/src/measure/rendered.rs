@@ -2,6 +2,7 @@
 //! every piece counted whole, through the editor's cache, so that a request costs what the
 //! template's rendering of it costs.
 
+use super::cache::{count_short, CACHE_MIN_BYTES};
 use super::template::{self, Rendered};
 use super::{image_tokens, Measure, Meter, TOOL_DEFINITION_OVERHEAD};
 use crate::message::{Message, EMPTY_ARGS};
@@ -89,7 +90,7 @@ impl Meter<'_> {
         texts.push(cleared);
       }
     }
-    let counts = self.count_strings(&texts);
+    let counts = self.count_pieces(&texts);
     let empty_args = self.count(EMPTY_ARGS);
     let mut counts = Counts(counts.into_iter());
     messages[from..]
@@ -122,6 +123,28 @@ impl Meter<'_> {
         measure.unlast = measure.unlast.map(|u| u + measure.calls_total);
         measure.total = m.tokens.unwrap_or(measure.total + measure.calls_total);
         measure
+      })
+      .collect()
+  }
+
+  /// Counts of `texts`: the short ones (framing pieces recur on every call: `<|im_end|>\n`, a
+  /// call with `{}`) through the per-thread memo, the rest through the cache.
+  fn count_pieces(&self, texts: &[&str]) -> Vec<u64> {
+    let Some(seed) = self.counter.cache_seed() else {
+      return self.count_strings(texts);
+    };
+    let long: Vec<&str> = texts
+      .iter()
+      .copied()
+      .filter(|t| t.len() >= CACHE_MIN_BYTES)
+      .collect();
+    let mut long = self.count_strings(&long).into_iter();
+    texts
+      .iter()
+      .map(|t| match t.len() {
+        0 => 0,
+        n if n < CACHE_MIN_BYTES => count_short(seed, self.counter, t),
+        _ => long.next().unwrap_or(0),
       })
       .collect()
   }
