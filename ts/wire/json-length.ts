@@ -9,6 +9,12 @@
 import { isPolluted } from './fields.js'
 
 const MAX_DEPTH = 16
+/**
+ * Past this length the list is stringified after all: the text may be longer than the engine's
+ * longest string (V8: 2**29 - 24 code units), and then stringifying throws, as it did before
+ * lengths were worked out; a sum has no such bound. Below every engine's limit.
+ */
+const MAX_WORKED_OUT = 2 ** 28
 /** A character `JSON.stringify` escapes: a quote, a backslash, a control character or a surrogate. */
 // oxlint-disable-next-line no-control-regex -- control characters are what it looks for
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/
@@ -87,5 +93,5 @@ export function callsLength(calls: readonly unknown[], views: ReadonlyArray<{ ob
     if (len < 0) return -1
     n += len
   }
-  return n
+  return n > MAX_WORKED_OUT ? -1 : n
 }

@@ -1,0 +1,334 @@
+// Red team of the approx-mode columns wire (ts/wire/columns.ts, src/columns.rs) against the JSON
+// wire it replaced, by class of input: ids and names holding any code unit (NUL, U+FFFF, astral,
+// lone surrogates, empty, duplicated, very long, numbers), lengths past 2^31 / 2^32 code units in
+// all, every message format, hostile objects (throwing getters, Proxies, frozen, polluted
+// prototypes, sparse arrays, toJSON, class instances, BigInt, cycles) and sessions that switch
+// between columns and the JSON fallback while the history grows, is cut and changes in place.
+// Every case runs the same calls with columns on and off and asks for the same results, errors
+// (code, message, path, index) included, and for the caller's messages left as they were.
+
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { inspect } from 'node:util'
+
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
+import { AIMessage as AIMessage03, ToolMessage as ToolMessage03 } from '@langchain/core-03/messages'
+
+import { ContextEditor } from '../dist/index.js'
+import { setColumnarWire, toWire } from '../dist/wire.js'
+import { conversation, toAiSdk, toAnthropic, toLangChain, toResponses } from './support/formats.mjs'
+import { Rng } from './support/prng.mjs'
+
+/** Ids and names that are hard for a joined string with lengths: every odd code unit and size. */
+const ODD_IDS = [
+  'c',
+  '',
+  '\u0000',
+  '\u0000\u0000',
+  'a\u0000b',
+  '\uffff',
+  '\ufffe\uffff',
+  '😀',
+  '\u{10ffff}',
+  'x'.repeat(70_000),
+  '{tool_call_id}',
+  'cleared ',
+  '"quoted"\\',
+]
+/** Ids that are not valid (lone surrogates, numbers, null): a conversation holding one fails. */
+const BAD_IDS = ['\ud800', 'a\udfffb', '\udc00\ud800', 7, null, 0]
+
+/** What a call gives, as data: its value, or its error's code, message, path and index. */
+async function outcome(f) {
+  try {
+    return { value: JSON.parse(JSON.stringify(await f())) }
+  } catch (e) {
+    return { error: { code: e.code, message: e.message, path: e.path, messageIndex: e.messageIndex } }
+  }
+}
+
+/** How the caller's messages look, every own field and hidden state included, without running a getter or a trap. */
+const look = (messages) => inspect(messages, { depth: Infinity, showHidden: true, getters: false, maxArrayLength: Infinity, maxStringLength: 64 })
+
+/** Plans, edits (sync and async, first and next calls), counts; the messages must be left as they were. */
+async function run(opts, messages, context = {}) {
+  const before = look(messages)
+  const out = []
+  let editor
+  out.push(await outcome(() => (editor = new ContextEditor(opts))))
+  if (editor === undefined) return out
+  out.push(await outcome(() => editor.plan(messages, context)))
+  out.push(await outcome(() => editor.edit(messages, context)))
+  out.push(await outcome(() => editor.edit([...messages, new HumanMessage('next')], context)))
+  out.push(await outcome(() => editor.planAsync(messages, context)))
+  out.push(await outcome(() => new ContextEditor(opts).editAsync(messages, context)))
+  const counted = new ContextEditor(opts)
+  out.push(await outcome(() => counted.countTokens(messages, context)))
+  out.push(await outcome(() => counted.edit(messages, context)))
+  assert.equal(look(messages), before, 'the caller’s messages are left as they were')
+  return out
+}
+
+/** `run` with the JSON wire, then with columns: the same results. `make` gives fresh messages each time. */
+async function same(opts, make, context, where) {
+  const was = setColumnarWire(false)
+  let json
+  try {
+    json = await run(opts, make(), context)
+  } finally {
+    setColumnarWire(was)
+  }
+  const columns = await run(opts, make(), context)
+  assert.deepEqual(columns, json, where)
+  return columns
+}
+
+/** A conversation whose ids, names, message ids and cleared-input ids come from `ODD_IDS`. */
+function oddConversation(r, n, lc) {
+  const id = () => (r.chance(0.015) ? r.pick(BAD_IDS) : r.pick(ODD_IDS))
+  const out = [lc ? new SystemMessage('sys') : { role: 'system', content: 'sys' }]
+  const calls = []
+  while (out.length < n) {
+    const x = r.next()
+    if (x < 0.35) {
+      const made = Array.from({ length: r.int(1, 3) }, () => ({ id: id(), name: r.chance(0.8) ? id() : undefined, args: { q: 'word '.repeat(r.int(0, 40)) } }))
+      calls.push(...made)
+      const md = r.chance(0.3) ? { context_editing: { cleared_tool_inputs: [id(), r.chance(0.3) ? '\udc00' : id()] } } : {}
+      if (lc) {
+        const fields = { content: 'thinking '.repeat(r.int(0, 9)), tool_calls: made.map((c) => ({ ...c, type: 'tool_call' })), id: id(), response_metadata: md }
+        try {
+          out.push(new AIMessage(fields))
+        } catch {
+          out.push({ type: 'ai', ...fields })
+        }
+      } else {
+        out.push({
+          role: 'assistant',
+          content: 'ok',
+          tool_calls: made.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+        })
+      }
+    } else if (x < 0.8) {
+      const call = calls.length && r.chance(0.8) ? r.pick(calls) : { id: id(), name: id() }
+      const content = r.chance(0.2) ? r.pick(['[cleared]', `cleared ${call.id}`]) : 'result '.repeat(r.int(1, 60))
+      const fields = { content, tool_call_id: call.id, name: r.chance(0.6) ? call.name : id(), id: id() }
+      if (lc) {
+        try {
+          out.push(new ToolMessage(fields))
+        } catch {
+          out.push({ type: 'tool', ...fields })
+        }
+      } else out.push({ role: 'tool', ...fields })
+    } else out.push(lc ? new HumanMessage({ content: 'q '.repeat(r.int(1, 20)), id: id(), name: id() }) : { role: 'user', content: 'q', name: id() })
+  }
+  return out
+}
+
+function oddOptions(r) {
+  const clear = {
+    trigger: r.pick([{ tokens: r.int(1, 200) }, { messages: r.int(1, 12) }]),
+    keep: r.pick([{ messages: r.int(0, 3) }, { tokens: r.int(0, 80) }]),
+    ...(r.chance(0.4) ? { clearToolInputs: true } : {}),
+    ...(r.chance(0.5) ? { excludeTools: ODD_IDS.filter((x) => typeof x === 'string' && r.chance(0.3)) } : {}),
+    ...(r.chance(0.4) ? { placeholder: r.pick(['cleared {tool_call_id}', '[cleared]']) } : {}),
+    ...(r.chance(0.3) ? { pin: { ids: ODD_IDS.filter((x) => typeof x === 'string' && x !== '' && r.chance(0.3)) } } : {}),
+    ...(r.chance(0.2) ? { prefer: 'newest' } : {}),
+    ...(r.chance(0.2) ? { stable: true } : {}),
+  }
+  return r.chance(0.7)
+    ? clear
+    : {
+        edits: [
+          { type: 'truncate_tool_results', trigger: clear.trigger, maxChars: r.int(1, 30) },
+          { type: 'clear_tool_uses', ...clear },
+        ],
+      }
+}
+
+describe('ids and names holding any code unit', () => {
+  test('seeded conversations: columns give what JSON gives, errors included', async () => {
+    let fine = 0
+    let failed = 0
+    for (let seed = 1; seed <= 50; seed++) {
+      const r = new Rng(seed)
+      const n = r.int(2, 24)
+      const lc = seed % 2 === 1
+      const opts = oddOptions(r)
+      const results = await same(opts, () => oddConversation(new Rng(seed * 7919), n, lc), { maxInputTokens: 4000 }, `seed ${seed}`)
+      if (results.some((x) => x.error)) failed++
+      else fine++
+    }
+    // Both kinds were compared: conversations that plan and conversations that fail.
+    assert.ok(fine >= 5 && failed >= 5, `fine ${fine}, failed ${failed}`)
+  })
+
+  test('duplicate, empty-named and NUL ids in one conversation plan alike', async () => {
+    const make = () => [
+      new AIMessage({
+        content: '',
+        tool_calls: [
+          { id: 'd', name: '', args: {} },
+          { id: 'd', name: '\u0000', args: { a: 'x'.repeat(500) } },
+        ],
+      }),
+      new ToolMessage({ content: 'r'.repeat(900), tool_call_id: 'd', name: '' }),
+      new ToolMessage({ content: 'r'.repeat(900), tool_call_id: 'd' }),
+      new AIMessage({ content: '', tool_calls: [{ id: '\u0000', name: '\uffff', args: {} }] }),
+      new ToolMessage({ content: 's'.repeat(900), tool_call_id: '\u0000', name: '\uffff' }),
+      new HumanMessage('go on'),
+    ]
+    for (const excludeTools of [undefined, [''], ['\u0000'], ['\uffff']]) {
+      const results = await same({ trigger: { tokens: 10 }, keep: { messages: 1 }, clearToolInputs: true, excludeTools }, make, {}, String(excludeTools))
+      assert.ok(results[2].value.report.triggered)
+    }
+  })
+})
+
+/** A LangChain dict as an instance of its class. */
+function asClass({ type, ...fields }) {
+  return new { system: SystemMessage, human: HumanMessage, ai: AIMessage, tool: ToolMessage }[type](fields)
+}
+
+/** A LangChain dict as an OpenAI chat message. */
+function asOpenAI({ type, content, tool_calls, tool_call_id }) {
+  const role = { system: 'system', human: 'user', ai: 'assistant', tool: 'tool' }[type]
+  const calls = tool_calls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } }))
+  return { role, content, ...(calls ? { tool_calls: calls } : {}), ...(tool_call_id ? { tool_call_id } : {}) }
+}
+
+describe('every message format crosses as columns as it did as JSON', () => {
+  test('LangChain 1.x and 0.3.x classes, dicts, OpenAI, Anthropic, Responses, AI SDK, Mastra', async () => {
+    let checked = 0
+    for (let seed = 1; seed <= 24; seed++) {
+      const conv = conversation(new Rng(seed))
+      const opts = { trigger: { tokens: 1 + (seed % 5) * 40 }, keep: { messages: seed % 3 }, clearToolInputs: seed % 2 === 0 }
+      const inputs = [
+        ['langchain', () => toLangChain(conv, true), {}],
+        ['anthropic', () => toAnthropic(conv).messages, { systemPrompt: conv.system }],
+        ['responses', () => toResponses(conv).input, {}],
+        ['aisdk', () => toAiSdk(conv, true), {}],
+        ['classes', () => toLangChain(conv, true).map(asClass), {}],
+        ['openai', () => toLangChain(conv, true).map(asOpenAI), {}],
+      ]
+      for (const [format, make, context] of inputs) {
+        await same(opts, make, context, `seed ${seed}, ${format}`)
+        checked++
+      }
+    }
+    const lc03 = () => [
+      new AIMessage03({ content: 'a', tool_calls: [{ id: 'k1', name: 'search', args: { q: 'x'.repeat(300) } }] }),
+      new ToolMessage03({ content: 'y'.repeat(800), tool_call_id: 'k1', name: 'search' }),
+      new AIMessage03({ content: 'b', tool_calls: [{ id: 'k2', name: 'search', args: {} }] }),
+      new ToolMessage03({ content: 'z'.repeat(800), tool_call_id: 'k2' }),
+    ]
+    await same({ trigger: { tokens: 10 }, keep: { messages: 1 }, clearToolInputs: true }, lc03, {}, 'LangChain 0.3')
+    const mastra = () => [
+      { id: 'u1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: 'hello '.repeat(50) }] } },
+      { id: 'a1', role: 'assistant', createdAt: new Date(1), content: { format: 2, parts: [{ type: 'text', text: 'answer '.repeat(80) }] } },
+      { id: 'u2', role: 'user', createdAt: new Date(2), content: { format: 2, parts: [{ type: 'text', text: 'more' }] } },
+    ]
+    await same({ edits: [{ type: 'last_n', trigger: { tokens: 5 }, n: 1 }] }, mastra, {}, 'Mastra')
+    assert.equal(checked, 144)
+  })
+})
+
+describe('hostile objects fail alike and are not changed', () => {
+  const base = () => [
+    new SystemMessage('sys'),
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'search', args: { q: 'x' } }] }),
+    new ToolMessage({ content: 'r'.repeat(400), tool_call_id: 'c1', name: 'search' }),
+  ]
+  const thrower = () => {
+    throw new Error('boom')
+  }
+  class Args {
+    constructor() {
+      this.q = 'x'
+    }
+  }
+  const cyclic = () => {
+    const a = { q: 'x' }
+    a.self = a
+    return a
+  }
+  const sparse = () => {
+    const calls = [{ id: 'c9', name: 'n', args: {} }]
+    calls[3] = { id: 'c10', name: 'n', args: {} }
+    return calls
+  }
+  const extra = () => Object.assign([{ id: 'c9', name: 'n', args: {} }], { extra: 'x'.repeat(100) })
+  const cases = [
+    ['a getter that throws on content', () => Object.defineProperty({ role: 'user' }, 'content', { get: thrower, enumerable: true })],
+    ['a getter that throws on tool_call_id', () => Object.defineProperty({ role: 'tool', content: 'x' }, 'tool_call_id', { get: thrower, enumerable: true })],
+    [
+      'a getter that throws in args',
+      () => ({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c9', name: 'n', args: Object.defineProperty({}, 'q', { get: thrower, enumerable: true }) }],
+      }),
+    ],
+    ['a Proxy message', () => new Proxy({ role: 'user', content: 'hi' }, {})],
+    ['a Proxy whose traps throw', () => new Proxy({ role: 'user', content: 'hi' }, { get: thrower, getOwnPropertyDescriptor: thrower })],
+    ['a Proxy over tool calls', () => ({ type: 'ai', content: '', tool_calls: new Proxy([{ id: 'c9', name: 'n', args: { a: 1 } }], {}) })],
+    [
+      'a frozen message',
+      () => Object.freeze({ type: 'ai', content: 'x', tool_calls: Object.freeze([Object.freeze({ id: 'c9', name: 'n', args: Object.freeze({}) })]) }),
+    ],
+    ['sparse tool calls', () => ({ type: 'ai', content: '', tool_calls: sparse() })],
+    ['tool calls with an extra property', () => ({ type: 'ai', content: '', tool_calls: extra() })],
+    ['args with toJSON', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c9', name: 'n', args: { toJSON: () => ({ big: 'y'.repeat(300) }) } }] })],
+    ['args a class instance', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c9', name: 'n', args: new Args() }] })],
+    ['a BigInt in args', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c9', name: 'n', args: { n: 1n } }] })],
+    ['a BigInt as tool_call_id', () => ({ role: 'tool', content: 'x', tool_call_id: 1n })],
+    ['cyclic args', () => ({ type: 'ai', content: '', tool_calls: [{ id: 'c9', name: 'n', args: cyclic() }] })],
+    ['a number as a call id', () => ({ type: 'ai', content: '', tool_calls: [{ id: 5, name: 'n', args: {} }] })],
+    ['a number as a name', () => ({ role: 'user', content: 'x', name: 5 })],
+    ['a Symbol as content', () => ({ role: 'user', content: Symbol('s') })],
+  ]
+  for (const [what, make] of cases) {
+    test(what, async () => {
+      await same({ trigger: { tokens: 1 }, keep: { messages: 1 }, clearToolInputs: true }, () => [...base(), make(), new HumanMessage('end')], {}, what)
+    })
+  }
+
+  test('a polluted Object.prototype and Array.prototype change nothing either way', async () => {
+    const keys = ['tool_calls', 'tool_call_id', 'name', 'content', 'role', 'type', 'toJSON', 'args', 'id']
+    for (const key of keys) {
+      for (const proto of [Object.prototype, Array.prototype]) {
+        Object.defineProperty(proto, key, { value: key === 'toJSON' ? () => 'p' : 'polluted', configurable: true, writable: true, enumerable: true })
+        try {
+          await same(
+            { trigger: { tokens: 1 }, keep: { messages: 1 }, clearToolInputs: true },
+            base,
+            {},
+            `${key} on ${proto === Object.prototype ? 'Object' : 'Array'}.prototype`,
+          )
+        } finally {
+          delete proto[key]
+        }
+      }
+    }
+  })
+})
+
+describe('lengths past what one string holds', () => {
+  test('a tool-call list longer than the longest string fails as JSON.stringify of it does; a long one below is exact', () => {
+    const args = { q: 'x'.repeat(2 ** 27) }
+    const calls = (n) => Array.from({ length: n }, (_, k) => ({ id: `c${k}`, name: 'n', args, type: 'tool_call' }))
+    const below = { type: 'ai', content: '', tool_calls: calls(3) }
+    assert.equal(toWire(below, 0, { sendText: false }).toolCallsLength, JSON.stringify(below.tool_calls).length)
+    const over = { type: 'ai', content: '', tool_calls: calls(5) }
+    let stringifyError
+    try {
+      JSON.stringify(over.tool_calls)
+    } catch (e) {
+      stringifyError = e
+    }
+    assert.ok(stringifyError instanceof RangeError, 'the list is longer than the engine’s longest string')
+    assert.throws(
+      () => toWire(over, 3, { sendText: false }),
+      (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3 && e.path === 'tool_calls' && e.message.includes(stringifyError.message),
+    )
+  })
+})
