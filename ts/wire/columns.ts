@@ -12,6 +12,7 @@
 
 import type { EditContext as WireContext, NativeContextEditor, PackedPlan, WireColumns, WireMessage } from '../native.js'
 import { newParts, readWire, type WireOptions, type WireParts } from './convert.js'
+import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
 import { memoHit, rememberedPrint } from './memo.js'
 
@@ -130,7 +131,10 @@ class ColumnWriter {
    * `add` for a message the memo holds as a wire object (made by an earlier call of the editor with
    * the same options, e.g. `countTokens`): the same row, without reading the message again.
    */
-  addWire(wire: WireMessage): number {
+  addWire(given: WireMessage): number {
+    // A field a wire object lacks must read as absent, not as what a key put on Object.prototype
+    // holds (JSON.stringify, the JSON wire, reads own fields only).
+    const wire = isPolluted() ? ownWire(given) : given
     const inputs = wire.clearedToolInputs
     if (inputs !== undefined) for (const id of inputs) if (!id.isWellFormed()) return -1
     const i = this.n++
@@ -208,6 +212,13 @@ class ColumnWriter {
       lengths: this.lengths.subarray(0, strings.length),
     }
   }
+}
+
+/** `wire` and its tool calls as objects without a prototype: only their own fields can be read. */
+function ownWire(wire: WireMessage): WireMessage {
+  const out: WireMessage = Object.assign(Object.create(null), wire)
+  if (Object.hasOwn(wire, 'toolCalls') && wire.toolCalls !== undefined) out.toolCalls = wire.toolCalls.map((c) => Object.assign(Object.create(null), c))
+  return out
 }
 
 function grown<A extends Uint32Array | Float64Array>(a: A, size: number): A {
