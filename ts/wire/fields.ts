@@ -105,18 +105,31 @@ export function show(v: unknown): string {
   return typeof v === 'string' ? v : describe(v)
 }
 
+const ARRAY_PROTOTYPE = Array.prototype
+
 /**
- * `JSON.stringify(v)`, except that a `toJSON` someone put on Object.prototype is not called (see
- * `field`): the text of the caller's own data (and of ours) stays what it is.
+ * `JSON.stringify(v)`, except that a `toJSON` someone put on Object.prototype or Array.prototype is
+ * not called (see `field`): the text of the caller's own data (and of ours, such as a list of wire
+ * messages) stays what it is.
  */
 export function jsonText(v: unknown): string | undefined {
-  return polluted && Object.hasOwn(OBJECT_PROTOTYPE, 'toJSON') ? jsonOf(v, '', []) : JSON.stringify(v)
+  return (polluted && Object.hasOwn(OBJECT_PROTOTYPE, 'toJSON')) || Object.hasOwn(ARRAY_PROTOTYPE, 'toJSON') ? jsonOf(v, '', []) : JSON.stringify(v)
+}
+
+/** `o.toJSON` as the object and its class hold it: not one found on Object.prototype or Array.prototype. */
+function toJsonOf(o: object): unknown {
+  if (Array.isArray(o) && !Object.hasOwn(o, 'toJSON')) {
+    for (let p = Object.getPrototypeOf(o); p !== null && p !== OBJECT_PROTOTYPE; p = Object.getPrototypeOf(p)) {
+      if (Object.hasOwn(p, 'toJSON')) return p === ARRAY_PROTOTYPE ? undefined : p.toJSON
+    }
+  }
+  return field(o, 'toJSON')
 }
 
 /** `JSON.stringify`'s serialization of `value` (found under `key`), with `toJSON` read through `field`. */
 function jsonOf(value: unknown, key: string, stack: object[]): string | undefined {
   if (value !== null && typeof value === 'object') {
-    const toJSON = field(value, 'toJSON')
+    const toJSON = toJsonOf(value)
     if (typeof toJSON === 'function') value = toJSON.call(value, key)
   }
   if (value instanceof Number) value = Number(value)
