@@ -10,7 +10,7 @@
 // flags. Both ends must agree: __test__/columnar-wire.spec.mjs checks that columns and JSON give
 // the same plans and errors.
 
-import type { EditContext as WireContext, NativeContextEditor, PackedPlan, WireColumns, WireMessage } from '../native.js'
+import { NativeContextEditor, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
 import { newParts, readWire, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
@@ -43,9 +43,15 @@ export function setColumnarWire(on: boolean): boolean {
   return was
 }
 
-/** Whether approx-mode editors send columns (see `setColumnarWire`). */
+let loaded: boolean | undefined
+
+/**
+ * Whether approx-mode editors send columns (see `setColumnarWire`): only where the loaded binding
+ * takes them (a WebAssembly build made before them does not; it is sent JSON).
+ */
 export function columnarWire(): boolean {
-  return columnar
+  loaded ??= typeof (NativeContextEditor.prototype as Partial<NativeContextEditor> | undefined)?.planColumns === 'function'
+  return columnar && loaded
 }
 
 /** Writes messages into columns, growing them as needed. */
