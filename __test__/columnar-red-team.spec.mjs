@@ -196,6 +196,22 @@ function asOpenAI({ type, content, tool_calls, tool_call_id }) {
   return { role, content, ...(calls ? { tool_calls: calls } : {}), ...(tool_call_id ? { tool_call_id } : {}) }
 }
 
+test('a lone surrogate in a cleared input id names the message and the id, columns or JSON', async () => {
+  const make = () => [
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'n', args: {} }] }),
+    new ToolMessage({ content: 'x', tool_call_id: 'c1' }),
+    new AIMessage({ content: 'y', response_metadata: { context_editing: { cleared_tool_inputs: ['c1', '\ud800'] } } }),
+  ]
+  const results = await same({ trigger: { tokens: 1 }, keep: { messages: 1 } }, make, {}, 'cleared input id')
+  for (const x of results.slice(1)) {
+    assert.deepEqual(x.error && [x.error.code, x.error.messageIndex, x.error.path], [
+      'INVALID_MESSAGE',
+      2,
+      'response_metadata.context_editing.cleared_tool_inputs[1]',
+    ])
+  }
+})
+
 describe('every message format crosses as columns as it did as JSON', () => {
   test('LangChain 1.x and 0.3.x classes, dicts, OpenAI, Anthropic, Responses, AI SDK, Mastra', async () => {
     let checked = 0
@@ -330,5 +346,108 @@ describe('lengths past what one string holds', () => {
       () => toWire(over, 3, { sendText: false }),
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3 && e.path === 'tool_calls' && e.message.includes(stringifyError.message),
     )
+  })
+})
+
+describe('sessions: columns and JSON alternating, history changes in one conversation', () => {
+  /** A turn: a call, its result (sometimes one that cannot cross as columns), a user note. */
+  function turn(r, k) {
+    const id = r.pick([`t${k}`, `t${k}\u0000`, `t${k}😀`, `\uffff${k}`])
+    const inputs = r.chance(0.25) ? { context_editing: { cleared_tool_inputs: [r.chance(0.5) ? '\u0000' : `t${k - 1}`] } } : {}
+    return [
+      new AIMessage({
+        content: 'a'.repeat(r.int(0, 50)),
+        tool_calls: [{ id, name: r.pick(['read', 'shell']), args: { p: 'x'.repeat(r.int(0, 200)) } }],
+        response_metadata: inputs,
+      }),
+      new ToolMessage({ content: 'r'.repeat(r.int(1, 600)), tool_call_id: id, name: 'read' }),
+      ...(r.chance(0.4) ? [new HumanMessage('u'.repeat(r.int(1, 40)))] : []),
+    ]
+  }
+
+  /** The edited messages and report of an edit, as data. */
+  const result = (res) => ({
+    report: res.report,
+    messages: res.messages.map((m) => ({ type: m.getType(), content: m.content, meta: m.response_metadata, calls: m.tool_calls })),
+  })
+
+  test('every call of a held conversation gives what a fresh editor gives, columns or JSON', async () => {
+    let triggered = 0
+    for (let seed = 1; seed <= 12; seed++) {
+      const r = new Rng(seed)
+      const opts = r.pick([
+        { trigger: { tokens: r.int(100, 900) }, keep: { messages: r.int(0, 4) }, clearToolInputs: true },
+        { trigger: { tokens: r.int(100, 900) }, keep: { tokens: r.int(0, 200) }, stable: true, excludeTools: ['shell'] },
+        {
+          edits: [
+            { type: 'truncate_tool_results', trigger: { tokens: 50 }, maxChars: 30 },
+            { type: 'clear_tool_uses', trigger: { tokens: 300 }, keep: { messages: 2 } },
+          ],
+        },
+      ])
+      const columns = new ContextEditor(opts)
+      const was = setColumnarWire(false)
+      const json = new ContextEditor(opts)
+      setColumnarWire(was)
+      let history = [new SystemMessage('sys')]
+      let k = 0
+      for (let step = 0; step < 30; step++) {
+        const x = r.next()
+        if (x < 0.55) history = [...history, ...turn(r, k++)]
+        else if (x < 0.65) history = history.slice(0, r.int(1, history.length))
+        else if (x < 0.75 && history.length > 1) {
+          // Replaced in place at or before the prefix the session holds.
+          const i = r.int(1, history.length - 1)
+          history[i].content = typeof history[i].content === 'string' ? `${history[i].content}!` : history[i].content
+        } else if (x < 0.85 && history.length > 1) {
+          // An equal-looking copy in place of a held message.
+          const i = r.int(1, history.length - 1)
+          const m = history[i]
+          history = history.with(i, new m.constructor({ ...m }))
+        } else history = [...history, new HumanMessage('more')]
+        const snapshot = [...history]
+        const want = result(new ContextEditor(opts).edit(snapshot))
+        const sync = r.chance(0.5)
+        // The held conversation crosses as columns on some calls and as JSON on others.
+        const mixed = setColumnarWire(r.chance(0.7))
+        let got
+        try {
+          got = sync ? result(columns.edit(snapshot)) : result(await columns.editAsync(snapshot))
+        } finally {
+          setColumnarWire(mixed)
+        }
+        setColumnarWire(false)
+        let viaJson
+        try {
+          viaJson = sync ? result(json.edit(snapshot)) : result(await json.editAsync(snapshot))
+        } finally {
+          setColumnarWire(was)
+        }
+        assert.deepEqual(got, want, `seed ${seed}, step ${step}: columns`)
+        assert.deepEqual(viaJson, want, `seed ${seed}, step ${step}: JSON`)
+        if (want.report.triggered) triggered++
+      }
+    }
+    assert.ok(triggered > 50, `triggered ${triggered}`)
+  })
+
+  test('a next call appending fingerprints in place while an async edit applies its plan', async () => {
+    for (let seed = 20; seed < 28; seed++) {
+      const r = new Rng(seed)
+      const opts = { trigger: { tokens: 200 }, keep: { messages: 2 }, clearToolInputs: true }
+      const editor = new ContextEditor(opts)
+      let history = [new SystemMessage('sys')]
+      for (let k = 0; k < 800; k++) history = [...history, ...turn(r, k)]
+      await editor.editAsync(history)
+      const grown = [...history, ...turn(r, 9000)]
+      const longer = [...grown, ...turn(r, 9001)]
+      // The async call is in flight (applying in pieces) while sync calls grow the same conversation.
+      const pending = editor.editAsync(grown)
+      const a = result(editor.edit(longer))
+      const b = result(editor.edit([...longer, new HumanMessage('x')]))
+      assert.deepEqual(result(await pending), result(new ContextEditor(opts).edit(grown)), `seed ${seed}: in flight`)
+      assert.deepEqual(a, result(new ContextEditor(opts).edit(longer)), `seed ${seed}: grown`)
+      assert.deepEqual(b, result(new ContextEditor(opts).edit([...longer, new HumanMessage('x')])), `seed ${seed}: grown again`)
+    }
   })
 })

@@ -411,7 +411,9 @@ function markerInto(p: Parts, content: unknown, i: number, opts: WireOptions, w:
       const ids: string[] = []
       for (let k = 0; k < inputs.length; k++) {
         const id = entry(inputs, k)
-        if (typeof id === 'string') ids.push(id)
+        // Checked here, as every string is: the core would see it as JSON text it cannot parse, and
+        // name neither the message nor the field.
+        if (typeof id === 'string') ids.push(checkString(id, i, `response_metadata.context_editing.cleared_tool_inputs[${k}]`))
       }
       w.clearedToolInputs = ids
     }
