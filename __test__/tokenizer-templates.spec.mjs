@@ -80,7 +80,11 @@ function conversation(seed, plain = false) {
         type: 'function',
         function: {
           name: pick(['search', 'read_file', 'run']),
-          arguments: JSON.stringify(pick([{ q: 'weather in 東京' }, { path: '/tmp/a b.txt', lines: [1, 20] }, {}, { nested: { a: true, b: null, c: 1.5 } }])),
+          // Compact as JSON.stringify writes arguments, or as a model wrote them (spaces, escapes).
+          arguments: pick([
+            ...[{ q: 'weather in 東京' }, { path: '/tmp/a b.txt', lines: [1, 20] }, {}, { nested: { a: true, b: null, c: 1.5 } }].map((a) => JSON.stringify(a)),
+            '{ "q" : "weather in \\u6771\\u4eac \\ud83d\\ude00", "path": "a\\/b\\n" }',
+          ]),
         },
       }))
       const ai = { role: 'assistant', content: r() < 0.3 ? pick(TEXTS.filter(Boolean)) : '', tool_calls: calls }

@@ -12,6 +12,7 @@ mod adjust;
 mod cache;
 mod rendered;
 mod template;
+mod tojson;
 
 use std::sync::Mutex;
 

@@ -20,6 +20,7 @@
 //! `docs/token-counting.md`; `__test__/tokenizer-templates.spec.mjs` renders seeded random
 //! conversations with each package's `chat_template` and pins every difference.
 
+use super::tojson::spaced_json;
 use crate::message::{Message, Role};
 use crate::tokenizer::Family;
 
@@ -476,52 +477,9 @@ fn glm(m: &Message, c: &str, r: &mut Rendered) {
   }
 }
 
-/// JSON text as Jinja's `tojson` writes the value (`, ` and `: ` between items, nothing else
-/// outside strings); text that is not JSON comes back with the same rule applied, unchanged
-/// otherwise.
-pub(crate) fn spaced_json(json: &str) -> String {
-  let mut out = String::with_capacity(json.len() + json.len() / 8);
-  let mut in_string = false;
-  let mut escaped = false;
-  for ch in json.chars() {
-    if in_string {
-      out.push(ch);
-      if escaped {
-        escaped = false;
-      } else if ch == '\\' {
-        escaped = true;
-      } else if ch == '"' {
-        in_string = false;
-      }
-      continue;
-    }
-    match ch {
-      '"' => {
-        in_string = true;
-        out.push(ch);
-      }
-      ',' => out.push_str(", "),
-      ':' => out.push_str(": "),
-      c if c.is_ascii_whitespace() => {}
-      c => out.push(c),
-    }
-  }
-  out
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
-
-  #[test]
-  fn json_is_spaced_like_tojson() {
-    assert_eq!(
-      spaced_json(r#"{"a":1,"b":[1, 2,{"c:d":"x,y"}],"e":"q\"u:o,te"}"#),
-      r#"{"a": 1, "b": [1, 2, {"c:d": "x,y"}], "e": "q\"u:o,te"}"#
-    );
-    assert_eq!(spaced_json("{}"), "{}");
-    assert_eq!(spaced_json(" { \"a\" :\n[ ] } "), r#"{"a": []}"#);
-  }
 
   #[test]
   fn places_see_only_what_came_before_but_the_query() {
