@@ -329,6 +329,39 @@ describe('hostile objects fail alike and are not changed', () => {
 })
 
 describe('lengths past what one string holds', () => {
+  test('histories of more than 2^32 code units in all, on the trigger and keep edges, plan alike', async () => {
+    const big = 'y'.repeat(2 ** 27)
+    const make = () => {
+      const out = [new SystemMessage('sys')]
+      for (let k = 0; k < 36; k++) {
+        out.push(new AIMessage({ content: '', tool_calls: [{ id: `c${k}`, name: 'read', args: { p: k } }] }))
+        out.push(new ToolMessage({ content: big, tool_call_id: `c${k}` }))
+      }
+      out.push(new HumanMessage('end'))
+      return out
+    }
+    const total = new ContextEditor({}).countTokens(make()).total
+    assert.ok(total * 4 > 2 ** 32, `total ${total}`)
+    const one = Math.ceil(big.length / 4)
+    let triggered = 0
+    for (const trigger of [total - 1, total, total + 1]) {
+      for (const keep of [{ tokens: one - 1 }, { tokens: one }, { tokens: one + 1 }, { messages: 0 }, { messages: 73 }]) {
+        const opts = { trigger: { tokens: trigger }, keep, clearAtLeast: 2 ** 31 }
+        const was = setColumnarWire(false)
+        let json
+        try {
+          json = await outcome(() => new ContextEditor(opts).plan(make()))
+        } finally {
+          setColumnarWire(was)
+        }
+        const columns = await outcome(() => new ContextEditor(opts).plan(make()))
+        assert.deepEqual(columns, json, JSON.stringify(opts))
+        if (columns.value?.report.triggered) triggered++
+      }
+    }
+    assert.equal(triggered, 10, 'on the trigger and past it')
+  })
+
   test('a tool-call list longer than the longest string fails as JSON.stringify of it does; a long one below is exact', () => {
     const args = { q: 'x'.repeat(2 ** 27) }
     const calls = (n) => Array.from({ length: n }, (_, k) => ({ id: `c${k}`, name: 'n', args, type: 'tool_call' }))
@@ -449,5 +482,102 @@ describe('sessions: columns and JSON alternating, history changes in one convers
       assert.deepEqual(a, result(new ContextEditor(opts).edit(longer)), `seed ${seed}: grown`)
       assert.deepEqual(b, result(new ContextEditor(opts).edit([...longer, new HumanMessage('x')])), `seed ${seed}: grown again`)
     }
+  })
+})
+
+describe('lengths first (columns, then text for a summary) against the always-text path', () => {
+  /** A conversation with odd ids and names, images, and maybe an earlier summary first. */
+  function history(r, n) {
+    const out = []
+    if (r.chance(0.4))
+      out.push(
+        new HumanMessage({
+          content: `Here is a summary of the conversation to date:\n\nearlier ${'w '.repeat(r.int(1, 40))}`,
+          additional_kwargs: { lc_source: 'summarization' },
+        }),
+      )
+    let k = 0
+    while (out.length < n) {
+      const id = `${r.pick(ODD_IDS.filter((x) => typeof x === 'string' && x !== ''))}${k++}`
+      const x = r.next()
+      if (x < 0.3) {
+        out.push(
+          new AIMessage({
+            content: 'a '.repeat(r.int(0, 30)),
+            tool_calls: [{ id, name: r.pick(['read', '\u0000', '😀']), args: { q: 'q '.repeat(r.int(0, 30)) } }],
+          }),
+        )
+        out.push(new ToolMessage({ content: 'r '.repeat(r.int(1, 120)), tool_call_id: id, name: 'read' }))
+      } else if (x < 0.45) {
+        out.push(
+          new HumanMessage({
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+            id,
+          }),
+        )
+      } else out.push(new HumanMessage({ content: 'h '.repeat(r.int(1, 60)), id }))
+    }
+    return out
+  }
+
+  test('caller counts and approx counts on the trigger and keep edges, pins, stable, clear_media: the same plans, requests and messages', async () => {
+    const { __alwaysSendText } = await import('../dist/internal.js')
+    let summaries = 0
+    for (let seed = 1; seed <= 16; seed++) {
+      const r = new Rng(seed * 31)
+      const h = history(r, r.int(4, 40))
+      const counts = r.chance(0.5) ? h.map(() => r.int(0, 40)) : undefined
+      const total = counts ? counts.reduce((a, b) => a + b, 0) : new ContextEditor({ trigger: [] }).countTokens(h).total
+      for (const edge of [total - 1, total, total + 1]) {
+        const summarize = {
+          type: 'summarize',
+          trigger: { tokens: Math.max(1, edge) },
+          keep: r.pick([{ tokens: r.int(0, total) }, { messages: r.int(0, h.length) }, { fraction: 0.3 }]),
+        }
+        const edits = [
+          ...(r.chance(0.4) ? [{ type: 'clear_media', keep: { media: r.int(0, 2) } }] : []),
+          ...(r.chance(0.4) ? [{ type: 'clear_tool_uses', trigger: { tokens: 1 }, keep: { messages: 2 }, stable: r.chance(0.5) }] : []),
+          summarize,
+        ]
+        const options = {
+          edits,
+          ...(r.chance(0.3)
+            ? {
+                pin: {
+                  ids: h
+                    .filter(() => r.chance(0.2))
+                    .map((m) => m.id)
+                    .filter(Boolean),
+                },
+              }
+            : {}),
+        }
+        const context = { maxInputTokens: total * 2 + 10, ...(counts ? { messageTokens: counts } : {}) }
+        const calls = async (editor) => {
+          const asked = []
+          const summarizeWith = (q) => (asked.push(q), `summary ${asked.length}`)
+          return [
+            await outcome(() => editor.plan(h, context)),
+            await outcome(() => editor.edit(h, { ...context, summarize: summarizeWith }).messages.map((m) => [m.getType(), m.content])),
+            await outcome(async () => (await editor.editAsync(h, { ...context, summarize: async (q) => summarizeWith(q) })).report),
+            asked,
+          ]
+        }
+        __alwaysSendText(true)
+        let slow
+        try {
+          slow = new ContextEditor(options)
+        } finally {
+          __alwaysSendText(false)
+        }
+        const want = await calls(slow)
+        assert.deepEqual(await calls(new ContextEditor(options)), want, `seed ${seed}, trigger ${edge}`)
+        if (want[0].value?.summary) summaries++
+      }
+    }
+    assert.ok(summaries >= 10, `summaries ${summaries}`)
   })
 })
