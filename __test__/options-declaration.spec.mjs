@@ -117,6 +117,7 @@ test('the Xpert forms offer exactly the declared options, each with its texts', 
     ...offered(defs.SummarizeEdit.properties, ['type', 'model']),
     'tokenCountMethod',
     'maxInputTokens',
+    'recovery',
     ...offered(defs.SummarizationMiddlewareOptions.properties),
   ])
   // Object fields show every declared key of their object (the trigger conditions include `turns`).

@@ -139,13 +139,15 @@ function withMiddlewareCounting(schema: FormSchema): FormSchema {
 
 /**
  * The summarization middleware's form: the `summarize` edit's keys (but `model`, which the
- * middleware takes as a chat model or a name), counting, the input limit, and its own options.
+ * middleware takes as a chat model or a name), counting, the input limit, overflow recovery, and its
+ * own options.
  */
 export const summarizationForm: FormSchema = form(
   [
     ...offered(defs.SummarizeEdit.properties as Record<string, Node>, ['type', 'model']),
     ['tokenCountMethod', root.tokenCountMethod],
     ['maxInputTokens', root.maxInputTokens],
+    ['recovery', root.recovery],
     ...offered(defs.SummarizationMiddlewareOptions.properties as Record<string, Node>),
   ],
   texts(SUMMARIZATION_TEXTS, CONTEXT_EDITING_TEXTS),
