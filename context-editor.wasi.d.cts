@@ -618,6 +618,16 @@ export declare class NativeContextEditor {
   planJson(messagesJson: string, context?: EditContext | undefined | null): string
   /** `planJson` on the libuv thread pool: parsing, planning and serializing leave the event loop. */
   planJsonAsync(messagesJson: string, context?: EditContext | undefined | null): Promise<string>
+  /**
+   * `planJson` with the messages as columns (`WireColumns`: typed arrays of lengths and flags,
+   * and their ids in one string) instead of JSON text: what the package's `ContextEditor` sends
+   * when only lengths cross the boundary. Same plan, same errors.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
+   */
+  planColumns(columns: WireColumns, context?: EditContext | undefined | null): string
+  /** `planColumns` on the libuv thread pool (the columns are copied on the calling thread). */
+  planColumnsAsync(columns: WireColumns, context?: EditContext | undefined | null): Promise<string>
   /** Counts the tokens of `messages` (wire form) with the editor's method and encoding. */
   countTokens(messages: Array<Message>, context?: EditContext | undefined | null): TokenCountResult
   /** `countTokens` on the libuv thread pool. */
@@ -643,6 +653,20 @@ export declare class NativeContextEditor {
    * the calling thread: send a long history in pieces with `appendSession`).
    */
   planSessionAsync(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | undefined | null): Promise<PackedPlan | null>
+  /**
+   * `planSession` with the tail as columns (`WireColumns`, see `planColumns`).
+   *
+   * @throws {Error} as `planSession`.
+   */
+  planSessionColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | undefined | null): PackedPlan | null
+  /** `planSessionColumns` with the counting and planning on the libuv thread pool. */
+  planSessionColumnsAsync(session: number, reuse: number, columns: WireColumns, context?: EditContext | undefined | null): Promise<PackedPlan | null>
+  /**
+   * `appendSession` with the tail as columns.
+   *
+   * @throws {Error} as `appendSession`.
+   */
+  appendSessionColumns(session: number, reuse: number, columns: WireColumns): boolean
   /**
    * Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
    * counting: that happens in the next `planSession`). Returns `false` on a miss.
@@ -967,4 +991,22 @@ export interface ToolCall {
   args?: string
   /** UTF-16 length of the arguments JSON, when `args` is not sent. */
   argsLength?: number
+}
+
+/**
+ * A conversation (or a piece of one) as columns: what `planColumns`, `planSessionColumns` and
+ * `appendSessionColumns` take. Per message `i`: `ints[3i..3i+3]` are its flags (role in the low
+ * two bits, then cleared, truncated, pinned, toolCallId, name, content, other, args as text), its
+ * tool calls and its `clearedToolInputs` ids; `nums[7i..7i+7]` are `contentLength`, `otherLength`,
+ * `thinkingLength`, `images`, `imageTokens`, `toolCallsLength` and `tokens` (`NaN`: absent);
+ * `args` holds each call's `argsLength`; `strings` joins the message's strings (`toolCallId`,
+ * `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), whose UTF-16
+ * lengths are `lengths`. The package's `ContextEditor` writes them (ts/wire/columns.ts).
+ */
+export interface WireColumns {
+  ints: Uint32Array
+  nums: Float64Array
+  args: Float64Array
+  strings: string
+  lengths: Uint32Array
 }
