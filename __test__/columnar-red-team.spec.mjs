@@ -15,7 +15,8 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { AIMessage as AIMessage03, ToolMessage as ToolMessage03 } from '@langchain/core-03/messages'
 
 import { ContextEditor } from '../dist/index.js'
-import { setColumnarWire, toWire } from '../dist/wire.js'
+import { jsonText, setColumnarWire, toColumns, toWire } from '../dist/wire.js'
+import { NativeContextEditor } from '../index.js'
 import { conversation, toAiSdk, toAnthropic, toLangChain, toResponses } from './support/formats.mjs'
 import { Rng } from './support/prng.mjs'
 
@@ -580,4 +581,52 @@ describe('lengths first (columns, then text for a summary) against the always-te
     }
     assert.ok(summaries >= 10, `summaries ${summaries}`)
   })
+})
+
+test('the native calls: lengths and counts at 2^32 - 1 plan alike from columns and JSON; past it, the checked ones fail alike', () => {
+  const messages = [
+    new HumanMessage('hello there'),
+    new AIMessage({ content: 'ok', tool_calls: [{ id: 'c1', name: 'read', args: { p: 'x' } }] }),
+    new ToolMessage({ content: 'result', tool_call_id: 'c1' }),
+  ]
+  const opts = { sendText: false }
+  const wire = messages.map((m, i) => toWire(m, i, opts))
+  const FIELDS = ['contentLength', 'otherLength', 'thinkingLength', 'images', 'imageTokens', 'toolCallsLength', 'tokens']
+  // Past 2^32 - 1 the core refuses these (images and thinkingLength the shim never sends so large).
+  const CHECKED = new Set(['contentLength', 'otherLength', 'imageTokens', 'toolCallsLength', 'tokens'])
+  const native = new NativeContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 } })
+  const settle = (f) => {
+    try {
+      return { value: f() }
+    } catch (e) {
+      return { error: [e.code, e.message, e.path, e.messageIndex] }
+    }
+  }
+  let refused = 0
+  for (const i of messages.keys()) {
+    for (const [k, field] of FIELDS.entries()) {
+      for (const v of [0, -0, 1, 2 ** 31, 2 ** 32 - 1, ...(CHECKED.has(field) ? [2 ** 32, 2 ** 40] : [])]) {
+        const [columns] = toColumns(messages, 0, messages.length, opts, [])
+        const nums = Float64Array.from(columns.nums)
+        nums[i * 7 + k] = v
+        const a = settle(() => native.planColumns({ ...columns, nums }))
+        assert.deepEqual(
+          a,
+          settle(() => native.planJson(jsonText(wire.map((w, j) => (j === i ? { ...w, [field]: v } : w))))),
+          `message ${i}, ${field} = ${v}`,
+        )
+        if (a.error) refused++
+      }
+    }
+  }
+  for (const v of [0, 2 ** 32 - 1, 2 ** 32]) {
+    const [columns] = toColumns(messages, 0, messages.length, opts, [])
+    const json = wire.map((w) => (w.toolCalls ? { ...w, toolCalls: w.toolCalls.map((c) => ({ ...c, argsLength: v })) } : w))
+    assert.deepEqual(
+      settle(() => native.planColumns({ ...columns, args: Float64Array.of(v) })),
+      settle(() => native.planJson(jsonText(json))),
+      `argsLength = ${v}`,
+    )
+  }
+  assert.equal(refused, 3 * 5 * 2)
 })
