@@ -213,6 +213,17 @@ test('a lone surrogate in a cleared input id names the message and the id, colum
   }
 })
 
+test('the same message object at several places of a history (and of the next call) plans alike', async () => {
+  for (let seed = 1; seed <= 10; seed++) {
+    const make = () => {
+      const h = oddConversation(new Rng(seed), 12, seed % 2 === 1)
+      const r = new Rng(seed + 100)
+      return [...h, ...Array.from({ length: 6 }, () => h[r.int(1, h.length - 1)])]
+    }
+    await same({ trigger: { tokens: 20 }, keep: { messages: 2 }, clearToolInputs: true }, make, {}, `seed ${seed}`)
+  }
+})
+
 describe('every message format crosses as columns as it did as JSON', () => {
   test('LangChain 1.x and 0.3.x classes, dicts, OpenAI, Anthropic, Responses, AI SDK, Mastra', async () => {
     let checked = 0

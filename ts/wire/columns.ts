@@ -87,7 +87,8 @@ class ColumnWriter {
   /**
    * Adds the message `w` holds; returns the characters of text it sends (as sessions.ts counts a
    * piece), or -1 when it cannot cross as columns: a cleared-input id that is not valid Unicode
-   * (the JSON path names it in serde's words).
+   * (`readWire` refuses those now, naming the message and id: a guard, should another reader let
+   * one through).
    */
   add(w: WireParts): number {
     const inputs = w.clearedToolInputs
