@@ -641,3 +641,47 @@ test('the native calls: lengths and counts at 2^32 - 1 plan alike from columns a
   }
   assert.equal(refused, 3 * 5 * 2)
 })
+
+describe("ids and names holding replacement patterns ($&, $', $`, $1, $$)", () => {
+  const IDS = ['call$&x', "c$'y", 'c$`z', 'c$1', 'c$$', '$<name>', 'plain']
+
+  test('an OpenAI tool result cleared to a placeholder naming its id is seen as cleared on the next pass', () => {
+    const opts = { trigger: { tokens: 1 }, keep: { messages: 0 }, placeholder: 'cleared {tool_call_id} ({tool_call_id})' }
+    for (const id of IDS) {
+      const history = [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: 'read', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: id, content: 'r'.repeat(400) },
+        { role: 'user', content: 'more' },
+      ]
+      const first = new ContextEditor(opts).edit(history)
+      assert.equal(first.messages[2].content, `cleared ${id} (${id})`)
+      // A new editor (a restart) given the edited history: nothing left to clear.
+      for (const columns of [true, false]) {
+        const was = setColumnarWire(columns)
+        try {
+          assert.deepEqual(new ContextEditor(opts).edit(first.messages).report.cleared, [], `${id}, columns ${columns}`)
+        } finally {
+          setColumnarWire(was)
+        }
+      }
+    }
+  })
+
+  test('clear_media writes the name of what it removed as it is', () => {
+    for (const id of IDS) {
+      const url = `https://example.com/${id}.png`
+      const history = [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url } }] },
+        { role: 'user', content: [{ type: 'file', file: { filename: `${id}.pdf`, file_data: 'AAAA' } }] },
+        { role: 'user', content: 'now' },
+      ]
+      const out = new ContextEditor({ edits: [{ type: 'clear_media', keep: { media: 0 } }] }).edit(history)
+      assert.equal(out.media[0].cleared.length, 2)
+      for (const c of out.media[0].cleared) {
+        assert.ok(c.what.includes(id), c.what)
+        assert.deepEqual(out.messages[c.index].content, [{ type: 'text', text: `[${c.kind} removed: ${c.what}]` }], id)
+      }
+    }
+  })
+})

@@ -217,7 +217,8 @@ export function clearMedia<T>(messages: readonly T[], options: ClearMediaOptions
   const report: ClearMediaReport = { cleared: [], kept, clearedTokens: 0 }
   for (const f of found) {
     if (!cut.has(f)) continue
-    const text = template.replaceAll('{kind}', f.kind).replaceAll('{what}', f.what)
+    // Functions as replacements: a `$&` or `$'` in a file's name is text, not a pattern.
+    const text = template.replaceAll('{kind}', () => f.kind).replaceAll('{what}', () => f.what)
     const m: any = out[f.index]
     const content = replaced(m.content, f.path.slice(1), { type: 'text', text })
     out[f.index] = (isPlain(m) ? { ...m, content } : changed(m, partsOf(m, f.index), { content }, (x) => x)) as T

@@ -431,7 +431,9 @@ function markerInto(p: Parts, content: unknown, i: number, opts: WireOptions, w:
 /** Whether `content` is a placeholder with a `{tool_call_id}` slot, filled with this result's id. */
 function namesItsCall(placeholders: ReadonlySet<string>, content: string, id: unknown): boolean {
   if (typeof id !== 'string') return false
-  for (const p of placeholders) if (p.includes('{tool_call_id}') && p.replaceAll('{tool_call_id}', id) === content) return true
+  // A function, not the id itself, as the replacement: `$&`, `$'` or `` $` `` in an id are text (the
+  // core fills the slot literally), not patterns.
+  for (const p of placeholders) if (p.includes('{tool_call_id}') && p.replaceAll('{tool_call_id}', () => id) === content) return true
   return false
 }
 
