@@ -256,3 +256,59 @@ describe("ids and names holding replacement patterns ($&, $', $`, $1, $$)", () =
     }
   })
 })
+
+describe('placeholders that name their call, in every format', () => {
+  const PLACEHOLDERS = ['cleared {tool_call_id}', 'cleared {tool_call_id} ({tool_call_id})', '{tool_call_id}', '[cleared]']
+  const IDS = ['call_$&', "c$'1", 'toolu_01', 'c\u0000', '😀']
+  /** A conversation in `format` whose call ids are `ids[k % ids.length]`-based, with big results to clear. */
+  function request(format, seed, ids, result) {
+    const conv = conversation(new Rng(seed), { turns: 4, big: 1 })
+    const rename = new Map()
+    for (const e of conv.events) for (const c of e.calls ?? []) rename.set(c.id, `${ids[rename.size % ids.length]}${rename.size}`)
+    for (const e of conv.events) {
+      for (const c of e.calls ?? []) c.id = rename.get(c.id)
+      if (e.kind === 'tool') {
+        e.id = rename.get(e.id)
+        if (result !== undefined) e.content = result(e.id)
+      }
+    }
+    if (format === 'anthropic') return toAnthropic(conv)
+    if (format === 'responses') return toResponses(conv)
+    if (format === 'aisdk') return toAiSdk(conv, true)
+    return toLangChain(conv, true).map(asOpenAI)
+  }
+  const list = (x) => (Array.isArray(x) ? x : (x.messages ?? x.input))
+  const withList = (req, messages) => (Array.isArray(req) ? messages : { ...req, [req.messages ? 'messages' : 'input']: messages })
+
+  test('a result cleared to a placeholder naming its id is seen as cleared on the next pass, whatever the id and the slots', () => {
+    for (const format of ['anthropic', 'responses', 'aisdk', 'openai']) {
+      for (const placeholder of PLACEHOLDERS) {
+        for (let seed = 1; seed <= 4; seed++) {
+          const opts = { trigger: { tokens: 1 }, keep: { messages: 0 }, placeholder }
+          const req = request(format, seed, IDS)
+          const first = new ContextEditor(opts).edit(req)
+          assert.ok(first.report.cleared.length > 0, `${format}, ${placeholder}, seed ${seed}: cleared`)
+          const again = new ContextEditor(opts).edit(withList(req, list(first.messages)))
+          assert.deepEqual(again.report.cleared, [], `${format}, ${placeholder}, seed ${seed}: nothing left to clear`)
+        }
+      }
+    }
+  })
+
+  test('a result that only looks like a slotted placeholder (another id, or none) is cleared', () => {
+    const looks = [(id) => `cleared ${id}x`, () => 'cleared by hand, long ago', (id) => `cleared ${id} (other)`, () => 'cleared ']
+    for (const format of ['anthropic', 'responses', 'aisdk', 'openai']) {
+      for (const [k, look] of looks.entries()) {
+        const opts = {
+          trigger: { tokens: 1 },
+          keep: { messages: 0 },
+          placeholder: k === 2 ? 'cleared {tool_call_id} ({tool_call_id})' : 'cleared {tool_call_id}',
+        }
+        const req = request(format, 7, IDS, (id) => `${look(id)} ${'r'.repeat(800)}`)
+        const results = list(req).length
+        const out = new ContextEditor(opts).edit(req)
+        assert.ok(out.report.cleared.length > 0 && results > 0, `${format}, look ${k}: such results are cleared, not taken for cleared ones`)
+      }
+    }
+  })
+})

@@ -271,7 +271,7 @@ function tool(m: Record<string, any>, i: number, placeholders: ReadonlySet<strin
     const content = outputText(p, derived)
     // A breakpoint on the message is counted once, on its first result.
     const unit: AnyMessage = noteBreakpoint({ type: 'tool', tool_call_id: p.toolCallId, content }, marked(p) || (units.length === 0 && marked(m)))
-    if (isPlaceholder(placeholders, content)) unit.response_metadata = clearedMarker()
+    if (isPlaceholder(placeholders, content, p.toolCallId)) unit.response_metadata = clearedMarker()
     units.push(unit)
     from.push({ message: 0, part: k })
     parts.push(k)

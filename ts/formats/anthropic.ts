@@ -78,7 +78,7 @@ function user(m: Record<string, any>, i: number, print: unknown[], placeholders:
           throw invalid(i, `content[${k}].tool_use_id`, 'a `tool_result` block needs a non-empty string `tool_use_id`')
         }
         const unit: AnyMessage = { type: 'tool', tool_call_id: b.tool_use_id, content: b.content ?? '' }
-        if (isPlaceholder(placeholders, b.content)) unit.response_metadata = clearedMarker()
+        if (isPlaceholder(placeholders, b.content, b.tool_use_id)) unit.response_metadata = clearedMarker()
         units.push(unit)
         from.push({ message: 0, part: k })
         blocks.push([k])

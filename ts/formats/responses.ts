@@ -182,7 +182,7 @@ function single(m: Record<string, any>, _i: number, kind: Kind, placeholders: Re
   let unit: AnyMessage
   if (kind === 'output') {
     unit = { type: 'tool', tool_call_id: callIdOf(m), content: contentOf(outputOf(m.output), derived) }
-    if (isPlaceholder(placeholders, unit.content)) unit.response_metadata = clearedMarker()
+    if (isPlaceholder(placeholders, unit.content, unit.tool_call_id)) unit.response_metadata = clearedMarker()
   } else {
     unit = { type: kind === 'system' ? 'system' : 'human', content: contentOf(m.content, derived) }
   }

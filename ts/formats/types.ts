@@ -54,20 +54,19 @@ export interface RequestParts {
 export const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /**
- * Whether `s` is one of the placeholders, by length first: a Set lookup would hash every result's
- * whole text, anew for each fresh copy a framework hands over.
+ * Whether `s` is one of the placeholders as the core writes them for the result of call `id`, by
+ * length first: a Set lookup would hash every result's whole text, anew for each fresh copy a
+ * framework hands over. A placeholder that names its call (`{tool_call_id}`, e.g. the recall
+ * tool's) matches with this result's id in every slot, as the core fills them: not with any text
+ * there (a placeholder of only the slot would match every result), and with two slots too.
  */
-export function isPlaceholder(placeholders: ReadonlySet<string>, s: unknown): boolean {
+export function isPlaceholder(placeholders: ReadonlySet<string>, s: unknown, id: string): boolean {
   if (typeof s !== 'string') return false
   for (const p of placeholders) {
     if (p.length === s.length && p === s) return true
-    // A placeholder that names its call (`{tool_call_id}`, for the recall tool): any id in the slot.
-    const slot = p.indexOf('{tool_call_id}')
-    if (slot >= 0 && s.length > p.length - 14) {
-      const before = p.slice(0, slot)
-      const after = p.slice(slot + 14)
-      if (!after.includes('{tool_call_id}') && s.startsWith(before) && s.endsWith(after)) return true
-    }
+    if (!p.includes('{tool_call_id}')) continue
+    const parts: string[] = p.split('{tool_call_id}')
+    if (s.length === p.length + (parts.length - 1) * (id.length - 14) && parts.join(id) === s) return true
   }
   return false
 }

@@ -105,7 +105,7 @@ function toolInvocation(p: Record<string, any>, i: number, k: number): Record<st
 /** Adds the tool unit for call `id`'s result (from part `k`). */
 function pushResult(steps: Steps, id: string, k: number, result: unknown, placeholders: ReadonlySet<string>): void {
   const unit: AnyMessage = { type: 'tool', tool_call_id: id, content: resultText(result) }
-  if (isPlaceholder(placeholders, unit.content)) unit.response_metadata = clearedMarker()
+  if (isPlaceholder(placeholders, unit.content, id)) unit.response_metadata = clearedMarker()
   steps.resultUnit.set(id, steps.units.length)
   steps.units.push(unit)
   steps.from.push({ message: 0, part: k })
