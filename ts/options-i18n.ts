@@ -131,7 +131,12 @@ export const CONTEXT_EDITING_TEXTS: Record<string, FieldText> = {
     },
     ui: {
       component: 'select',
-      enumLabels: { approx: 'Approximate (chars / 4)', model: 'Exact (offline tokenizer)', estimate: 'Exact (alias of model)', usage: 'Provider-reported usage' },
+      enumLabels: {
+        approx: 'Approximate (chars / 4)',
+        model: 'Exact (offline tokenizer)',
+        estimate: 'Exact (alias of model)',
+        usage: 'Provider-reported usage',
+      },
     },
   },
   maxInputTokens: {
