@@ -56,7 +56,7 @@ function familyTable(family, pkg, texts, { runs, jsRuns }) {
   const mb = texts.reduce((a, t) => a + Buffer.byteLength(t), 0) / 1e6
   const messages = texts.map((content) => ({ role: 'user', content }))
   let t = performance.now()
-  const probe = new ContextEditor({ tokenCountMethod: 'model', tokenizer: family })
+  void new ContextEditor({ tokenCountMethod: 'model', tokenizer: family })
   const load = performance.now() - t
   // Texts are counted through the file's path with no model: a fixed framing around each text (the
   // family's chat template would render each message, merging template text into the count).
