@@ -11,7 +11,7 @@ import { ChatOpenAI } from '@langchain/openai'
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import { z } from 'zod'
 import { summarizationMiddleware } from 'context-editor/langchain'
-import { SummarizationStrategy } from 'context-editor/xpert'
+import { SummarizationStrategy, contextEditingMiddlewareObject } from 'context-editor/xpert'
 import { fakeOpenAI } from './support/fake-openai-server.mjs'
 import { OVERFLOWS, OTHER_ERRORS } from './support/provider-errors.mjs'
 
@@ -165,6 +165,32 @@ describe('every provider overflow is recovered once; every other error reaches t
       assert.equal(calls, 2, host)
     }
   })
+})
+
+test('a request the re-edit cannot shrink (no tool results, one message or a few short turns) is not sent again: the provider error, one call', async () => {
+  const histories = [
+    () => [new HumanMessage('hello there')],
+    () => [new HumanMessage('   ')],
+    () => [new HumanMessage('a'), new AIMessage('b'), new HumanMessage('c')],
+  ]
+  for (const make of histories) {
+    const all = [...middlewares(), ['context-editing', contextEditingMiddlewareObject({}), []]]
+    for (const [host, middleware] of all) {
+      for (const overflow of OVERFLOWS) {
+        const error = await overflow.make()
+        const messages = make()
+        let calls = 0
+        await assert.rejects(
+          middleware.wrapModelCall({ messages, model: { model: 'gpt-4o' } }, async () => {
+            calls++
+            throw error
+          }),
+          (e) => e === error,
+        )
+        assert.equal(calls, 1, `${host}, ${overflow.name}, ${messages.length} messages: no retry of an unchanged request`)
+      }
+    }
+  }
 })
 
 test('the recovery option is checked like the context-editing middleware’s', () => {

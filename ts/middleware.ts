@@ -244,6 +244,9 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
         throw error
       }
       const { result: again, dropped } = edited
+      // A re-edit that cannot shrink the request would send it again as it was: the provider's
+      // error goes to the caller instead, as it is.
+      if (again.report.tokensAfter >= result.report.tokensAfter) throw error
       const record: RecoveryRecord = {
         ...aim,
         tokensAfter: again.report.tokensAfter,

@@ -60,7 +60,7 @@ export function recoveringCall(options: RecoveringCallOptions) {
     } catch (error) {
       const overflow = classifyOverflow(error)
       if (overflow === undefined) throw error
-      let attempt: { messages: AnyMessage[]; record: RecoveryRecord; report: EditReport }
+      let attempt: Awaited<ReturnType<typeof reEdit>>
       try {
         attempt = await reEdit(editors, options, request, editContextFor(request as never, resolved), overflow)
       } catch {
@@ -68,6 +68,9 @@ export function recoveringCall(options: RecoveringCallOptions) {
         // provider's error to the caller, as it is.
         throw error
       }
+      // A re-edit that cannot shrink the request (nothing left to clear or drop) would send it
+      // again as it was: the provider's error goes to the caller instead, as it is.
+      if (attempt.record.tokensAfter >= attempt.counted) throw error
       const report = attempt.report as RecoveryReport
       report.recovery = attempt.record
       if (options.onReport) options.onReport(report)
@@ -85,7 +88,7 @@ async function reEdit(
   request: unknown,
   context: EditContext,
   overflow: NonNullable<ReturnType<typeof classifyOverflow>>,
-): Promise<{ messages: AnyMessage[]; record: RecoveryRecord; report: EditReport }> {
+): Promise<{ messages: AnyMessage[]; record: RecoveryRecord; report: EditReport; counted: number }> {
   const list = field(request, 'messages')
   if (!Array.isArray(list) || list.length === 0) throw new TypeError('no messages')
   const messages = listCopy(list) as AnyMessage[]
@@ -100,5 +103,5 @@ async function reEdit(
     messagesAfter: result.messages.length,
     droppedMessages: dropped,
   }
-  return { messages: result.messages, record, report: result.report }
+  return { messages: result.messages, record, report: result.report, counted }
 }
