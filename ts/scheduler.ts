@@ -45,7 +45,7 @@ export function shortHistory(list: readonly unknown[], maxMessages: number, maxC
   if (list.length > maxMessages) return false
   let chars = 0
   try {
-    for (let i = 0; i < list.length && chars <= maxChars; i++) chars += roughChars(list[i])
+    for (let i = 0; i < list.length && chars <= maxChars; i++) chars += roughChars(list[i], maxChars - chars)
   } catch {
     return false
   }
@@ -54,8 +54,11 @@ export function shortHistory(list: readonly unknown[], maxMessages: number, maxC
 
 const FLAT_CHARS = 256
 
-/** The guess for one message (fields read as the rest of the shim reads them: see wire/fields.ts). */
-function roughChars(m: unknown): number {
+/**
+ * The guess for one message (fields read as the rest of the shim reads them: see wire/fields.ts),
+ * walked no further than `left` characters: a list of 2^32 - 1 blocks is not walked to its end.
+ */
+function roughChars(m: unknown, left: number): number {
   if (m === null || typeof m !== 'object') return FLAT_CHARS
   let content = field(m, 'content')
   const data = content === undefined ? field(m, 'data') : undefined
@@ -63,7 +66,8 @@ function roughChars(m: unknown): number {
   let chars = FLAT_CHARS
   if (typeof content === 'string') chars += content.length
   else if (Array.isArray(content)) {
-    for (let k = 0; k < content.length; k++) {
+    if (content.length > left) return Infinity
+    for (let k = 0; k < content.length && chars <= left; k++) {
       const b: unknown = entry(content, k)
       if (typeof b === 'string') chars += b.length
       else {
