@@ -287,17 +287,7 @@ fn qwen3_assistant(m: &Message, c: &str, place: Place, r: &mut Rendered) {
   if thinking.is_some() {
     r.without_thinking = Some(vec![head(None)]);
   }
-  for (k, call) in m.tool_calls.iter().enumerate() {
-    let sep = if k > 0 { "\n" } else { "" };
-    let render = |args: &str| {
-      format!(
-        "{sep}<tool_call>\n{{\"name\": \"{}\", \"arguments\": {args}}}\n</tool_call>",
-        call.name
-      )
-    };
-    let args = spaced_json(call.args.as_deref().unwrap_or("{}"));
-    r.calls.push((render(&args), render("{}")));
-  }
+  qwen_calls(m, r);
 }
 
 /// Qwen 3's (content, reasoning) of an assistant message: the reasoning given, else what the
