@@ -22,7 +22,7 @@
 import os from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { summarizationMiddleware as lcSummarization } from 'langchain'
+import { countTokensApproximately, summarizationMiddleware as lcSummarization } from 'langchain'
 import { ContextEditor } from '../dist/index.js'
 import { contextEditingMiddleware, summarizationMiddleware } from '../dist/langchain/index.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
@@ -30,6 +30,7 @@ import { applyEdits, jsonText, toColumns, toWire } from '../dist/wire.js'
 import { __referenceCountTokens } from '../dist/internal.js'
 import { generateConversation, parseFlags } from './generate.mjs'
 import { jsClearToolUses } from './js-reference.mjs'
+import { floorRows } from './floors.mjs'
 
 const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
 const MODEL = { ...OPTIONS, tokenCountMethod: 'model', model: 'gpt-4o' }
@@ -207,7 +208,22 @@ async function rowsForSize(n, seed, runs) {
     },
   )
   row('cold exact (model) `edit`', a, b, 'tiktoken-rs loop (`encode_ordinary`)', 'ranks loaded; our token cache empty')
-  return { out, breakdown: breakdown(messages, ctx, n) }
+  return { out, breakdown: breakdown(messages, ctx, n), floors: floors(messages, label) }
+}
+
+/** The floors under the cold rows (benchmark/floors.mjs), CPU time, median of 15. */
+function floors(messages, label) {
+  const time = (f, runs = 15) => {
+    f()
+    const t = []
+    for (let i = 0; i < runs; i++) {
+      const c0 = cpu()
+      f()
+      t.push(cpu() - c0)
+    }
+    return median(t)
+  }
+  return floorRows(messages, label, time, countTokensApproximately, ms)
 }
 
 /**
@@ -363,10 +379,12 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
     '|---|---|---|---|---|---|---|---|',
   ]
   const breakdowns = []
+  const floorLines = []
   for (const n of sizes) {
     const r = await rowsForSize(n, seed, runs)
     lines.push(...r.out)
     breakdowns.push(r.breakdown)
+    floorLines.push(...r.floors)
   }
   lines.push(firstProcessRow(seed))
   if (conversations > 0) {
@@ -381,6 +399,12 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
     '| messages | JS walk to columns | memo (fingerprints) | napi + build + core count | plan + packed output | apply | sum | cold `edit` | JS single pass | JSON wire vs columns, to the count |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...breakdowns,
+    '',
+    "Floors (benchmark/floors.mjs; CPU time, median of 15): LangChain's own count (`countTokensApproximately`, what its summarisation runs when it does not summarise); the least an exact copy of it reads (every content length, every call's `args` stringified); the same with the lone-surrogate check on each of those strings, as `ContextEditor` checks every string; and the JS single pass. A target under a floor needs a guarantee given up, not a faster boundary.",
+    '',
+    '| messages | LangChain count | exact-count floor (÷ LangChain) | + lone-surrogate check (÷ LangChain) | JS single pass | checked floor ÷ single pass |',
+    '|---|---|---|---|---|---|',
+    ...floorLines,
   )
   return lines.join('\n')
 }

@@ -1,0 +1,75 @@
+// The floors under the cold rows of benchmark/cold.mjs (issue #19): in the same run, what the least
+// possible implementation of each guarantee costs, set against the peer of the row. A target below a
+// floor cannot be met by any boundary design, only by giving up the guarantee the floor measures.
+//
+// - LangChain's own count (`countTokensApproximately`, what its `summarizationMiddleware` runs in
+//   `beforeModel` when it does not summarize) against the least an exact copy of it must do: every
+//   content's length, and `JSON.stringify` of every tool call's `args` (the length of
+//   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap).
+// - The same plus the lone-surrogate check (`isWellFormed`) on each of those strings: what our
+//   `INVALID_MESSAGE` for a lone UTF-16 surrogate costs (V8 scans two-byte strings at about 2 ns a
+//   character; one-byte strings cost nothing).
+// - The JS single pass of the cold-edit rows next to both.
+//
+// Each floor is a loop over the caller's messages with nothing else in it: no format detection, no
+// other field read, no memo, no native call, no copies.
+
+import { jsClearToolUses } from './js-reference.mjs'
+
+const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
+
+/** Every content length and every call's `args` stringified: the least a LangChain-exact approx count reads. */
+export function countFloor(messages) {
+  let n = 0
+  for (const m of messages) {
+    const c = m.content
+    if (typeof c === 'string') n += c.length
+    else if (Array.isArray(c)) for (const b of c) n += typeof b === 'string' ? b.length : typeof b?.text === 'string' ? b.text.length : 0
+    const calls = m.tool_calls
+    if (calls?.length) for (const k of calls) n += JSON.stringify(k.args).length
+  }
+  return n
+}
+
+/** `countFloor` with each string checked for a lone surrogate, as `ContextEditor` checks every string it reads. */
+export function checkedFloor(messages) {
+  let n = 0
+  let bad = 0
+  for (const m of messages) {
+    const c = m.content
+    if (typeof c === 'string') {
+      n += c.length
+      if (!c.isWellFormed()) bad++
+    } else if (Array.isArray(c)) {
+      for (const b of c) {
+        const s = typeof b === 'string' ? b : b?.text
+        if (typeof s !== 'string') continue
+        n += s.length
+        if (!s.isWellFormed()) bad++
+      }
+    }
+    const calls = m.tool_calls
+    if (calls?.length) {
+      for (const k of calls) {
+        const args = JSON.stringify(k.args)
+        n += args.length
+        if (!args.isWellFormed()) bad++
+      }
+    }
+  }
+  return n + bad
+}
+
+/**
+ * The floors' table for one conversation, timed as benchmark/cold.mjs times its rows (`time(f)`: CPU
+ * time, median of runs), returned as table rows.
+ * @param {(f: () => unknown) => number} time
+ */
+export function floorRows(messages, label, time, countApprox, ms) {
+  const lc = time(() => countApprox(messages))
+  const floor = time(() => countFloor(messages))
+  const checked = time(() => checkedFloor(messages))
+  const pass = time(() => jsClearToolUses(messages, OPTIONS))
+  const x = (a, b) => `${(a / b).toFixed(2)}×`
+  return [`| ${label} | ${ms(lc)} | ${ms(floor)} (${x(floor, lc)}) | ${ms(checked)} (${x(checked, lc)}) | ${ms(pass)} | ${x(checked, pass)} |`]
+}
