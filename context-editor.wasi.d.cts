@@ -694,6 +694,13 @@ export declare class PackedReport {
 }
 
 /**
+ * Whether `text` is well-formed UTF-16, as `String.prototype.isWellFormed` answers (`false` for
+ * anything that is not a string). The shim's own helper (`ts/native.ts`), not part of the public
+ * types.
+ */
+export declare function __isWellFormed(text: unknown): boolean
+
+/**
  * Panics inside the same guard every entry point uses, to prove a panic becomes an `Error` with
  * `code` `INTERNAL` instead of aborting the process.
  *

@@ -11,6 +11,7 @@
 //! - `plan`, `report`: the core's plan and report in wire form; `packed`: the plan of a session
 //!   call, packed to cross cheaply.
 //! - `tokenizers`: Hugging Face tokenizers the shim loads for exact counts of open models.
+//! - `text`: the lone-surrogate check of long strings (the shim's own helper, not in the public types).
 //! - `error`: core errors to JavaScript errors; `hooks`: test hooks (not in the public types);
 //!   `wasi`: what the WebAssembly build needs to behave as the native one; `wire`: option types.
 
@@ -23,6 +24,7 @@ mod message;
 mod packed;
 mod plan;
 mod report;
+pub mod text;
 pub mod tokenizers;
 pub mod wasi;
 pub mod wire;

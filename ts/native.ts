@@ -172,6 +172,18 @@ export const PackedOpKind = (binding as { PackedOpKind?: Readonly<Record<string,
 // package's entries.
 
 /**
+ * Whether a string holds no lone UTF-16 surrogate, checked natively (src/text.rs): V8's own
+ * `isWellFormed` walks a two-byte string a code unit at a time, about 7x slower on long text.
+ * `undefined` where no binding loaded or the binding predates it (see `isWellFormed` in
+ * ts/wire/shapes.ts, which falls back to V8's check).
+ */
+export const nativeIsWellFormed: ((text: string) => boolean) | undefined =
+  // Native builds only: emnapi (WebAssembly) copies a string out one code unit at a time.
+  bindingTarget === 'native' && typeof (binding as { __isWellFormed?: unknown } | undefined)?.__isWellFormed === 'function'
+    ? (binding as unknown as { __isWellFormed: (text: string) => boolean }).__isWellFormed
+    : undefined
+
+/**
  * The defaults declared with the options (crates/core/src/options/spec.rs), by edit type (`editor`
  * for the top-level keys): what the core assumes for an option left out. The shim reads them here
  * instead of keeping copies.

@@ -26,6 +26,7 @@ import {
   THINKING_BLOCKS,
   checkLength,
   checkString,
+  isWellFormed,
   metadataOf,
   partsOf,
   stringify,
@@ -202,11 +203,11 @@ function contentInto(content: unknown, i: number, w: WireParts): number {
     other.push(block)
   }
   const otherText = other.length ? stringify(other, i, 'content') : ''
-  if (otherText && !otherText.isWellFormed()) {
+  if (otherText && !isWellFormed(otherText)) {
     throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
   }
   const thinkingText = thinking.length ? stringify(thinking, i, 'content') : ''
-  if (thinkingText && !thinkingText.isWellFormed()) {
+  if (thinkingText && !isWellFormed(thinkingText)) {
     throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
   }
   w.text = text
@@ -279,7 +280,7 @@ function callOf(c: any, i: number, k: number): CallView {
     throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(value)}`)
   }
   const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
-  if (!args.isWellFormed()) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  if (!isWellFormed(args)) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
   return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length, objectArgs: value === undefined ? undefined : args.length }
 }
 
@@ -364,7 +365,7 @@ function reasoningLength(p: Parts, i: number): number {
   // DeepSeek-style OpenAI messages carry `reasoning_content` at the top level.
   const rc = p.shape === 'openai' ? field(p.fields, 'reasoning_content') : undefined
   if (typeof rc === 'string') {
-    if (!rc.isWellFormed()) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    if (!isWellFormed(rc)) throw invalidMessage(i, 'reasoning_content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
     thinking += rc.length
   }
   const ak = field(p.fields, 'additional_kwargs')
@@ -373,7 +374,7 @@ function reasoningLength(p: Parts, i: number): number {
       const v = field(ak, key)
       if (v === undefined || v === null) continue
       const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
-      if (!s.isWellFormed()) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+      if (!isWellFormed(s)) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
       thinking += s.length
     }
   }

@@ -4,6 +4,7 @@
 // its role, where its fields are, and the limits and checks every reader of a message shares.
 
 import { ContextEditorError, errorText, invalidMessage } from '../errors.js'
+import { nativeIsWellFormed } from '../native.js'
 import { describe, entry, field, isObject, jsonText, show } from './fields.js'
 
 /** Any message this package accepts: a LangChain message (instance or dict) or an OpenAI message. */
@@ -101,8 +102,30 @@ export function partsOf(m: unknown, i: number): Parts {
 
 export function checkString(v: unknown, i: number, field: string): string {
   if (typeof v !== 'string') throw invalidMessage(i, field, `expected a string, got ${describe(v)}`)
-  if (!v.isWellFormed()) throw invalidMessage(i, field, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  if (!isWellFormed(v)) throw invalidMessage(i, field, 'contains a lone UTF-16 surrogate (not valid Unicode)')
   return v
+}
+
+/**
+ * From this length a string that looks two-byte is checked natively: below it the call costs more
+ * than V8's own walk (measured: 0.26 us by V8 and 0.74 us natively at 256 CJK characters, 1.0 us
+ * and 0.35 us at 1,024, 9.9 us and 1.3 us at 8,192).
+ */
+const NATIVE_CHECK_FROM = 512
+
+/**
+ * `s.isWellFormed()`, the lone-surrogate check every string a message holds goes through. V8 answers
+ * at once for a one-byte string (it cannot hold a surrogate) and walks a two-byte one a code unit
+ * at a time; a long string with a character past U+00FF at one of eight probes is two-byte, and is
+ * checked natively instead (src/text.rs: copied out, scanned in blocks). Same answer either way.
+ */
+export function isWellFormed(s: string): boolean {
+  const n = s.length
+  if (n >= NATIVE_CHECK_FROM && nativeIsWellFormed !== undefined) {
+    const step = n >> 3
+    for (let k = 0; k < n; k += step) if (s.charCodeAt(k) > 0xff) return nativeIsWellFormed(s)
+  }
+  return s.isWellFormed()
 }
 
 export function stringify(v: unknown, i: number, field: string): string {

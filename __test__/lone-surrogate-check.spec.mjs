@@ -1,0 +1,140 @@
+// The lone-surrogate check every string of a message goes through (ts/wire/shapes.ts `isWellFormed`):
+// long strings that look two-byte are checked natively (src/text.rs), the rest by V8. Whichever
+// path a string takes, the answer must be V8's `String.prototype.isWellFormed`, and a message holding
+// a lone surrogate anywhere must be `INVALID_MESSAGE` naming it, in every mode.
+
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
+
+import { ContextEditor, ContextEditorError } from '../dist/index.js'
+import { isWellFormed } from '../dist/wire/shapes.js'
+import { Rng } from './support/prng.mjs'
+
+const HIGH = [0xd800, 0xdbff, 0xd83d]
+const LOW = [0xdc00, 0xdfff, 0xde00]
+const TWO_BYTE = ['这', '個', 'ü', 'é', 'й', 'ا', '😀', 'x', ' ', '\n']
+const ONE_BYTE = ['a', 'b', ' ', '\n', '{', 'ÿ', 'é']
+
+/** A string of `n` units from `alphabet`, with `lone` lone surrogates spliced in at random places. */
+function drawn(rand, n, alphabet, lone) {
+  let s = ''
+  while (s.length < n) s += alphabet[Math.floor(rand() * alphabet.length)]
+  const units = s.slice(0, n).split('')
+  for (let k = 0; k < lone; k++) {
+    const at = Math.floor(rand() * (units.length + 1))
+    const pick = rand() < 0.5 ? HIGH : LOW
+    units.splice(at, 0, String.fromCharCode(pick[Math.floor(rand() * pick.length)]))
+  }
+  return units.join('')
+}
+
+describe('isWellFormed agrees with String.prototype.isWellFormed', () => {
+  test('seeded strings around every threshold, one-byte and two-byte, with 0 to 3 lone surrogates', () => {
+    const rng = new Rng(20261128)
+    const rand = () => rng.next()
+    const lengths = [0, 1, 31, 32, 33, 63, 64, 65, 255, 256, 511, 512, 513, 1000, 1023, 1024, 1025, 4096, 5000, 40_000]
+    let checked = 0
+    let bad = 0
+    for (const n of lengths) {
+      for (const alphabet of [ONE_BYTE, TWO_BYTE]) {
+        for (let lone = 0; lone <= 3; lone++) {
+          for (let r = 0; r < 6; r++) {
+            const s = drawn(rand, n, alphabet, lone)
+            assert.equal(isWellFormed(s), s.isWellFormed(), `length ${s.length}, ${lone} lone, ${JSON.stringify(s.slice(0, 40))}`)
+            checked++
+            if (!s.isWellFormed()) bad++
+          }
+        }
+      }
+    }
+    assert.ok(checked > 900 && bad > 300, `${checked} strings, ${bad} of them with a lone surrogate`)
+  })
+
+  test('a lone surrogate at every position of a long two-byte string, and pairs split across blocks', () => {
+    const base = '这个函数负责解析配置文件'.repeat(60) // 720 units, two-byte
+    for (let at = 0; at <= base.length; at += 7) {
+      for (const u of [0xd800, 0xdfff]) {
+        const s = base.slice(0, at) + String.fromCharCode(u) + base.slice(at)
+        assert.equal(isWellFormed(s), false, `${u.toString(16)} at ${at}`)
+      }
+      const paired = base.slice(0, at) + '😀' + base.slice(at)
+      assert.equal(isWellFormed(paired), true, `a pair at ${at}`)
+    }
+    // Runs of surrogates: two lows, two highs, a high before a pair, a pair before a low.
+    for (const run of ['\udc00\udc00', '\ud800\ud800', '\ud800\ud83d\ude00', '\ud83d\ude00\ude00']) {
+      for (const at of [0, 31, 32, 400, base.length]) {
+        const s = base.slice(0, at) + run + base.slice(at)
+        assert.equal(isWellFormed(s), false, `${JSON.stringify(run)} at ${at}`)
+      }
+    }
+    // A high surrogate as the last unit, and a low one as the first.
+    assert.equal(isWellFormed(base + '\ud83d'), false)
+    assert.equal(isWellFormed('\ude00' + base), false)
+  })
+
+  test('a two-byte string whose probes land on Latin-1 characters only still finds its lone surrogate', () => {
+    // Two-byte (it holds one CJK character), but every eighth character is ASCII.
+    const s = 'a'.repeat(600) + '这' + 'b'.repeat(600) + '\udc00' + 'c'.repeat(50)
+    assert.equal(isWellFormed(s), false)
+    assert.equal(isWellFormed(s.replace('\udc00', '')), true)
+  })
+
+  test('a string of more than a million units (its buffer is not kept)', () => {
+    const big = '这'.repeat(1_200_000)
+    assert.equal(isWellFormed(big), true)
+    assert.equal(isWellFormed(big + '\ud800'), false)
+    assert.equal(isWellFormed('\ud800' + big), false)
+  })
+})
+
+describe('a lone surrogate in a long two-byte string is INVALID_MESSAGE naming the message and field', () => {
+  const long = (extra) => '这个函数负责解析配置文件并返回默认值。'.repeat(80) + extra
+  const history = (result) => [
+    new HumanMessage('read it'),
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read', args: { path: long('') } }] }),
+    new ToolMessage({ tool_call_id: 'c1', content: result }),
+  ]
+  const cases = [
+    ['a tool result', () => history(long('\ud800')), 2, 'content'],
+    ['a text block', () => [new HumanMessage({ content: [{ type: 'text', text: long('\udc00 tail') }] })], 0, 'content[0].text'],
+    [
+      'reasoning kept in additional_kwargs',
+      () => [new AIMessage({ content: 'ok', additional_kwargs: { reasoning_content: long('\udfff') } })],
+      0,
+      'additional_kwargs.reasoning_content',
+    ],
+  ]
+  for (const method of ['approx', 'model']) {
+    for (const [what, make, index, path] of cases) {
+      test(`${what}, ${method} mode`, () => {
+        const editor = new ContextEditor({ tokenCountMethod: method, model: 'gpt-4o', trigger: { tokens: 10 } })
+        const messages = make()
+        assert.throws(
+          () => editor.edit(messages),
+          (e) =>
+            e instanceof ContextEditorError &&
+            e.code === 'INVALID_MESSAGE' &&
+            e.messageIndex === index &&
+            e.path === path &&
+            /lone UTF-16 surrogate/.test(e.message),
+        )
+      })
+    }
+  }
+
+  test('tool-call arguments holding one cross as JSON, where JSON.stringify escapes it (\\ud83d): accepted', () => {
+    const messages = [new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read', args: { path: long('\ud83d') } }] })]
+    for (const method of ['approx', 'model']) {
+      const { report } = new ContextEditor({ tokenCountMethod: method, model: 'gpt-4o' }).edit(messages)
+      assert.ok(report.tokensBefore > 0)
+    }
+  })
+
+  test('the same history without the lone surrogate is edited', () => {
+    const editor = new ContextEditor({ trigger: { tokens: 10 }, keep: { messages: 0 } })
+    const { report } = editor.edit(history(long('😀')))
+    assert.equal(report.cleared.length, 1)
+  })
+})
