@@ -6,14 +6,16 @@
 //   `beforeModel` when it does not summarize) against the least an exact copy of it must do: every
 //   content's length, and `JSON.stringify` of every tool call's `args` (the length of
 //   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap).
-// - The same plus the lone-surrogate check (`isWellFormed`) on each of those strings: what our
-//   `INVALID_MESSAGE` for a lone UTF-16 surrogate costs (V8 scans two-byte strings at about 2 ns a
-//   character; one-byte strings cost nothing).
+// - The same plus the lone-surrogate check on each of those strings, as `ContextEditor` makes it
+//   (ts/wire/shapes.ts `isWellFormed`: V8's for short or one-byte strings, which costs nothing on a
+//   one-byte one; natively for long two-byte ones): what our `INVALID_MESSAGE` for a lone UTF-16
+//   surrogate costs.
 // - The JS single pass of the cold-edit rows next to both.
 //
 // Each floor is a loop over the caller's messages with nothing else in it: no format detection, no
 // other field read, no memo, no native call, no copies.
 
+import { isWellFormed } from '../dist/wire/shapes.js'
 import { jsClearToolUses } from './js-reference.mjs'
 
 const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
@@ -31,7 +33,7 @@ export function countFloor(messages) {
   return n
 }
 
-/** `countFloor` with each string checked for a lone surrogate, as `ContextEditor` checks every string it reads. */
+/** `countFloor` with each string checked for a lone surrogate, with the check `ContextEditor` makes on every string it reads. */
 export function checkedFloor(messages) {
   let n = 0
   let bad = 0
@@ -39,13 +41,13 @@ export function checkedFloor(messages) {
     const c = m.content
     if (typeof c === 'string') {
       n += c.length
-      if (!c.isWellFormed()) bad++
+      if (!isWellFormed(c)) bad++
     } else if (Array.isArray(c)) {
       for (const b of c) {
         const s = typeof b === 'string' ? b : b?.text
         if (typeof s !== 'string') continue
         n += s.length
-        if (!s.isWellFormed()) bad++
+        if (!isWellFormed(s)) bad++
       }
     }
     const calls = m.tool_calls
@@ -53,7 +55,7 @@ export function checkedFloor(messages) {
       for (const k of calls) {
         const args = JSON.stringify(k.args)
         n += args.length
-        if (!args.isWellFormed()) bad++
+        if (!isWellFormed(args)) bad++
       }
     }
   }
