@@ -193,7 +193,7 @@ export type MiddlewareReport = EditReport & {
   recovery?: RecoveryRecord
   /** The correction (true / counted) applied to this call's totals, learned from provider usage or a recovery. */
   tokenCorrection?: number
-  /** With `tokenCountMethod: "usage"`: the anchor of this call (`used`, or why not: `none`, `stale`, `unverified`, `truncated`). */
+  /** With `tokenCountMethod: "usage"`: the anchor of this call (`used`, or why not: `none`, `stale`, `unverified`, `truncated`, `implausible`). */
   usageAnchor?: AnchorReport
 }
 
