@@ -12,7 +12,7 @@ import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
 import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
 import { readMiddlewareOptions as readOptions } from './options.js'
-import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
+import { findLimit, langchainProfileLimit, layers, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
 import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
 import { answered, Conversations, learnFromRecovery, prepareCall, recordCall, recordRecovery, takeMiddlewareOnly, type PreparedCall } from './budget.js'
@@ -114,11 +114,13 @@ export function profileMaxInputTokens(model: unknown): number | undefined {
 
 /** The model name a chat model instance carries (`model` or `modelName`). */
 export function modelNameOf(model: unknown): string | undefined {
-  if (model === null || typeof model !== 'object') return undefined
-  const name = field(model, 'model')
-  if (typeof name === 'string' && name) return name
-  const modelName = field(model, 'modelName')
-  if (typeof modelName === 'string' && modelName) return modelName
+  // Through bindings too (LangChain 0.3's bindTools(), withRetry(), withFallbacks(): see windows.ts).
+  for (const m of layers(model)) {
+    const name = field(m, 'model')
+    if (typeof name === 'string' && name) return name
+    const modelName = field(m, 'modelName')
+    if (typeof modelName === 'string' && modelName) return modelName
+  }
   return undefined
 }
 
