@@ -79,6 +79,13 @@ export interface ConversationState {
   /** Where `ratio` came from. */
   ratioSource?: 'usage' | 'recovery'
   recoveries: number
+  /**
+   * The input limit a provider's context-length error stated (the smallest seen), and the model it
+   * was stated for: later calls of that model use it when it is below the one found (a profile or
+   * table window larger than what the server serves: Ollama's num_ctx, vLLM's max_model_len, a
+   * Claude profile of the 1M beta).
+   */
+  limit?: { tokens: number; model: string | undefined }
   /** The newest calls (for the usage anchor); kept once usage has been seen, or in usage mode. */
   log: CallLog
   sawUsage: boolean
@@ -219,6 +226,12 @@ export function answered<T>(state: ConversationState | undefined, messages: read
 export function recordRecovery(state: ConversationState | undefined, messages: readonly unknown[], report: EditReport): void {
   if (state === undefined) return
   state.log.resent(messages, { countedSent: report.tokensAfter, expected: report.tokensAfter, freed: Math.max(0, report.tokensBefore - report.tokensAfter) })
+}
+
+/** Keeps the input limit a provider's error stated for `model`, when it is the smallest seen for it. */
+export function learnLimit(state: ConversationState | undefined, tokens: number, model: string | undefined): void {
+  if (state === undefined || !(Number.isSafeInteger(tokens) && tokens > 0)) return
+  if (state.limit === undefined || state.limit.model !== model || tokens < state.limit.tokens) state.limit = { tokens, model }
 }
 
 /**

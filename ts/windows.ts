@@ -18,7 +18,7 @@
 import { field } from './wire.js'
 
 /** Where the input limit of a call came from. */
-export type LimitSource = 'options' | 'profile' | 'xpert-profile' | 'table' | 'core'
+export type LimitSource = 'options' | 'profile' | 'xpert-profile' | 'table' | 'core' | 'error'
 
 /** A model's input limit and where it was found. */
 export interface FoundLimit {
