@@ -76,23 +76,32 @@ describe('a tokenizer path that is no tokenizer.json', () => {
     }
   })
 
-  test('a missing file, a file that is not JSON, JSON that is no tokenizer: the code and the file named', () => {
+  test('a missing file, a file that is not JSON, JSON that is no tokenizer, a SentencePiece charsmap that cannot be read: the code and the file named', () => {
     const text = join(dir, 'notes.json')
     const other = join(dir, 'other.json')
+    const charsmap = join(dir, 'charsmap.json')
     writeFileSync(text, 'hello')
     writeFileSync(other, '{"model": {"type": "BPE", "vocab": 5}}')
-    const results = inProcess(
-      `return [${JSON.stringify(join(dir, 'missing.json'))}, ${JSON.stringify(text)}, ${JSON.stringify(other)}].map((tokenizer) => attempt({ tokenCountMethod: 'model', tokenizer }))`,
+    // The tokenizers crate parses this normalizer with .expect() (before: INTERNAL, a Rust panic).
+    const bpe = { type: 'BPE', vocab: { a: 0 }, merges: [], dropout: null, unk_token: null }
+    const normalizer = { type: 'Sequence', normalizers: [{ type: 'Precompiled', precompiled_charsmap: 'AAAA' }] }
+    writeFileSync(
+      charsmap,
+      JSON.stringify({ version: '1.0', added_tokens: [], normalizer, pre_tokenizer: null, post_processor: null, decoder: null, model: bpe }),
     )
+    const files = [join(dir, 'missing.json'), text, other, charsmap]
+    const results = inProcess(`return ${JSON.stringify(files)}.map((tokenizer) => attempt({ tokenCountMethod: 'model', tokenizer }))`)
     assert.deepEqual(
       results.map((e) => [e.code, e.path]),
       [
         ['TOKENIZER_UNAVAILABLE', 'tokenizer'],
         ['INVALID_OPTIONS', 'tokenizer'],
         ['INVALID_OPTIONS', 'tokenizer'],
+        ['INVALID_OPTIONS', 'tokenizer'],
       ],
     )
-    assert.ok(results[0].message.includes('missing.json') && results[1].message.includes('notes.json') && results[2].message.includes('other.json'))
+    results.forEach((e, i) => assert.ok(e.message.includes(files[i]), e.message))
+    assert.match(results[3].message, /Precompiled normalizer cannot be read/)
   })
 })
 

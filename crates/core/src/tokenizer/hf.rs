@@ -51,12 +51,25 @@ impl HfTokenizer {
   /// [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions) at `tokenizer` when the text
   /// is not a tokenizer the crate can load.
   pub fn from_json(source: &str, json: &[u8]) -> Result<Self> {
-    let mut tokenizer = Tokenizer::from_bytes(json).map_err(|e| {
+    let not_one = |e: &dyn std::fmt::Display| {
       Error::invalid_option(
         "tokenizer",
         format!("`{source}` is not a Hugging Face tokenizer.json: {e}"),
       )
-    })?;
+    };
+    check_precompiled(json).map_err(|e| not_one(&e))?;
+    // The crate panics on a few malformed files while it parses them (`expect`s in its
+    // deserializers): such a file is no tokenizer either, never a crash.
+    let parsed =
+      std::panic::catch_unwind(|| Tokenizer::from_bytes(json)).unwrap_or_else(|payload| {
+        let what = payload
+          .downcast_ref::<&str>()
+          .map(|s| (*s).to_owned())
+          .or_else(|| payload.downcast_ref::<String>().cloned())
+          .unwrap_or_else(|| "it could not be read".to_owned());
+        Err(what.into())
+      });
+    let mut tokenizer = parsed.map_err(|e| not_one(&e))?;
     tokenizer
       .with_truncation(None)
       .map_err(|e| Error::invalid_option("tokenizer", format!("`{source}`: {e}")))?;
@@ -102,6 +115,44 @@ impl HfTokenizer {
       Err(_) => text.len() as u64,
     }
   }
+}
+
+/// A `Precompiled` normalizer (the `SentencePiece` charsmap) that cannot be read: the crate parses it with
+/// `.expect("Precompiled")` and panics, so such a file is found first (and, on WebAssembly, where a
+/// panic aborts, never reaches the crate).
+fn check_precompiled(json: &[u8]) -> std::result::Result<(), String> {
+  use serde_json::Value;
+  fn walk<'a>(n: &'a Value, out: &mut Vec<&'a Value>) {
+    if n.get("type").and_then(Value::as_str) == Some("Precompiled") {
+      out.push(n);
+    }
+    for list in [n.get("normalizers"), n.get("normalizer")]
+      .into_iter()
+      .flatten()
+    {
+      match list {
+        Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+        Value::Object(_) => walk(list, out),
+        _ => {}
+      }
+    }
+  }
+  if !json.windows(11).any(|w| w == b"Precompiled") {
+    return Ok(());
+  }
+  // Not JSON: the crate says so itself.
+  let Ok(value) = serde_json::from_slice::<Value>(json) else {
+    return Ok(());
+  };
+  let mut found = Vec::new();
+  if let Some(n) = value.get("normalizer") {
+    walk(n, &mut found);
+  }
+  for n in found {
+    serde_json::from_value::<tokenizers::normalizers::Precompiled>(n.clone())
+      .map_err(|e| format!("its Precompiled normalizer cannot be read ({e})"))?;
+  }
+  Ok(())
 }
 
 impl HfTokenizer {
@@ -322,6 +373,18 @@ mod tests {
     let err = from_option(&json!(5)).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
     assert!(err.to_string().contains("qwen2.5, qwen3"), "{err}");
+    let precompiled = json!({
+      "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+      "normalizer": { "type": "Sequence", "normalizers": [{ "type": "Precompiled", "precompiled_charsmap": "AAAA" }] },
+      "pre_tokenizer": null, "post_processor": null, "decoder": null,
+      "model": { "type": "BPE", "vocab": { "a": 0 }, "merges": [], "dropout": null, "unk_token": null }
+    });
+    let err = load("precompiled.json", precompiled.to_string().as_bytes(), None).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
+    assert!(
+      err.to_string().contains("precompiled.json") && err.to_string().contains("Precompiled"),
+      "{err}"
+    );
     let err = load("bad.json", b"{\"model\": 1}", None).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
     assert!(err.to_string().contains("bad.json"), "{err}");
