@@ -152,6 +152,17 @@ describe('a history changed at or before the anchor is never anchored', () => {
     assert.equal(report.usageAnchor.status, 'used')
   })
 
+  test('usage on an AI message that is not the newest is not used: the newest AI message has none', async () => {
+    const { report, next } = await secondCall({ tokenCountMethod: 'usage' }, anchoredReply(), (m) => [
+      ...m.slice(0, -1),
+      new AIMessage('A note the host added.'),
+      m.at(-1),
+    ])
+    assert.equal(report.usageAnchor.status, 'none')
+    assert.equal(report.usageAnchor.index, next.length - 2)
+    assert.equal(report.tokensBefore, approx(next))
+  })
+
   test('a message inserted before the anchor, or one removed (its pair too): not used', async () => {
     const inserted = await secondCall({ tokenCountMethod: 'usage' }, anchoredReply(), (m) => [m[0], new HumanMessage('inserted'), ...m.slice(1)])
     assert.notEqual(inserted.report.usageAnchor.status, 'used')
