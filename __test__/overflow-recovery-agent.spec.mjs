@@ -157,3 +157,42 @@ test('createAgent: with usage reported, the correction it teaches keeps every re
   )
   assert.ok(reports.some((r) => r.triggered))
 })
+
+test("createAgent: a window smaller than the model's profile says is learned from the provider's error, so it refuses only once", async () => {
+  // The model's LangChain profile states gpt-4.1's 1,047,576 tokens; the server (a proxy, an Ollama
+  // num_ctx, a vLLM max_model_len) serves 6,000 and says so in its error.
+  const SERVED = 6000
+  const server = fakeOpenAI({
+    steps: STEPS,
+    tool: 'read_file',
+    args: (step) => ({ path: `src/${step}.ts` }),
+    answer: 'done',
+    refuse: ({ size }) => (size > SERVED ? SERVED : undefined),
+  })
+  const model = new ChatOpenAI({ model: 'gpt-4.1', apiKey: 'test', maxRetries: 0, configuration: { baseURL: 'http://fake.invalid/v1', fetch: server.fetch } })
+  assert.ok(model.profile.maxInputTokens > 1_000_000)
+  const reports = []
+  const agent = createAgent({
+    model,
+    tools: [readFile],
+    systemPrompt: 'You read code carefully.',
+    middleware: [contextEditingMiddleware({ trigger: { fraction: 0.5 }, keep: { messages: 1 }, onReport: (r) => reports.push(r) })],
+  })
+  const result = await agent.invoke({ messages: [new HumanMessage('Read the files one by one, then say done.')] }, { recursionLimit: 100 })
+  assert.equal(result.messages.at(-1).content, 'done')
+  const refused = server.requests.filter((r) => r.refusedWith !== undefined)
+  assert.equal(refused.length, 1, 'refused once (before: every later call was refused once and recovered)')
+  const at = reports.findIndex((r) => r.recovery)
+  assert.equal(reports[at].recovery.limit, SERVED)
+  assert.equal(reports[0].maxInputTokensSource, 'profile')
+  const later = reports.slice(at + 1)
+  assert.ok(later.length >= 2)
+  for (const r of later) {
+    assert.equal(r.maxInputTokens, SERVED)
+    assert.equal(r.maxInputTokensSource, 'error')
+  }
+  assert.ok(
+    later.some((r) => r.triggered),
+    'the learned window fires the fraction trigger',
+  )
+})

@@ -120,6 +120,10 @@ describe('which tokenizer counts, and saying so', () => {
       'llama-3.3-70b-versatile': 'llama3',
       'gemma-3-27b-it': 'gemma3',
       'open-mistral-nemo': 'mistral-tekken',
+      // R1's distills keep their base model's vocabulary (before: DeepSeek V3's for the Llama ones).
+      'deepseek-ai/DeepSeek-R1-Distill-Llama-70B': 'llama3',
+      'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B': 'qwen2.5',
+      'accounts/fireworks/models/llama-v3p1-70b-instruct': 'llama3',
       'gpt-4o': 'o200k_base',
       'gpt-4': 'cl100k_base',
     }

@@ -17,6 +17,9 @@ import { bootHost, callModel } from './fixtures/xpert-host/host.mjs'
 import { conversation, snapshot, assertUnchanged } from './fixtures/xpert-host/scenarios.mjs'
 import { contextEditingMiddlewareObject } from 'context-editor/xpert'
 import { contextWindowOf } from '../dist/windows.js'
+import { ChatOpenAI } from '@langchain/openai'
+import { tool } from 'langchain'
+import { z } from 'zod'
 import { OVERFLOWS, OTHER_ERRORS } from './support/provider-errors.mjs'
 
 const require = createRequire(import.meta.url)
@@ -44,6 +47,7 @@ class HostChatModel extends BaseChatModel03 {
 }
 
 const WINDOW = 32000
+const readFile = tool(async () => 'x', { name: 'read_file', description: 'Read a file.', schema: z.object({ path: z.string() }) })
 const toolResults = (messages) => messages.filter((m) => m._getType() === 'tool')
 const cleared = (messages) => toolResults(messages).filter((m) => m.content === '[cleared]').length
 
@@ -204,6 +208,58 @@ describe('where the input limit comes from, and the report says so', () => {
   })
 })
 
+describe('a model wrapped several times is still read (profile, Xpert profile, name)', () => {
+  const run = async (model) => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ trigger: { fraction: 0.5 }, keep: { messages: 2 }, onReport: (r) => reports.push(r) })
+    await mw.wrapModelCall({ messages: history(Messages1), model }, async (request) => request.messages)
+    return reports[0]
+  }
+  const hostModel = (fields) => new HostChatModel(fields)
+
+  test('LangChain 1.x: bindTools().withRetry().withConfig() and withFallbacks() keep the LangChain profile', async () => {
+    const model = new ChatOpenAI({ model: 'gpt-4.1', apiKey: 'test' })
+    const limit = model.profile.maxInputTokens
+    for (const wrapped of [
+      model
+        .bindTools([readFile])
+        .withRetry()
+        .withConfig({ tags: ['a'] }),
+      model.withFallbacks([model]),
+      model.withRetry().withFallbacks([model]),
+    ]) {
+      const report = await run(wrapped)
+      assert.equal(report.maxInputTokens, limit, wrapped.constructor.name)
+      assert.equal(report.maxInputTokensSource, 'profile')
+    }
+  })
+
+  test("@langchain/core 0.3 (the host's pin): the Xpert profile through bindTools().withRetry() and withFallbacks() (before: not found, the fraction never fired)", async () => {
+    const model = hostModel({ metadata: { profile: { maxInputTokens: WINDOW } } })
+    for (const wrapped of [
+      model.bindTools([]).withRetry(),
+      model.withFallbacks({ fallbacks: [model] }),
+      model
+        .bindTools([])
+        .withConfig({ tags: ['x'] })
+        .withRetry(),
+    ]) {
+      const report = await run(wrapped)
+      assert.equal(report.maxInputTokens, WINDOW, wrapped.constructor.name)
+      assert.equal(report.maxInputTokensSource, 'xpert-profile')
+      assert.equal(report.triggered, true)
+    }
+  })
+
+  test("@langchain/core 0.3: the model's name through a binding finds the table (before: no name, no limit)", async () => {
+    const model = hostModel({})
+    model.model = 'deepseek-chat'
+    const report = await run(model.bindTools([]).withRetry())
+    assert.equal(report.maxInputTokens, 131072)
+    assert.equal(report.maxInputTokensSource, 'table')
+  })
+})
+
 describe('the table of context windows', () => {
   const rows = [
     ['gpt-4o', 128000],
@@ -229,7 +285,8 @@ describe('the table of context windows', () => {
     ['deepseek-ai/DeepSeek-V3', 131072],
     ['deepseek-r1:14b', 131072],
     ['qwen-max', 32768],
-    ['qwen-plus', 262144],
+    ['qwen-plus', 131072],
+    ['qwen3-235b-a22b-instruct-2507', 262144],
     ['qwen-turbo', 1000000],
     ['qwen3-max', 262144],
     ['Qwen/Qwen3-8B', 131072],
@@ -243,9 +300,16 @@ describe('the table of context windows', () => {
     ['mistral-small-3.1', 131072],
     ['codestral-latest', 262144],
     ['mixtral-8x7b', 32768],
+    ['open-mixtral-8x22b', 65536],
+    ['devstral-small-2505', 131072],
+    ['devstral-medium', 131072],
+    ['devstral-small-2', 262144],
     ['glm-4-plus', 128000],
     ['glm-4.5-air', 131072],
     ['glm-4.6', 204800],
+    ['glm-4.7', 204800],
+    ['glm-4.5v', 65536],
+    ['glm-4.6v', 131072],
   ]
   for (const [name, tokens] of rows) {
     test(`${name}: ${tokens}`, () => assert.equal(contextWindowOf(name), tokens))

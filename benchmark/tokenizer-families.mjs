@@ -8,7 +8,9 @@
 //
 //   node benchmark/tokenizer-families.mjs [--per-class 40] [--seed 11] [--families qwen3,gemma3]
 //   (npm run bench prints the same tables, see bench.mjs)
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 
 import { ContextEditor } from '../dist/index.js'
@@ -104,12 +106,27 @@ function familyTable(family, pkg, texts, { runs, jsRuns }) {
   return lines.join('\n')
 }
 
+/** The installed version of `pkg`: its package.json, found above its entry (its exports may hide it). */
 function version(pkg) {
+  let dir
   try {
-    return require(`${pkg}/package.json`).version
+    dir = dirname(require.resolve(pkg))
   } catch {
-    return '?'
+    try {
+      dir = dirname(require.resolve(`${pkg}/models/tokenizer.json`))
+    } catch {
+      return '?'
+    }
   }
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    try {
+      const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      if (meta.name === pkg) return meta.version
+    } catch {
+      // No package.json here: look one level up.
+    }
+  }
+  return '?'
 }
 
 /** Our o200k counter (fastbpe) on the same texts, one thread (batches under 256 KB) and all cores. */

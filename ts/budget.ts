@@ -10,7 +10,7 @@ import { ContextEditorError } from './errors.js'
 import { ContextEditor, type EditContext } from './editor.js'
 import type { EditReport } from './native.js'
 import { readRecoveryOption, type RecoveryOptions } from './recovery.js'
-import { CallLog, findAnchor, printsOf, usageOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
+import { answerPrint, CallLog, findAnchor, MAX_CORRECTION, printsOf, usageOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
 import { field } from './wire.js'
 
 let adjusts: boolean | undefined
@@ -79,6 +79,13 @@ export interface ConversationState {
   /** Where `ratio` came from. */
   ratioSource?: 'usage' | 'recovery'
   recoveries: number
+  /**
+   * The input limit a provider's context-length error stated (the smallest seen), and the model it
+   * was stated for: later calls of that model use it when it is below the one found (a profile or
+   * table window larger than what the server serves: Ollama's num_ctx, vLLM's max_model_len, a
+   * Claude profile of the 1M beta).
+   */
+  limit?: { tokens: number; model: string | undefined }
   /** The newest calls (for the usage anchor); kept once usage has been seen, or in usage mode. */
   log: CallLog
   sawUsage: boolean
@@ -196,6 +203,7 @@ export function recordCall(
     fixed: prepared.fixed,
     // An anchored total is offset by an amount only the core knows: no count to learn from.
     countedSent: anchored ? undefined : report.tokensAfter / scale,
+    expected: report.tokensAfter,
     freed: Math.max(0, report.tokensBefore - report.tokensAfter) / scale,
   })
 }
@@ -207,7 +215,7 @@ export function recordCall(
 export function answered<T>(state: ConversationState | undefined, messages: readonly unknown[], response: T): T {
   if (state === undefined) return response
   const usage = usageOf(response)
-  if (usage !== undefined) state.log.answered(messages, { input: usage.input, output: usage.output })
+  if (usage !== undefined) state.log.answered(messages, { input: usage.input, output: usage.output, print: answerPrint(response) })
   return response
 }
 
@@ -217,12 +225,24 @@ export function answered<T>(state: ConversationState | undefined, messages: read
  */
 export function recordRecovery(state: ConversationState | undefined, messages: readonly unknown[], report: EditReport): void {
   if (state === undefined) return
-  state.log.resent(messages, { countedSent: report.tokensAfter, freed: Math.max(0, report.tokensBefore - report.tokensAfter) })
+  state.log.resent(messages, { countedSent: report.tokensAfter, expected: report.tokensAfter, freed: Math.max(0, report.tokensBefore - report.tokensAfter) })
 }
 
-/** Keeps what a recovery learned: an exact ratio replaces anything; a lower bound only raises. */
-export function learnFromRecovery(state: ConversationState | undefined, ratio: number, exact: boolean): void {
+/** Keeps the input limit a provider's error stated for `model`, when it is the smallest seen for it. */
+export function learnLimit(state: ConversationState | undefined, tokens: number, model: string | undefined): void {
+  if (state === undefined || !(Number.isSafeInteger(tokens) && tokens > 0)) return
+  if (state.limit === undefined || state.limit.model !== model || tokens < state.limit.tokens) state.limit = { tokens, model }
+}
+
+/**
+ * Keeps what a recovery learned: an exact ratio replaces anything; a lower bound only raises. Later
+ * calls are corrected by at most `MAX_CORRECTION` (the core's bound): an error that states a size
+ * far beyond what was counted (images or files counted otherwise, a proxy's total) must not make
+ * every later call of the conversation fail.
+ */
+export function learnFromRecovery(state: ConversationState | undefined, learned: number, exact: boolean): void {
   if (state === undefined) return
+  const ratio = Math.min(learned, MAX_CORRECTION)
   state.recoveries++
   if (exact || state.ratio === undefined || ratio > state.ratio) {
     state.ratio = ratio

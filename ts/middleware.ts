@@ -12,10 +12,21 @@ import { ContextEditorError, errorText, unreadable } from './errors.js'
 import type { EditReport } from './native.js'
 import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, type ResolvedOptions } from './schema.js'
 import { readMiddlewareOptions as readOptions } from './options.js'
-import { findLimit, langchainProfileLimit, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
+import { findLimit, langchainProfileLimit, layers, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
 import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
-import { answered, Conversations, learnFromRecovery, prepareCall, recordCall, recordRecovery, takeMiddlewareOnly, type PreparedCall } from './budget.js'
+import {
+  answered,
+  Conversations,
+  learnFromRecovery,
+  learnLimit,
+  prepareCall,
+  recordCall,
+  recordRecovery,
+  takeMiddlewareOnly,
+  type ConversationState,
+  type PreparedCall,
+} from './budget.js'
 import type { AnchorReport } from './usage.js'
 
 /** The parts of a LangChain v1 / Xpert `ModelRequest` the hook reads. */
@@ -114,11 +125,13 @@ export function profileMaxInputTokens(model: unknown): number | undefined {
 
 /** The model name a chat model instance carries (`model` or `modelName`). */
 export function modelNameOf(model: unknown): string | undefined {
-  if (model === null || typeof model !== 'object') return undefined
-  const name = field(model, 'model')
-  if (typeof name === 'string' && name) return name
-  const modelName = field(model, 'modelName')
-  if (typeof modelName === 'string' && modelName) return modelName
+  // Through bindings too (LangChain 0.3's bindTools(), withRetry(), withFallbacks(): see windows.ts).
+  for (const m of layers(model)) {
+    const name = field(m, 'model')
+    if (typeof name === 'string' && name) return name
+    const modelName = field(m, 'modelName')
+    if (typeof modelName === 'string' && modelName) return modelName
+  }
   return undefined
 }
 
@@ -154,6 +167,21 @@ export function editContextFor(request: ModelRequestLike, resolved: ResolvedOpti
 const LIMIT = Symbol('limit')
 type CallContext = EditContext & { [LIMIT]?: FoundLimit }
 
+/**
+ * The call's context with the input limit a provider's error stated earlier in the conversation (for
+ * the same model), when it is below the one found: the next calls' triggers fire before the provider
+ * refuses again, instead of every call being refused once and recovered.
+ */
+function withLearnedLimit(context: EditContext, state: ConversationState | undefined): EditContext {
+  const learned = state?.limit
+  if (learned === undefined || learned.model !== (context.model ?? undefined)) return context
+  const known = context.maxInputTokens
+  if (known !== undefined && known !== null && known <= learned.tokens) return context
+  const out: CallContext = { ...context, maxInputTokens: learned.tokens }
+  Object.defineProperty(out, LIMIT, { value: { tokens: learned.tokens, source: 'error' } satisfies FoundLimit, enumerable: false })
+  return out
+}
+
 /** Where the call's input limit came from (see `windows.ts`), once the editor has reported its limit. */
 function limitSource(context: EditContext, report: EditReport): LimitSource | undefined {
   const found = (context as CallContext)[LIMIT]
@@ -187,13 +215,17 @@ export function readMiddlewareOptions(config: unknown): unknown {
 
 /** The report a middleware hands to `onReport`: the editor's, with where the limit came from and any recovery. */
 export type MiddlewareReport = EditReport & {
-  /** Where `maxInputTokens` came from: `options`, `profile` (LangChain), `xpert-profile`, `table`, `core` (tiktoken's OpenAI list). */
+  /**
+   * Where `maxInputTokens` came from: `options`, `profile` (LangChain), `xpert-profile`, `table`, `core`
+   * (tiktoken's OpenAI list), or `error`: a provider's context-length error earlier in the conversation
+   * stated a smaller one.
+   */
   maxInputTokensSource?: LimitSource
   /** Set on the report of a recovery pass (after a context-length error). */
   recovery?: RecoveryRecord
   /** The correction (true / counted) applied to this call's totals, learned from provider usage or a recovery. */
   tokenCorrection?: number
-  /** With `tokenCountMethod: "usage"`: the anchor of this call (`used`, or why not: `none`, `stale`, `unverified`, `truncated`). */
+  /** With `tokenCountMethod: "usage"`: the anchor of this call (`used`, or why not: `none`, `stale`, `unverified`, `truncated`, `implausible`). */
   usageAnchor?: AnchorReport
 }
 
@@ -218,8 +250,8 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
     // The plan addresses messages by index: plan and apply on one snapshot of the array.
     const messages = requestMessages(request)
     if (messages === undefined || messages.length === 0) return handler(request)
-    const context = editContextFor(request, resolved, modelOption)
     const state = conversations.of(messages)
+    const context = withLearnedLimit(editContextFor(request, resolved, modelOption), state)
     const prepared = prepareCall(state, messages, context, only.usage)
     const result = await editor.editAsync(messages, prepared.context)
     recordCall(state, messages, prepared, result, only.usage)
@@ -256,6 +288,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
         droppedMessages: dropped,
       }
       learnFromRecovery(state, aim.ratio, aim.ratioExact)
+      if (aim.limitSource === 'error') learnLimit(state, aim.limit, context.model ?? undefined)
       recordRecovery(state, messages, again.report)
       const report = annotate(again.report, context)
       report.recovery = record

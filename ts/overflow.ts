@@ -42,6 +42,16 @@
 //   tokens"; Cohere: "too many tokens: total number of tokens in the prompt cannot exceed 4081 -
 //   received 5000"; Amazon Nova on Bedrock: "Input Tokens Exceeded"; LiteLLM's proxy:
 //   `ContextWindowExceededError` (wrapping the backend's message); Groq: `context_length_exceeded`.
+// - vLLM 0.9+: "This model's maximum context length is 32768 tokens. However, you requested 8192 output
+//   tokens and your prompt contains at least 24577 input tokens, for a total of at least 32769 tokens."
+//   (the input limit is the window minus those output tokens); its engine: "The decoder prompt (length
+//   12324) is longer than the maximum model length of 8192."; OpenAI's completions wording that older
+//   servers keep: "you requested 4500 tokens (4000 in your prompt; 500 for the completion)"; Kimi /
+//   Moonshot: "Your request exceeded model token limit: 262144 (requested: 291351)"; GitHub Copilot:
+//   "prompt token count of 139451 exceeds the limit of 128000"; Amazon Titan: "Too many input tokens.
+//   Max input tokens: 8192, request input token count: 9279"; LM Studio: "The number of tokens to keep
+//   from the initial prompt is greater than the context length"; MiniMax: "invalid params, context
+//   window exceeds limit"; Ollama also "prompt too long; exceeded context length by N tokens".
 //
 // Not overflows, on purpose: a rate limit that counts tokens (OpenAI 429 / Groq 413 "Request too
 // large ... tokens per min (TPM): Limit 30000, Requested 50000": the request fits the model, the
@@ -165,6 +175,12 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
       // max_tokens too large: the input fits, the input plus the reserved completion does not.
       let r = re(`maximum context length is ${N} tokens and your request has ${N} input tokens \\(${N} > `).exec(m)
       if (r) return minusCompletion(num(r[1]), num(r[3]), num(r[2]))
+      // vLLM 0.9+: "However, you requested 8192 output tokens and your prompt contains at least 24577 input tokens".
+      r = re(`maximum context length is ${N} tokens\\. However, you requested ${N} output tokens and your prompt contains at least ${N} input tokens`).exec(m)
+      if (r) return minusCompletion(num(r[1]), num(r[2]), num(r[3]))
+      // vLLM's engine: "The decoder prompt (length 12324) is longer than the maximum model length of 8192."
+      r = re(`(?:decoder |encoder )?prompt \\(length ${N}\\) is longer than the maximum model length of ${N}`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
       r = re(`prompt \\(total length ${N}\\) is too long to fit into the model \\(context length ${N}\\)`).exec(m)
       if (r) return { actual: num(r[1]), limit: num(r[2]) }
       r = re(`input prompt \\(${N} tokens\\) is too long and exceeds limit of ${N}`).exec(m)
@@ -195,7 +211,10 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
   [
     'openai',
     (m) => {
-      const limitMatch = re(`maximum context length is ${N} tokens`).exec(m) ?? re(`exceed the configured limit of ${N} tokens`).exec(m)
+      const limitMatch =
+        re(`maximum context length is ${N} tokens`).exec(m) ??
+        re(`exceed the configured limit of ${N} tokens`).exec(m) ??
+        re(`maximum context length of ${N} tokens`).exec(m)
       if (!limitMatch && !/context_length_exceeded|exceeds the context window|maximum context length/i.test(m)) return undefined
       let limit = num(limitMatch?.[1])
       let actual: number | undefined
@@ -205,6 +224,12 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
       if (parts) {
         const completion = num(parts[4]) ?? 0
         actual = (num(parts[2]) ?? 0) + (num(parts[3]) ?? 0) || undefined
+        if (limit !== undefined && completion >= limit) return null
+        if (limit !== undefined && completion > 0) limit -= completion
+      } else if ((r = re(`you requested ${N} tokens \\(${N} in your prompt; ${N} for the completion\\)`).exec(m))) {
+        // OpenAI's completions wording, kept by older OpenAI-compatible servers.
+        const completion = num(r[3]) ?? 0
+        actual = num(r[2])
         if (limit !== undefined && completion >= limit) return null
         if (limit !== undefined && completion > 0) limit -= completion
       } else if ((r = re(`you requested about ${N} tokens \\(${N} of text input,(?: ${N} of tool input,)? ${N} in the output\\)`).exec(m))) {
@@ -252,11 +277,48 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
   [
     'ollama',
     (m) => {
-      const r = re(`prompt too long; exceeded max context length by ${N} tokens`).exec(m)
-      if (r) return {}
-      return /the input length exceeds the context length/i.test(m) ? {} : undefined
+      if (re(`prompt too long; exceeded (?:max )?context length by ${N} tokens`).test(m)) return {}
+      return /input length exceeds (?:the )?(?:maximum )?context length/i.test(m) ? {} : undefined
     },
   ],
+  [
+    'moonshot',
+    (m) => {
+      // Kimi: "Your request exceeded model token limit: 262144 (requested: 291351)".
+      const r = re(`exceeded model token limit: ${N}(?: \\(requested: ${N}\\))?`).exec(m)
+      return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'copilot',
+    (m) => {
+      // GitHub Copilot (model_max_prompt_tokens_exceeded): "prompt token count of 139451 exceeds the limit of 128000".
+      const r = re(`prompt token count of ${N} exceeds the limit of ${N}`).exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'bedrock-titan',
+    (m) => {
+      const r = re(`too many input tokens\\. max input tokens: ${N}, request input token count: ${N}`).exec(m)
+      return r ? { limit: num(r[1]), actual: num(r[2]) } : undefined
+    },
+  ],
+  [
+    'context-size',
+    (m) => {
+      // "Prompt has 5000 tokens, but the configured context size is 4096 tokens"; OpenRouter's
+      // Poolside: "exceeds the maximum allowed input length of 128000 tokens".
+      let r = re(`prompt has ${N} tokens?, but the configured context size is ${N} tokens?`).exec(m)
+      if (r) return { actual: num(r[1]), limit: num(r[2]) }
+      r = re(`exceeds the maximum allowed input length of ${N} tokens?`).exec(m)
+      return r ? { limit: num(r[1]) } : undefined
+    },
+  ],
+  // LM Studio: "The number of tokens to keep from the initial prompt is greater than the context length".
+  ['lm-studio', (m) => (/tokens to keep from the initial prompt is greater than the context length/i.test(m) ? {} : undefined)],
+  // MiniMax (2013): "invalid params, context window exceeds limit".
+  ['minimax', (m) => (/context window exceeds limit/i.test(m) ? {} : undefined)],
   [
     'llama.cpp',
     (m) => {

@@ -9,7 +9,7 @@
 // An explicit `tokenizer` that cannot be loaded is an error (`TOKENIZER_UNAVAILABLE`, naming the
 // package to install). A family found from the model name whose package is not installed is not:
 // the count falls back to o200k_base and the report warns `tokenizer_not_installed` (the core does).
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { ContextEditorError, fromNative } from './errors.js'
@@ -29,6 +29,14 @@ const families = new Map<string, TokenizerFamily | null>()
 const packagePaths = new Map<string, string | null>()
 /** `family\0path` pairs already loaded in the core. */
 const ready = new Set<string>()
+/** Packages whose file could not be loaded for a model name (not tried again for each call). */
+const broken = new Set<string>()
+
+/**
+ * No `tokenizer.json` is this large (the largest, Gemma 3's, is 33 MB): a larger file is none, and
+ * reading it whole would only exhaust memory.
+ */
+export const MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
 
 /** The family of a family name (`qwen3`, `tekken`) or a model name (`deepseek-chat`), or `null`. */
 export function tokenizerFamily(name: string): TokenizerFamily | null {
@@ -72,15 +80,7 @@ function loadFile(path: string, family: string | undefined, option: string): str
     ready.add(key)
     return path
   }
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (e) {
-    throw new ContextEditorError('TOKENIZER_UNAVAILABLE', `${option}: cannot read the tokenizer file ${path}: ${(e as Error).message}`, {
-      path: 'tokenizer',
-      cause: e,
-    })
-  }
+  const text = readTokenizerFile(path, option)
   try {
     binding.loadTokenizer(path, text, family)
   } catch (e) {
@@ -88,6 +88,36 @@ function loadFile(path: string, family: string | undefined, option: string): str
   }
   ready.add(key)
   return path
+}
+
+/**
+ * The text of the file at `path`: a regular file of at most `MAX_TOKENIZER_BYTES`. A directory, a
+ * device (`/dev/zero` never ends), a FIFO (a read would wait for a writer forever) or a socket is
+ * refused before it is opened.
+ */
+function readTokenizerFile(path: string, option: string): string {
+  const unavailable = (why: string, cause?: unknown) =>
+    new ContextEditorError('TOKENIZER_UNAVAILABLE', `${option}: cannot read the tokenizer file ${path}: ${why}`, { path: 'tokenizer', cause })
+  let size: number
+  try {
+    const stat = statSync(path)
+    if (stat.isDirectory()) throw unavailable('it is a directory (give the path of the tokenizer.json in it)')
+    if (!stat.isFile()) throw unavailable('it is not a regular file (a device, FIFO or socket)')
+    size = stat.size
+  } catch (e) {
+    if (e instanceof ContextEditorError) throw e
+    throw unavailable((e as Error).message, e)
+  }
+  if (size > MAX_TOKENIZER_BYTES) {
+    throw new ContextEditorError('INVALID_OPTIONS', `${option}: ${path} is no tokenizer.json: ${size} bytes, over ${MAX_TOKENIZER_BYTES} (256 MiB)`, {
+      path: 'tokenizer',
+    })
+  }
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (e) {
+    throw unavailable((e as Error).message, e)
+  }
 }
 
 /**
@@ -134,13 +164,14 @@ function tokenizerFamilyName(value: string): string | undefined {
  */
 export function loadTokenizerForModel(model: string): void {
   const f = tokenizerFamily(model)
-  if (f === null || f.package === null) return
+  if (f === null || f.package === null || broken.has(f.package)) return
   const path = packageTokenizerPath(f.package)
   if (path === undefined) return
   try {
     loadFile(path, f.family, `model "${model}"`)
   } catch {
-    // An unreadable or broken package file: count as if it were not installed (the core warns).
-    packagePaths.set(f.package, null)
+    // An unreadable or broken package file: count as if it were not installed (the core warns);
+    // an explicit `tokenizer` naming the family still reads it, and says what is wrong with it.
+    broken.add(f.package)
   }
 }

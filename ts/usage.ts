@@ -14,9 +14,14 @@
 // same object, unchanged since (the shim's fingerprints), with the same system prompt and tools.
 // Otherwise (`stale`: something at or before the anchor changed; `unverified`: that call was not
 // seen by this middleware; `truncated`: the report is under half of what was counted as sent, a
-// prompt the server cut) the fallback method counts and the report says why.
+// prompt the server cut; `implausible`: more than `MAX_CORRECTION` times what was counted as sent,
+// or an output no model writes, no size of this request) the fallback method counts and the report
+// says why. The anchored AI message itself must be the call's answer as it came back: the same
+// usage, and unchanged since (its fingerprint then), not an edited copy or another message.
 //
-// Usage is read from (first found): LangChain's `usage_metadata` (`input_tokens`, which includes
+// Usage is read from (first found; a report of no input tokens is none: no request has no input, and
+// LangChain writes 0 when a provider left the count out, as Ollama does for a cached prompt):
+// LangChain's `usage_metadata` (`input_tokens`, which includes
 // `input_token_details.cache_read` / `cache_creation`; when the details exceed it, the provider left
 // cached tokens out and they are added), `response_metadata.usage` in OpenAI's shape
 // (`prompt_tokens`, `completion_tokens`) or Anthropic's (`input_tokens` + `cache_creation_input_tokens`
@@ -34,6 +39,19 @@
 // says otherwise.
 
 import { fingerprint, unchanged, field } from './wire.js'
+
+/**
+ * The largest correction (true / counted) a conversation is corrected by: the core's bound on
+ * `tokenCorrection`. A report more than this many times what was counted as sent is no size of that
+ * request (`implausible`); a recovery that learns a larger ratio corrects later calls by this much.
+ */
+export const MAX_CORRECTION = 100
+
+/**
+ * More output tokens than any model writes in one answer (the largest limits are 128k–200k): a
+ * report beyond it is `implausible`, never an anchor.
+ */
+export const MAX_REPORTED_OUTPUT = 1_000_000
 
 /** Relative disagreement between reported and counted size above which counts are corrected. */
 export const USAGE_CORRECTION_THRESHOLD = 0.1
@@ -58,9 +76,11 @@ export interface AnchorReport {
   /**
    * `used`; `none` (no AI message with usage); `stale` (something at or before it changed since its
    * call); `unverified` (its call was not seen); `truncated` (the provider reported under
-   * `TRUNCATION_RATIO` of what was counted as sent: it cut the prompt, as Ollama does past `num_ctx`).
+   * `TRUNCATION_RATIO` of what was counted as sent: it cut the prompt, as Ollama does past `num_ctx`);
+   * `implausible` (more than `MAX_CORRECTION` times what was counted as sent, or more output than
+   * `MAX_REPORTED_OUTPUT`).
    */
-  status: 'used' | 'none' | 'stale' | 'unverified' | 'truncated'
+  status: 'used' | 'none' | 'stale' | 'unverified' | 'truncated' | 'implausible'
   /** The anchored AI message's index. */
   index?: number
   /** The reported input and output, and where they were read. */
@@ -93,7 +113,8 @@ function langchainUsage(u: unknown): Omit<Usage, 'source'> | undefined {
   if (input === undefined || output === undefined) return undefined
   const details = get(u, 'input_token_details')
   const cached = (count(get(details, 'cache_read')) ?? 0) + (count(get(details, 'cache_creation')) ?? 0)
-  return { input: cached > input ? input + cached : input, output }
+  const total = cached > input ? input + cached : input
+  return total === 0 ? undefined : { input: total, output }
 }
 
 /** OpenAI's `usage` (`prompt_tokens`) or Anthropic's (`input_tokens` and the cache fields beside it). */
@@ -101,13 +122,13 @@ function providerUsage(u: unknown): Omit<Usage, 'source'> | undefined {
   const prompt = count(get(u, 'prompt_tokens'))
   if (prompt !== undefined) {
     const completion = count(get(u, 'completion_tokens'))
-    return completion === undefined ? undefined : { input: prompt, output: completion }
+    return completion === undefined || prompt === 0 ? undefined : { input: prompt, output: completion }
   }
   const input = count(get(u, 'input_tokens'))
   const output = count(get(u, 'output_tokens'))
   if (input === undefined || output === undefined) return undefined
   const cached = (count(get(u, 'cache_creation_input_tokens')) ?? 0) + (count(get(u, 'cache_read_input_tokens')) ?? 0)
-  return { input: input + cached, output }
+  return input + cached === 0 ? undefined : { input: input + cached, output }
 }
 
 /** The usage an AI message carries, or `undefined`. Never throws. */
@@ -131,11 +152,13 @@ function reportedUsage(message: unknown): Usage | undefined {
     b !== undefined && (count(get(raw, 'cache_read_input_tokens')) !== undefined || count(get(raw, 'cache_creation_input_tokens')) !== undefined)
   const a = langchainUsage(get(message, 'usage_metadata'))
   if (a && !(anthropic && b.input > a.input)) return { ...a, source: 'usage_metadata' }
-  if (b) return { ...b, source: 'response_metadata.usage' }
+  // A streamed answer's raw usage is its first event's (Anthropic's message_start: 1 output token);
+  // LangChain's sum of the stream is the output.
+  if (b) return { input: b.input, output: a?.output ?? b.output, source: 'response_metadata.usage' }
   const legacy = get(response, 'tokenUsage')
   const prompt = count(get(legacy, 'promptTokens'))
   const completion = count(get(legacy, 'completionTokens'))
-  if (prompt !== undefined && completion !== undefined) return { input: prompt, output: completion, source: 'response_metadata.tokenUsage' }
+  if (prompt && completion !== undefined) return { input: prompt, output: completion, source: 'response_metadata.tokenUsage' }
   const c = providerUsage(get(message, 'usage'))
   if (c) return { ...c, source: 'usage' }
   return undefined
@@ -197,10 +220,12 @@ export interface CallRecord {
   fixed: string
   /** The sent request as counted, uncorrected; `undefined` when the call was anchored (not known). */
   countedSent?: number
+  /** The sent request's size as the call's report gave it (anchored or corrected). */
+  expected?: number
   /** What the call's edits freed, counted, uncorrected. */
   freed: number
-  /** The usage of the answer the call returned, when it carried one. */
-  answer?: { input: number; output: number }
+  /** The usage of the answer the call returned, when it carried one, and its fingerprint then. */
+  answer?: { input: number; output: number; print?: string | undefined }
 }
 
 const MAX_RECORDS = 4
@@ -220,7 +245,7 @@ export class CallLog {
    * A recovery sent a re-edited request instead of the one recorded for `refs` (the same messages):
    * the record takes that request's count and what it freed, so the answer's usage anchors right.
    */
-  resent(refs: readonly unknown[], sent: Pick<CallRecord, 'countedSent' | 'freed'>): void {
+  resent(refs: readonly unknown[], sent: Pick<CallRecord, 'countedSent' | 'expected' | 'freed'>): void {
     this.#update(refs, sent)
   }
 
@@ -261,6 +286,29 @@ function firstChange(messages: readonly unknown[], record: CallRecord, upTo: num
 }
 
 /**
+ * What an AI message costs, as text: its content, tool calls and kwargs as JSON, compared by value
+ * (an equal copy is the same answer; an edit in place, a shorter text or a removed call is not). Not
+ * its `name` (createAgent names the answer after the call returns it) nor its `response_metadata`
+ * (hosts add to it). `undefined` for a non-object or what JSON cannot hold.
+ */
+export function answerPrint(m: unknown): string | undefined {
+  if (m === null || typeof m !== 'object') return undefined
+  const data = get(m, 'data')
+  const f = get(m, 'content') === undefined && data !== null && typeof data === 'object' ? data : m
+  try {
+    return JSON.stringify([get(f, 'content') ?? null, get(f, 'tool_calls') ?? null, get(f, 'additional_kwargs') ?? null])
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `m` is the answer recorded: the same usage, and what it costs as it came back. */
+function isAnswer(m: unknown, usage: Usage, answer: NonNullable<CallRecord['answer']>): boolean {
+  if (answer.input !== usage.input || answer.output !== usage.output) return false
+  return answer.print === undefined || answerPrint(m) === answer.print
+}
+
+/**
  * The anchor of a call: the newest AI message, its usage, and whether the call that produced it is
  * known and unchanged. `fixed` is the call's system prompt and tools as text.
  */
@@ -279,12 +327,14 @@ export function findAnchor(messages: readonly unknown[], log: CallLog, fixed: st
   const record = log.find(index)
   if (record === undefined) return { report: base, usage }
   if (record.fixed !== fixed) return { report: { ...base, status: 'stale', changedAt: -1 }, usage }
-  // The AI message there must be that call's answer (its usage), not another one put in its place
-  // (a subagent's answer, a summary made by another call).
-  if (record.answer !== undefined && (record.answer.input !== usage.input || record.answer.output !== usage.output))
-    return { report: { ...base, status: 'stale', changedAt: index }, usage }
+  // The AI message there must be that call's answer as it came back (its usage, its fields), not
+  // another one put in its place (a subagent's answer, a summary made by another call) nor an edit of it.
+  if (record.answer !== undefined && !isAnswer(messages[index], usage, record.answer)) return { report: { ...base, status: 'stale', changedAt: index }, usage }
   const changed = firstChange(messages, record, index)
   if (changed >= 0) return { report: { ...base, status: 'stale', changedAt: changed }, usage }
-  if (record.countedSent !== undefined && usage.input < TRUNCATION_RATIO * record.countedSent) return { report: { ...base, status: 'truncated' }, usage }
+  const sent = record.countedSent ?? record.expected
+  if (sent !== undefined && usage.input < TRUNCATION_RATIO * sent) return { report: { ...base, status: 'truncated' }, usage }
+  if ((sent !== undefined && usage.input > MAX_CORRECTION * Math.max(1, sent)) || usage.output > MAX_REPORTED_OUTPUT)
+    return { report: { ...base, status: 'implausible' }, usage }
   return { report: { ...base, status: 'used', tokens: usage.input + usage.output + record.freed }, record, usage }
 }

@@ -5,7 +5,8 @@
 // 2. the Xpert copilot model profile, `model.metadata.profile.maxInputTokens`: Xpert 3.7.x model
 //    providers build their chat models with `metadata: { profile: getModelProfile(...) }`, whose
 //    `maxInputTokens` is the model schema's `context_size` (@xpert-ai/plugin-sdk `AIModel`). Both are
-//    also read through a `bindTools()` / `withConfig()` binding (`bound`, `config.metadata`);
+//    also read through bindings, several deep (`bindTools()`, `withConfig()`, `withRetry()`: `bound`,
+//    `config.metadata`; `withFallbacks()`: its first `runnable`);
 // 3. the table below, by model name: context windows of the model families hosts run.
 //
 // The table is maintained by hand from the providers' model pages (checked 2026-11). Where a provider
@@ -17,7 +18,7 @@
 import { field } from './wire.js'
 
 /** Where the input limit of a call came from. */
-export type LimitSource = 'options' | 'profile' | 'xpert-profile' | 'table' | 'core'
+export type LimitSource = 'options' | 'profile' | 'xpert-profile' | 'table' | 'core' | 'error'
 
 /** A model's input limit and where it was found. */
 export interface FoundLimit {
@@ -57,7 +58,9 @@ const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   // Qwen: DashScope API names first, then open weights
   [/qwen-long/, 10_000_000],
   [/qwen-turbo|qwen2\.5-turbo|qwen-flash|qwen3-coder-plus|qwen3-coder-flash/, 1_000_000],
-  [/qwen3-max|qwen3-.*2507|qwen3-coder|qwen3-next|qwen-plus/, 262_144],
+  [/qwen3-max|qwen3-.*2507|qwen3-coder|qwen3-next/, 262_144],
+  // qwen-plus: 131,072 in Model Studio's table (its newest snapshots go to 1M: give maxInputTokens).
+  [/qwen-plus/, 131_072],
   [/qwen-max/, 32_768],
   [/qwen3|qwen2\.5|qwen2|qwq/, 131_072],
   [/qwen/, 32_768],
@@ -68,11 +71,15 @@ const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   [/llama-?3/, 8_192],
   [/llama-?2/, 4_096],
   // Mistral
+  // Devstral 1.x (2505, 2507, medium) 128k; Devstral 2 (2512, small-2) 256k.
+  [/devstral-(small|medium)-25(05|07)|devstral-(small|medium)(?!-2)/, 131_072],
   [/codestral|devstral/, 262_144],
+  [/mixtral-8x22b/, 65_536],
   [/mixtral|mistral-7b|mistral:7b/, 32_768],
   [/mistral|ministral|magistral|pixtral/, 131_072],
   // Zhipu GLM
-  [/glm-4\.[56]|glm-4\.5v|glm-5/, 131_072],
+  [/glm-4\.5v/, 65_536],
+  [/glm-4\.[56]|glm-5/, 131_072],
   [/glm-4-long/, 1_000_000],
   [/glm-z1/, 32_768],
   [/glm-4|chatglm/, 128_000],
@@ -86,9 +93,9 @@ const WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
   [/kimi-k2/, 131_072],
 ]
 
-/** The GLM 4.6 window is larger than 4.5's: 200k. */
+/** The GLM 4.6 and 4.7 windows are larger than 4.5's: 200k (not GLM-4.6V's 128k). */
 const OVERRIDES: ReadonlyArray<readonly [RegExp, number]> = [
-  [/glm-4\.6/, 204_800],
+  [/glm-4\.[67](?!v)/, 204_800],
   [/gpt-4o-mini-audio|gpt-4o-audio/, 128_000],
 ]
 
@@ -139,27 +146,38 @@ function objectField(o: unknown, key: string): unknown {
   return o !== null && typeof o === 'object' ? field(o, key) : undefined
 }
 
-/** `model.profile.maxInputTokens` (LangChain), also through a binding. */
+/** How many bindings deep a model is looked for (`bindTools().withRetry().withConfig()` is three). */
+const MAX_BINDINGS = 4
+
+/**
+ * The model and what it wraps, outermost first: a binding's `bound` (`bindTools()`, `withConfig()`,
+ * `withRetry()`) and a fallback chain's first `runnable` (`withFallbacks()`), at most `MAX_BINDINGS` deep.
+ */
+export function layers(model: unknown): unknown[] {
+  const out: unknown[] = []
+  for (let m = model; m !== null && typeof m === 'object' && out.length <= MAX_BINDINGS && !out.includes(m);) {
+    out.push(m)
+    m = objectField(m, 'bound') ?? objectField(m, 'runnable')
+  }
+  return out
+}
+
+/** `model.profile.maxInputTokens` (LangChain), also through bindings. */
 export function langchainProfileLimit(model: unknown): number | undefined {
-  for (const m of [model, objectField(model, 'bound')]) {
+  for (const m of layers(model)) {
     const max = positive(objectField(objectField(m, 'profile'), 'maxInputTokens'))
     if (max !== undefined) return max
   }
   return undefined
 }
 
-/** `model.metadata.profile.maxInputTokens` (Xpert 3.7.x copilot models), also through a binding. */
+/** `model.metadata.profile.maxInputTokens` (Xpert 3.7.x copilot models), also through bindings. */
 export function xpertProfileLimit(model: unknown): number | undefined {
-  const bound = objectField(model, 'bound')
-  const places = [
-    objectField(model, 'metadata'),
-    objectField(objectField(model, 'config'), 'metadata'),
-    objectField(bound, 'metadata'),
-    objectField(objectField(bound, 'config'), 'metadata'),
-  ]
-  for (const metadata of places) {
-    const max = positive(objectField(objectField(metadata, 'profile'), 'maxInputTokens'))
-    if (max !== undefined) return max
+  for (const m of layers(model)) {
+    for (const metadata of [objectField(m, 'metadata'), objectField(objectField(m, 'config'), 'metadata')]) {
+      const max = positive(objectField(objectField(metadata, 'profile'), 'maxInputTokens'))
+      if (max !== undefined) return max
+    }
   }
   return undefined
 }

@@ -10,6 +10,7 @@ import { ChatDeepSeek } from '@langchain/deepseek'
 import OpenAI from 'openai'
 import { answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 import { MORE_OTHER_ERRORS, MORE_OVERFLOWS } from './provider-errors-servers.mjs'
+import { WORDING_OTHERS, WORDING_OVERFLOWS } from './provider-errors-wordings.mjs'
 
 export { answering, openaiCompatible }
 
@@ -322,5 +323,5 @@ export const OTHER_ERRORS = [
   { name: 'a thrown null', make: async () => null },
 ]
 
-OVERFLOWS.push(...MORE_OVERFLOWS)
-OTHER_ERRORS.push(...MORE_OTHER_ERRORS)
+OVERFLOWS.push(...MORE_OVERFLOWS, ...WORDING_OVERFLOWS)
+OTHER_ERRORS.push(...MORE_OTHER_ERRORS, ...WORDING_OTHERS)

@@ -256,6 +256,15 @@ fn long_texts_counted_in_segments_add_up_to_the_whole() {
     }
     texts.push(t);
   }
+  // Code whose lines start with `//` or `/*` after punctuation: Mistral tekken's punctuation pieces
+  // end in `[\r\n/]*` (`"}\n//"` is one piece, of 3 tokens where `"}\n"` and `"// y"` are 4), so
+  // no cut may fall before them.
+  for code in [
+    "  let x = f(a, b);\n// note: 日本語 / \"quoted\"\n/* block */\n}\n//\n",
+    "  }\n// note: 日本語 /* x */\n",
+  ] {
+    texts.push(code.repeat(400_000 / code.len()));
+  }
   for (family, _) in FAMILIES {
     let path = load(family);
     let segmented = tokenizer_by_source(&path.to_string_lossy())

@@ -13,13 +13,13 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Family {
-  /// Qwen 2.5 (and Qwen 2, `QwQ-preview`): `ChatML`.
+  /// Qwen 2.5 (and Qwen 2, `QwQ-preview`, `DeepSeek-R1-Distill-Qwen`): `ChatML`.
   Qwen25,
   /// Qwen 3 (and the `qwen-max`/`qwen-plus`/`qwen-turbo` API models, `QwQ`): `ChatML`.
   Qwen3,
   /// `DeepSeek` V3 and R1 (`deepseek-chat`, `deepseek-reasoner`).
   DeepSeekV3,
-  /// Llama 3, 3.1, 3.2, 3.3.
+  /// Llama 3, 3.1, 3.2, 3.3 (and `DeepSeek-R1-Distill-Llama`).
   Llama3,
   /// Gemma 3.
   Gemma3,
@@ -163,13 +163,20 @@ impl Family {
     let lower = model.to_ascii_lowercase();
     let m = lower.rsplit('/').next().unwrap_or(&lower);
     let has = |s: &str| m.contains(s);
+    // DeepSeek-R1's distills keep their base model's vocabulary: Llama 3's, Qwen 2.5's.
+    if has("distill") && has("llama") {
+      return Some(Self::Llama3);
+    }
+    if has("distill") && has("qwen") {
+      return Some(Self::Qwen25);
+    }
     if has("qwen2.5") || has("qwen2_5") || has("qwen-2.5") || m.starts_with("qwen2-") {
       Some(Self::Qwen25)
     } else if has("qwen") || m.starts_with("qwq") {
       Some(Self::Qwen3)
     } else if has("deepseek") {
       Some(Self::DeepSeekV3)
-    } else if has("llama-3") || has("llama3") {
+    } else if has("llama-3") || has("llama3") || has("llama-v3") {
       Some(Self::Llama3)
     } else if has("gemma-3") || has("gemma3") {
       Some(Self::Gemma3)
@@ -309,6 +316,20 @@ mod tests {
         Some(Family::Llama3),
       ),
       ("llama3.2", Some(Family::Llama3)),
+      // Fireworks' spelling of Llama 3.1.
+      (
+        "accounts/fireworks/models/llama-v3p1-70b-instruct",
+        Some(Family::Llama3),
+      ),
+      // R1's distills count with their base model's vocabulary, not DeepSeek V3's.
+      (
+        "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
+        Some(Family::Llama3),
+      ),
+      (
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+        Some(Family::Qwen25),
+      ),
       ("gemma-3-27b-it", Some(Family::Gemma3)),
       ("gemma3:12b", Some(Family::Gemma3)),
       ("open-mistral-nemo", Some(Family::MistralTekken)),

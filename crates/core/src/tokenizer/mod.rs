@@ -24,6 +24,7 @@ mod encoding;
 mod family;
 mod fastbpe;
 pub(crate) mod hf;
+mod segment;
 
 pub use approx::CHARS_PER_TOKEN;
 pub(crate) use choose::choose;

@@ -1,0 +1,183 @@
+// Context-length errors of more servers and newer server versions (provider-errors.mjs appends
+// these), each made by the client a host would use: ChatOpenAI against an OpenAI-compatible fake
+// endpoint (vLLM, Kimi, MiniMax, GitHub Copilot, LM Studio, older servers), ChatOllama, and the error
+// object the AWS SDK throws for Bedrock. The messages are the servers' own, as they print them.
+import { ChatOllama } from '@langchain/ollama'
+import { answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
+
+/** An AWS SDK v3 service error as @aws-sdk/client-bedrock-runtime throws it (no AWS package is installed). */
+function awsValidation(message) {
+  return Object.assign(new Error(message), { name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400, requestId: 'r1', attempts: 1 } })
+}
+
+export const WORDING_OVERFLOWS = [
+  {
+    name: 'vLLM 0.9+ ("you requested N output tokens and your prompt contains at least M input tokens")',
+    limit: 32768 - 8192,
+    actual: 24577,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            "This model's maximum context length is 32768 tokens. However, you requested 8192 output tokens and your prompt contains at least 24577 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=24577)",
+          ),
+          'Qwen/Qwen3-32B',
+        ),
+      ),
+  },
+  {
+    name: 'vLLM engine ("The decoder prompt (length N) is longer than the maximum model length of M")',
+    limit: 8192,
+    actual: 12324,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            'The decoder prompt (length 12324) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.',
+          ),
+          'Qwen/Qwen2.5-VL-7B-Instruct',
+        ),
+      ),
+  },
+  {
+    name: 'an OpenAI-compatible server with the completions wording ("4000 in your prompt; 500 for the completion")',
+    limit: 4097 - 500,
+    actual: 4000,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            "This model's maximum context length is 4097 tokens, however you requested 4500 tokens (4000 in your prompt; 500 for the completion). Please reduce your prompt; or completion length.",
+            null,
+          ),
+          'text-davinci-003',
+        ),
+      ),
+  },
+  {
+    name: 'Kimi / Moonshot ("Your request exceeded model token limit: M (requested: N)")',
+    limit: 262144,
+    actual: 291351,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { error: { message: 'Invalid request: Your request exceeded model token limit: 262144 (requested: 291351)', type: 'invalid_request_error' } },
+          'kimi-k2-0905-preview',
+        ),
+      ),
+  },
+  {
+    name: 'GitHub Copilot ("prompt token count of N exceeds the limit of M")',
+    limit: 128000,
+    actual: 139451,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { error: { message: 'prompt token count of 139451 exceeds the limit of 128000', code: 'model_max_prompt_tokens_exceeded' } },
+          'gpt-4.1',
+        ),
+      ),
+  },
+  {
+    name: 'MiniMax ("invalid params, context window exceeds limit")',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { type: 'error', error: { type: 'bad_request_error', message: 'invalid params, context window exceeds limit (2013)', http_code: '400' } },
+          'MiniMax-M2',
+        ),
+      ),
+  },
+  {
+    name: 'LM Studio ("tokens to keep from the initial prompt is greater than the context length")',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          {
+            error:
+              'The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input',
+          },
+          'qwen3-8b',
+        ),
+      ),
+  },
+  {
+    name: '@langchain/ollama, older runner ("prompt too long; exceeded context length by N tokens")',
+    make: () => thrown(new ChatOllama({ model: 'llama3.1:8b', fetch: answering(400, { error: 'prompt too long; exceeded context length by 1200 tokens' }) })),
+  },
+  {
+    name: 'Bedrock ValidationException (Amazon Titan: "Too many input tokens. Max input tokens: M, request input token count: N")',
+    limit: 8192,
+    actual: 9279,
+    make: async () => awsValidation('400 Bad Request: Too many input tokens. Max input tokens: 8192, request input token count: 9279 '),
+  },
+]
+
+export const WORDING_OTHERS = [
+  {
+    name: 'vLLM 0.9+ output tokens alone above the window (no input cut can help)',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          vllmBody(
+            "This model's maximum context length is 32768 tokens. However, you requested 40000 output tokens and your prompt contains at least 10 input tokens, for a total of at least 40010 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
+          ),
+        ),
+      ),
+  },
+  {
+    name: 'an output limit worded like a prompt limit ("max_tokens exceeds the limit of 8192")',
+    make: () => thrown(openaiCompatible(400, { error: { message: 'max_tokens exceeds the limit of 8192', type: 'invalid_request_error' } })),
+  },
+  {
+    name: 'DashScope max_tokens range ("Range of max_tokens should be [1, 8192]")',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          {
+            error: {
+              code: 'invalid_parameter_error',
+              message: '<400> InternalError.Algo.InvalidParameter: Range of max_tokens should be [1, 8192]',
+              type: 'invalid_request_error',
+            },
+          },
+          'qwen-plus',
+        ),
+      ),
+  },
+  {
+    name: 'TGI max_new_tokens alone ("`max_new_tokens` must be <= 4096. Given: 8000")',
+    make: () => thrown(openaiCompatible(422, { error: 'Input validation error: `max_new_tokens` must be <= 4096. Given: 8000', error_type: 'validation' })),
+  },
+  {
+    name: 'OpenAI 400 string too long (a message over 10 MB characters: a content limit, not the window)',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            "Invalid 'messages[1].content': string too long. Expected a string with maximum length 10485760, but got a string with length 15000000 instead.",
+            'string_above_max_length',
+          ),
+        ),
+      ),
+  },
+  {
+    name: 'Bedrock ThrottlingException ("Too many tokens, please wait before trying again", 429)',
+    make: async () =>
+      Object.assign(new Error('Too many tokens, please wait before trying again.'), {
+        name: 'ThrottlingException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 429 },
+      }),
+  },
+]
