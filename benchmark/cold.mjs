@@ -211,19 +211,21 @@ async function rowsForSize(n, seed, runs) {
   return { out, breakdown: breakdown(messages, ctx, n), floors: floors(messages, label) }
 }
 
+/** CPU time of `f` (steadier than wall time on a shared machine), median of `runs` after one untimed call. */
+function cpuTime(f, runs) {
+  f()
+  const t = []
+  for (let i = 0; i < runs; i++) {
+    const c0 = cpu()
+    f()
+    t.push(cpu() - c0)
+  }
+  return median(t)
+}
+
 /** The floors under the cold rows (benchmark/floors.mjs), CPU time, median of 15. */
 function floors(messages, label) {
-  const time = (f, runs = 15) => {
-    f()
-    const t = []
-    for (let i = 0; i < runs; i++) {
-      const c0 = cpu()
-      f()
-      t.push(cpu() - c0)
-    }
-    return median(t)
-  }
-  return floorRows(messages, label, time, countTokensApproximately, ms)
+  return floorRows(messages, label, (f) => cpuTime(f, 15), countTokensApproximately, ms)
 }
 
 /**
@@ -234,17 +236,7 @@ function floors(messages, label) {
  * and JSON text (the wire before columns).
  */
 function breakdown(messages, ctx, n) {
-  // CPU time (steadier than wall time on a shared machine), median of `runs`.
-  const time = (f, runs = 9) => {
-    f()
-    const t = []
-    for (let i = 0; i < runs; i++) {
-      const c0 = cpu()
-      f()
-      t.push(cpu() - c0)
-    }
-    return median(t)
-  }
+  const time = (f) => cpuTime(f, 9)
   const opts = { sendText: false, placeholders: new Set(['[cleared]']) }
   const memo = () => ({ ...opts, cache: new WeakMap() })
   const wctx = toWireContext(ctx)
