@@ -14,7 +14,7 @@ import { MIDDLEWARE_NAME, resolveOptions, type ContextEditingMiddlewareConfig, t
 import { readMiddlewareOptions as readOptions } from './options.js'
 import { findLimit, langchainProfileLimit, layers, xpertProfileLimit, type FoundLimit, type LimitSource } from './windows.js'
 import { classifyOverflow } from './overflow.js'
-import { noteRecovery, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
+import { noteRecovery, recoveryEdit, recoveryRecord, recoveryTarget, type RecoveryEditors, type RecoveryRecord } from './recovery.js'
 import {
   answered,
   Conversations,
@@ -172,7 +172,7 @@ type CallContext = EditContext & { [LIMIT]?: FoundLimit }
  * the same model), when it is below the one found: the next calls' triggers fire before the provider
  * refuses again, instead of every call being refused once and recovered.
  */
-function withLearnedLimit(context: EditContext, state: ConversationState | undefined): EditContext {
+export function withLearnedLimit(context: EditContext, state: ConversationState | undefined): EditContext {
   const learned = state?.limit
   if (learned === undefined || learned.model !== (context.model ?? undefined)) return context
   const known = context.maxInputTokens
@@ -279,14 +279,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
       // A re-edit that cannot shrink the request would send it again as it was: the provider's
       // error goes to the caller instead, as it is.
       if (again.report.tokensAfter >= result.report.tokensAfter) throw error
-      const record: RecoveryRecord = {
-        ...aim,
-        tokensAfter: again.report.tokensAfter,
-        estimatedTokensAfter: Math.ceil(again.report.tokensAfter * aim.ratio),
-        messagesBefore: messages.length,
-        messagesAfter: again.messages.length,
-        droppedMessages: dropped,
-      }
+      const record = recoveryRecord(aim, again.report, messages.length, again.messages.length, dropped)
       learnFromRecovery(state, aim.ratio, aim.ratioExact)
       if (aim.limitSource === 'error') learnLimit(state, aim.limit, context.model ?? undefined)
       recordRecovery(state, messages, again.report)

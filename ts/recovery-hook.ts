@@ -10,12 +10,22 @@
 // answer's `response_metadata.context_editor.recovery`. Summaries are not written during a recovery:
 // they need a model call of their own.
 
+import { learnFromRecovery, learnLimit, type ConversationState, type Conversations } from './budget.js'
 import { ContextEditor } from './editor.js'
 import type { EditContext } from './editor.js'
 import { editContextFor } from './middleware.js'
 import type { EditReport, EditorOptions } from './native.js'
 import { classifyOverflow } from './overflow.js'
-import { noteRecovery, readRecoveryOption, recoveryEdit, recoveryTarget, type RecoveryEditors, type RecoveryOptions, type RecoveryRecord } from './recovery.js'
+import {
+  noteRecovery,
+  readRecoveryOption,
+  recoveryEdit,
+  recoveryRecord,
+  recoveryTarget,
+  type RecoveryEditors,
+  type RecoveryOptions,
+  type RecoveryRecord,
+} from './recovery.js'
 import type { ResolvedOptions } from './schema.js'
 import { field, listCopy, type AnyMessage } from './wire.js'
 
@@ -30,6 +40,11 @@ export interface RecoveringCallOptions {
   /** The configured input limit (`maxInputTokens`), else the model's profile and the table. */
   maxInputTokens?: number
   onReport?: ((report: RecoveryReport) => void) | null
+  /**
+   * The conversations the middleware serves (shared with its summarization hooks): a recovery's
+   * ratio and stated limit are kept there and correct the conversation's later calls.
+   */
+  conversations?: Conversations
 }
 
 /**
@@ -71,6 +86,10 @@ export function recoveringCall(options: RecoveringCallOptions) {
       // A re-edit that cannot shrink the request (nothing left to clear or drop) would send it
       // again as it was: the provider's error goes to the caller instead, as it is.
       if (attempt.record.tokensAfter >= attempt.counted) throw error
+      // What the refusal taught: the conversation's later calls count with the ratio and plan
+      // against the stated limit (the summary fires before the provider refuses again).
+      learnFromRecovery(attempt.state, attempt.record.ratio, attempt.record.ratioExact)
+      if (attempt.record.limitSource === 'error') learnLimit(attempt.state, attempt.record.limit, attempt.model)
       const report = attempt.report as RecoveryReport
       report.recovery = attempt.record
       if (options.onReport) options.onReport(report)
@@ -88,20 +107,21 @@ async function reEdit(
   request: unknown,
   context: EditContext,
   overflow: NonNullable<ReturnType<typeof classifyOverflow>>,
-): Promise<{ messages: AnyMessage[]; record: RecoveryRecord; report: EditReport; counted: number }> {
+): Promise<{
+  messages: AnyMessage[]
+  record: RecoveryRecord
+  report: EditReport
+  counted: number
+  state: ConversationState | undefined
+  model: string | undefined
+}> {
   const list = field(request, 'messages')
   if (!Array.isArray(list) || list.length === 0) throw new TypeError('no messages')
   const messages = listCopy(list) as AnyMessage[]
+  const state = options.conversations?.of(messages)
   const counted = new ContextEditor(options.counting).countTokens(messages, context).total
-  const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, options: options.recovery })
+  const aim = recoveryTarget({ overflow, counted, knownLimit: context.maxInputTokens ?? undefined, learned: state?.ratio, options: options.recovery })
   const { result, dropped } = await recoveryEdit(editors, options.counting, messages, context, aim.targetCounted)
-  const record: RecoveryRecord = {
-    ...aim,
-    tokensAfter: result.report.tokensAfter,
-    estimatedTokensAfter: Math.ceil(result.report.tokensAfter * aim.ratio),
-    messagesBefore: messages.length,
-    messagesAfter: result.messages.length,
-    droppedMessages: dropped,
-  }
-  return { messages: result.messages, record, report: result.report, counted }
+  const record = recoveryRecord(aim, result.report, messages.length, result.messages.length, dropped)
+  return { messages: result.messages, record, report: result.report, counted, state, model: context.model ?? undefined }
 }

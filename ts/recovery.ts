@@ -150,6 +150,27 @@ export interface RefusedCall {
   options: RecoveryOptions
 }
 
+/**
+ * The record of a recovery: where it aimed (`recoveryTarget`) and what the re-edit left (`report`,
+ * `messagesAfter` of the `messagesBefore` sent, `dropped` of them dropped as a last resort).
+ */
+export function recoveryRecord(
+  aim: ReturnType<typeof recoveryTarget>,
+  report: { tokensAfter: number },
+  messagesBefore: number,
+  messagesAfter: number,
+  dropped: number,
+): RecoveryRecord {
+  return {
+    ...aim,
+    tokensAfter: report.tokensAfter,
+    estimatedTokensAfter: Math.ceil(report.tokensAfter * aim.ratio),
+    messagesBefore,
+    messagesAfter,
+    droppedMessages: dropped,
+  }
+}
+
 /** The sizes a recovery aims at. */
 export function recoveryTarget(
   call: RefusedCall,

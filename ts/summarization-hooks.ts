@@ -5,9 +5,10 @@
 // a method made of the named steps below.
 
 import { randomUUID } from 'node:crypto'
+import { coreAdjusts } from './budget.js'
 import type { EditPlan } from './native.js'
 import { applyPlan, MAX_MESSAGES, type AnyMessage } from './wire.js'
-import { profileMaxInputTokens, modelNameOf } from './middleware.js'
+import { profileMaxInputTokens, modelNameOf, withLearnedLimit } from './middleware.js'
 import { SUMMARIZATION_MIDDLEWARE_NAME, type ResolvedSummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
 import { ContextEditorError, errorText, unreadable } from './errors.js'
@@ -324,11 +325,16 @@ export class SummarizationHooksState {
 
   async #contextFor(messages: AnyMessage[], model: unknown): Promise<EditContext> {
     const { resolved, tokenCounter } = this.#options
-    const context: EditContext = {
+    const found: EditContext = {
       maxInputTokens: resolved.maxInputTokens ?? profileMaxInputTokens(model) ?? profileMaxInputTokens(this.#agentModel),
       model: modelNameOf(model) ?? modelNameOf(this.#agentModel),
     }
+    // What a recovery of this conversation learned: the limit the provider stated, when below the
+    // one found, and its count over ours (not over a caller's `tokenCounter`, which it never saw).
+    const conversation = this.#host.conversations?.of(messages)
+    const context = { ...withLearnedLimit(found, conversation) }
     if (tokenCounter) context.messageTokens = await Promise.all(messages.map((m, i) => countOne(tokenCounter, m, i)))
+    else if (conversation?.ratio !== undefined && coreAdjusts()) context.tokenCorrection = conversation.ratio
     return context
   }
 

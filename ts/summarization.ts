@@ -12,6 +12,7 @@
 //
 // No host library is imported here: the caller passes how to build a `RemoveMessage`.
 
+import type { Conversations } from './budget.js'
 import type { EditPlan } from './native.js'
 import type { AnyMessage } from './wire.js'
 import { readSummarizationOptions as readOptions } from './options.js'
@@ -38,6 +39,11 @@ export interface SummarizationHost {
   resolveModel?(model: unknown): Promise<ChatModelLike | undefined> | ChatModelLike | undefined
   /** Where a failed summary is reported (default: `console.warn`). */
   warn?(message: string, error: unknown): void
+  /**
+   * The conversations of the middleware, shared with its recovering model call (ts/recovery-hook.ts):
+   * what a recovery learned (the provider's stated limit, its count over ours) plans later calls.
+   */
+  conversations?: Conversations
 }
 
 /** The hook options: the JSON options plus a configured model (LangChain: an instance or a name). */

@@ -10,6 +10,7 @@
 import { createMiddleware, initChatModel } from 'langchain'
 import { RemoveMessage } from '@langchain/core/messages'
 import { createSummarizationHooks, readSummarizationOptions, REMOVE_ALL_MESSAGES, type ChatModelLike, type SummarizationReport } from '../summarization.js'
+import { Conversations } from '../budget.js'
 import { readRecovering, recoveringCall, type RecoveryReport } from '../recovery-hook.js'
 import { SUMMARIZATION_MIDDLEWARE_NAME, type SummarizationOptions } from '../schema.js'
 
@@ -71,8 +72,15 @@ export interface SummarizationMiddlewareConfig extends SummarizationOptions {
 export function summarizationMiddleware(config: SummarizationMiddlewareConfig = {}) {
   // One guarded plain copy; `recovery` is this wrapper's, the rest the shared hooks'.
   const { recovery, ...options } = readSummarizationOptions(config)
-  const recovering = recoveringCall({ ...readRecovering({ ...options, recovery }, SUMMARIZATION_MIDDLEWARE_NAME), onReport: options.onReport as never })
+  // What a recovery learns corrects the plans of the conversation's later calls.
+  const conversations = new Conversations()
+  const recovering = recoveringCall({
+    ...readRecovering({ ...options, recovery }, SUMMARIZATION_MIDDLEWARE_NAME),
+    onReport: options.onReport as never,
+    conversations,
+  })
   const hooks = createSummarizationHooks(options, {
+    conversations,
     removeAll: () => new RemoveMessage({ id: REMOVE_ALL_MESSAGES }),
     resolveModel: (model) => (typeof model === 'string' ? (initChatModel(model) as Promise<unknown> as Promise<ChatModelLike>) : undefined),
   })

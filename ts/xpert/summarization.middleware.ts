@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import { createSummarizationHooks, readSummarizationOptions, REMOVE_ALL_MESSAGES, type SummarizationHooks } from '../summarization.js'
 import { summarizationConfigSchema, XPERT_SUMMARIZATION_STRATEGY, type I18nText, type SummarizationOptions } from '../schema.js'
 import { ContextEditorError } from '../errors.js'
+import { Conversations } from '../budget.js'
 import { readRecovering, recoveringCall } from '../recovery-hook.js'
 import type { AnyMessage } from '../wire.js'
 
@@ -88,8 +89,10 @@ export class SummarizationStrategy {
         { path: 'model' },
       )
     }
-    const recovering = recoveringCall(readRecovering({ ...json, recovery }, XPERT_SUMMARIZATION_STRATEGY))
-    const hooks = renamed(() => createSummarizationHooks(json, { removeAll, warn: (message, error) => console.warn(xpertName(message), error) }))
+    // What a recovery learns corrects the plans of the conversation's later calls.
+    const conversations = new Conversations()
+    const recovering = recoveringCall({ ...readRecovering({ ...json, recovery }, XPERT_SUMMARIZATION_STRATEGY), conversations })
+    const hooks = renamed(() => createSummarizationHooks(json, { conversations, removeAll, warn: (message, error) => console.warn(xpertName(message), error) }))
     return {
       name: XPERT_SUMMARIZATION_STRATEGY,
       beforeModel: (state, runtime) => renamedAsync(() => hooks.beforeModel(state, runtime)),
