@@ -51,7 +51,15 @@
 //   "prompt token count of 139451 exceeds the limit of 128000"; Amazon Titan: "Too many input tokens.
 //   Max input tokens: 8192, request input token count: 9279"; LM Studio: "The number of tokens to keep
 //   from the initial prompt is greater than the context length"; MiniMax: "invalid params, context
-//   window exceeds limit"; Ollama also "prompt too long; exceeded context length by N tokens".
+//   window exceeds limit"; Ollama also "prompt too long; exceeded context length by N tokens";
+//   SiliconFlow (code 20015): "length of prompt_tokens (68957) must be less than max_seq_len (65536).";
+//   Cerebras: an empty 400 or 413 (the OpenAI SDK: "400 status code (no body)", which is also how it
+//   reports any body without an `error` field, SiliconFlow's among them); and last, the wordings many
+//   servers share ("context length exceeded", "token limit exceeded", "too many tokens", "reduce the
+//   length of the messages", "input is too long"), unless they speak of output tokens or a rate.
+//
+// Not overflows either: limits on bytes (Anthropic's 413 `request_too_large`, OpenAI's "string too
+// long"): fewer tokens need not be fewer bytes.
 //
 // Not overflows, on purpose: a rate limit that counts tokens (OpenAI 429 / Groq 413 "Request too
 // large ... tokens per min (TPM): Limit 30000, Requested 50000": the request fits the model, the
@@ -334,7 +342,42 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
   ['bedrock', (m) => (/input tokens exceeded|number of input tokens exceeds/i.test(m) ? {} : undefined)],
   ['glm', (m) => (/prompt exceeds max length/i.test(m) ? {} : undefined)],
   ['litellm', (m) => (/ContextWindowExceededError/.test(m) ? {} : undefined)],
+  [
+    'siliconflow',
+    (m) => {
+      // SiliconFlow (code 20015; hosts DeepSeek, Qwen, GLM): "length of prompt_tokens (68957) must be
+      // less than max_seq_len (65536)."
+      const r = re(`length of prompt[_ ]?tokens \\(${N}\\) (?:must be less than|exceeds) (?:the )?max_seq_len \\(${N}\\)`).exec(m)
+      return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
+    },
+  ],
+  ['generic', generic],
 ]
+
+/**
+ * The wordings many servers share (the phrases agent frameworks match), read last: "context length
+ * exceeded", "token limit exceeded", "too many tokens", "exceeds the context window of N", "reduce
+ * the length of the messages", "input is too long", "context window full", "prompt length (N)
+ * exceeds context length (M)". Never when the text speaks of output tokens or a rate (an output limit
+ * or a quota: less input cannot make those succeed).
+ */
+function generic(m: string): Omit<Overflow, 'kind'> | undefined {
+  if (OUTPUT_OR_RATE.test(m)) return undefined
+  let r = re(`prompt length \\(${N}\\) exceeds (?:the )?context length \\(${N}\\)`).exec(m)
+  if (r) return { actual: num(r[1]), limit: num(r[2]) }
+  r = re(`(?:requested|prompt|input) tokens \\(${N}\\) exceeds? (?:the )?(?:model's )?context (?:window|length|size) of ${N}`).exec(m)
+  if (r) return { actual: num(r[1]), limit: num(r[2]) }
+  if (!GENERIC_OVERFLOW.test(m)) return undefined
+  r = re(`(?:context (?:window|length|size)|token limit)(?: of| is)? ${N}(?: tokens)?`).exec(m)
+  return r ? { limit: num(r[1]) } : {}
+}
+
+const GENERIC_OVERFLOW =
+  /context[_ ]length[_ ]exceeded|token limit exceeded|exceeds? (?:the )?(?:model's )?(?:maximum )?token limit|too many tokens|exceeds? (?:the )?(?:model's )?(?:maximum )?context (?:window|length|size)|reduce the length of the messages|input is too long|context window (?:is )?full/i
+
+/** An output limit or a rate, which a generic wording must not be taken for. */
+const OUTPUT_OR_RATE =
+  /max_(?:new_|completion_|output_)?tokens|max(?:imum)? output tokens|output tokens|completion tokens|per min|per minute|per day|per hour|\bTP[MD]\b|\bRPM\b|rate limit|quota|please wait/i
 
 /** The error and its `cause` chain (at most 5 deep, no cycles). */
 function chainOf(e: unknown): unknown[] {
@@ -400,6 +443,8 @@ export function classifyOverflow(error: unknown): Overflow | undefined {
     if (found) return clean({ ...found, kind })
   }
   if (declared) return { kind: 'context-overflow-error' }
+  // Cerebras answers an overflow with an empty 400 or 413 (the SDK's "400 status code (no body)").
+  if ((status === 400 || status === 413) && /^\s*4(?:00|13) status code \(no body\)\s*$/i.test(text(read(error, 'message')) ?? '')) return { kind: 'no-body' }
   if (codes.includes('context_length_exceeded')) return { kind: 'openai' }
   if (codes.includes('1261') || codes.includes(1261)) return { kind: 'glm' }
   return undefined

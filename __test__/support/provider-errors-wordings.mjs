@@ -2,6 +2,7 @@
 // these), each made by the client a host would use: ChatOpenAI against an OpenAI-compatible fake
 // endpoint (vLLM, Kimi, MiniMax, GitHub Copilot, LM Studio, older servers), ChatOllama, and the error
 // object the AWS SDK throws for Bedrock. The messages are the servers' own, as they print them.
+import { ChatAnthropic } from '@langchain/anthropic'
 import { ChatOllama } from '@langchain/ollama'
 import { answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 
@@ -118,6 +119,54 @@ export const WORDING_OVERFLOWS = [
     actual: 9279,
     make: async () => awsValidation('400 Bad Request: Too many input tokens. Max input tokens: 8192, request input token count: 9279 '),
   },
+  {
+    name: 'SiliconFlow through ChatOpenAI (code 20015 at the top of the body: the SDK reads it as "400 status code (no body)")',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { code: 20015, message: 'length of prompt_tokens (68957) must be less than max_seq_len (65536).', data: null },
+          'deepseek-ai/DeepSeek-R1',
+        ),
+      ),
+  },
+  {
+    name: 'SiliconFlow\'s wording under `error` ("length of prompt_tokens (N) must be less than max_seq_len (M)")',
+    limit: 65536,
+    actual: 68957,
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          { error: { code: 20015, message: 'length of prompt_tokens (68957) must be less than max_seq_len (65536).' } },
+          'Qwen/Qwen2.5-72B-Instruct',
+        ),
+      ),
+  },
+  { name: 'Cerebras, an empty 400 ("400 status code (no body)")', make: () => thrown(openaiCompatible(400, '', 'llama-3.3-70b')) },
+  { name: 'Cerebras, an empty 413 ("413 status code (no body)")', make: () => thrown(openaiCompatible(413, '', 'llama-3.3-70b')) },
+  {
+    name: 'a server\'s generic wording ("Please reduce the length of the messages or completion.", no code)',
+    make: () => thrown(openaiCompatible(400, { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error' } })),
+  },
+  {
+    name: 'a server\'s generic wording ("prompt length (N) exceeds context length (M)")',
+    limit: 32768,
+    actual: 40000,
+    make: () => thrown(openaiCompatible(400, { error: 'error: prompt length (40000) exceeds context length (32768)' })),
+  },
+  {
+    name: 'a server\'s generic wording ("Token limit exceeded")',
+    make: () => thrown(openaiCompatible(400, { error: { message: 'Token limit exceeded for this model.', type: 'invalid_request_error' } })),
+  },
+  {
+    name: 'a server\'s generic wording ("context length exceeded", 422)',
+    make: () => thrown(openaiCompatible(422, { error: { message: 'context length exceeded', type: 'validation_error' } })),
+  },
+  {
+    name: 'a server\'s generic wording ("too many tokens in the input")',
+    make: () => thrown(openaiCompatible(400, { error: { message: 'Too many tokens in the input.', type: 'invalid_request_error' } })),
+  },
 ]
 
 export const WORDING_OTHERS = [
@@ -170,6 +219,33 @@ export const WORDING_OTHERS = [
           ),
         ),
       ),
+  },
+  {
+    name: "Anthropic 413 request_too_large (the request's bytes, not the window: less text need not fit)",
+    make: () =>
+      thrown(
+        new ChatAnthropic({
+          model: 'claude-sonnet-4-5',
+          apiKey: 'test',
+          maxRetries: 0,
+          clientOptions: {
+            fetch: answering(413, { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } }),
+          },
+        }),
+      ),
+  },
+  {
+    name: 'a generic wording of a rate ("too many tokens per minute", 400)',
+    make: () =>
+      thrown(openaiCompatible(400, { error: { message: 'Too many tokens per minute: limit 10000, requested 12000.', type: 'invalid_request_error' } })),
+  },
+  {
+    name: 'a generic wording of an output limit ("too many tokens: max_tokens 100000 > 8192")',
+    make: () => thrown(openaiCompatible(400, { error: { message: 'Too many tokens: max_tokens 100000 > 8192', type: 'invalid_request_error' } })),
+  },
+  {
+    name: 'a 400 with a body that says nothing of length ("Model does not exist")',
+    make: () => thrown(openaiCompatible(400, { error: { code: 20012, message: 'Model does not exist. Please check it carefully.' } })),
   },
   {
     name: 'Bedrock ThrottlingException ("Too many tokens, please wait before trying again", 429)',
