@@ -124,6 +124,10 @@ describe('which tokenizer counts, and saying so', () => {
       'deepseek-ai/DeepSeek-R1-Distill-Llama-70B': 'llama3',
       'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B': 'qwen2.5',
       'accounts/fireworks/models/llama-v3p1-70b-instruct': 'llama3',
+      // Ollama's deepseek-r1 tags below 671b are the distills.
+      'deepseek-r1:14b': 'qwen2.5',
+      'deepseek-r1:70b': 'llama3',
+      'deepseek-r1:671b': 'deepseek-v3',
       'gpt-4o': 'o200k_base',
       'gpt-4': 'cl100k_base',
     }
@@ -140,12 +144,17 @@ describe('which tokenizer counts, and saying so', () => {
   })
 
   test('a model with no known tokenizer, or whose tokenizer is not installed, falls back and warns', () => {
-    const unknown = new ContextEditor({ tokenCountMethod: 'model' }).countTokens(history, { model: 'mystery-model-7b' })
-    assert.equal(unknown.encoding, 'o200k_base')
-    assert.deepEqual(
-      unknown.warnings.map((w) => w.code),
-      ['unknown_model'],
-    )
+    // DeepSeek before V3, Ollama's 8b (Llama's distill, then Qwen 3's) and Nemotron: not counted
+    // as exact with another vocabulary.
+    for (const model of ['mystery-model-7b', 'deepseek-coder-v2:16b', 'deepseek-ai/DeepSeek-V2.5', 'deepseek-r1:8b', 'nvidia/Nemotron-4-340B-Instruct']) {
+      const unknown = new ContextEditor({ tokenCountMethod: 'model' }).countTokens(history, { model })
+      assert.equal(unknown.encoding, 'o200k_base', model)
+      assert.deepEqual(
+        unknown.warnings.map((w) => w.code),
+        ['unknown_model'],
+        model,
+      )
+    }
     const glm = new ContextEditor({ tokenCountMethod: 'model', model: 'glm-4-plus' }).countTokens(history)
     assert.equal(glm.encoding, 'o200k_base')
     assert.deepEqual(

@@ -170,12 +170,36 @@ impl Family {
     if has("distill") && has("qwen") {
       return Some(Self::Qwen25);
     }
+    // Ollama's `deepseek-r1:<size>` tags below 671b are those distills too (its library: 1.5b, 7b,
+    // 14b and 32b Qwen 2.5, 70b Llama 3.3). Its 8b was Llama 3.1's distill, then Qwen 3's (0528):
+    // which one a host pulled is not in the name, so it has no family.
+    if let Some(tag) = m.strip_prefix("deepseek-r1:") {
+      match tag.split('-').next().unwrap_or(tag) {
+        "1.5b" | "7b" | "14b" | "32b" => return Some(Self::Qwen25),
+        "70b" => return Some(Self::Llama3),
+        "8b" => return None,
+        _ => {}
+      }
+    }
     if has("qwen2.5") || has("qwen2_5") || has("qwen-2.5") || m.starts_with("qwen2-") {
       Some(Self::Qwen25)
     } else if has("qwen") || m.starts_with("qwq") {
       Some(Self::Qwen3)
     } else if has("deepseek") {
-      Some(Self::DeepSeekV3)
+      // Models before V3 have other vocabularies (V2 and V2.5, Coder and Coder-V2, LLM, Math, MoE,
+      // VL, Janus, Prover-V1.5, OCR): no family, rather than V3's counted as exact.
+      let older = [
+        "deepseek-v2",
+        "deepseek-coder",
+        "deepseek-llm",
+        "deepseek-math",
+        "deepseek-moe",
+        "deepseek-vl",
+        "janus",
+        "deepseek-prover-v1",
+        "deepseek-ocr",
+      ];
+      (!older.iter().any(|s| has(s))).then_some(Self::DeepSeekV3)
     } else if has("llama-3") || has("llama3") || has("llama-v3") {
       Some(Self::Llama3)
     } else if has("gemma-3") || has("gemma3") {
@@ -191,6 +215,8 @@ impl Family {
     ]
     .iter()
     .any(|s| has(s))
+      // NVIDIA's Nemotron (not on Llama 3) has a vocabulary of its own, not Mistral NeMo's.
+      && !has("nemotron")
     {
       Some(Self::MistralTekken)
     } else if is_glm4(m) {
@@ -336,6 +362,34 @@ mod tests {
       ("mistral-small-latest", Some(Family::MistralTekken)),
       ("glm-4-plus", Some(Family::Glm4)),
       ("THUDM/glm-4-9b-chat", Some(Family::Glm4)),
+      // Ollama's R1 tags: the distills, by size.
+      ("deepseek-r1:14b", Some(Family::Qwen25)),
+      ("deepseek-r1:1.5b", Some(Family::Qwen25)),
+      ("deepseek-r1:32b-qwen-distill-q4_K_M", Some(Family::Qwen25)),
+      ("deepseek-r1:70b", Some(Family::Llama3)),
+      ("deepseek-r1:8b", None),
+      ("deepseek-r1:671b", Some(Family::DeepSeekV3)),
+      ("deepseek-v3.1:671b", Some(Family::DeepSeekV3)),
+      ("deepseek-reasoner", Some(Family::DeepSeekV3)),
+      (
+        "deepseek-ai/DeepSeek-Prover-V2-671B",
+        Some(Family::DeepSeekV3),
+      ),
+      // Before V3: other vocabularies.
+      ("deepseek-ai/DeepSeek-V2.5", None),
+      ("deepseek-coder-v2:16b", None),
+      ("deepseek-ai/deepseek-coder-6.7b-instruct", None),
+      ("deepseek-llm:7b", None),
+      ("deepseek-ai/deepseek-vl2-small", None),
+      ("nvidia/Nemotron-4-340B-Instruct", None),
+      (
+        "nvidia/Llama-3.3-Nemotron-Super-49B-v1",
+        Some(Family::Llama3),
+      ),
+      (
+        "mistralai/Mistral-Nemo-Instruct-2407",
+        Some(Family::MistralTekken),
+      ),
       ("glm-4.5", None),
       ("llama-4-scout", None),
       ("gemma-2-9b", None),
