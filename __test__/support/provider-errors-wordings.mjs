@@ -2,9 +2,8 @@
 // these), each made by the client a host would use: ChatOpenAI against an OpenAI-compatible fake
 // endpoint (vLLM, Kimi, MiniMax, GitHub Copilot, LM Studio, older servers), ChatOllama, and the error
 // object the AWS SDK throws for Bedrock. The messages are the servers' own, as they print them.
-import { ChatAnthropic } from '@langchain/anthropic'
 import { ChatOllama } from '@langchain/ollama'
-import { answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
+import { anthropicAnswering, answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 
 /** An AWS SDK v3 service error as @aws-sdk/client-bedrock-runtime throws it (no AWS package is installed). */
 function awsValidation(message) {
@@ -222,17 +221,7 @@ export const WORDING_OTHERS = [
   },
   {
     name: "Anthropic 413 request_too_large (the request's bytes, not the window: less text need not fit)",
-    make: () =>
-      thrown(
-        new ChatAnthropic({
-          model: 'claude-sonnet-4-5',
-          apiKey: 'test',
-          maxRetries: 0,
-          clientOptions: {
-            fetch: answering(413, { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } }),
-          },
-        }),
-      ),
+    make: () => thrown(anthropicAnswering(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.')),
   },
   {
     name: 'a generic wording of a rate ("too many tokens per minute", 400)',

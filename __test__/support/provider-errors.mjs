@@ -3,12 +3,11 @@
 // the error objects are built by the real code path (status, body parsing, LangChain's wrapping),
 // with no network. Bodies are the providers' documented / observed responses (see ts/overflow.ts).
 import { ChatOpenAI } from '@langchain/openai'
-import { ChatAnthropic } from '@langchain/anthropic'
 import { ChatGoogleGenerativeAI } from '@langchain/google-genai'
 import { ChatOllama } from '@langchain/ollama'
 import { ChatDeepSeek } from '@langchain/deepseek'
 import OpenAI from 'openai'
-import { answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
+import { anthropicAnswering, answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 import { MORE_OTHER_ERRORS, MORE_OVERFLOWS } from './provider-errors-servers.mjs'
 import { WORDING_OTHERS, WORDING_OVERFLOWS } from './provider-errors-wordings.mjs'
 
@@ -76,17 +75,7 @@ export const OVERFLOWS = [
     name: '@langchain/anthropic ("prompt is too long: N tokens > M maximum")',
     limit: 200000,
     actual: 208310,
-    make: () =>
-      thrown(
-        new ChatAnthropic({
-          model: 'claude-sonnet-4-5',
-          apiKey: 'test',
-          maxRetries: 0,
-          clientOptions: {
-            fetch: answering(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' } }),
-          },
-        }),
-      ),
+    make: () => thrown(anthropicAnswering(400, 'invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum')),
   },
   {
     name: '@langchain/google-genai (Gemini)',
@@ -276,15 +265,7 @@ export const OTHER_ERRORS = [
   },
   {
     name: 'Anthropic 529 overloaded',
-    make: () =>
-      thrown(
-        new ChatAnthropic({
-          model: 'claude-sonnet-4-5',
-          apiKey: 'test',
-          maxRetries: 0,
-          clientOptions: { fetch: answering(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) },
-        }),
-      ),
+    make: () => thrown(anthropicAnswering(529, 'overloaded_error', 'Overloaded')),
   },
   {
     name: 'OpenAI 400 tool_calls without results (INVALID_TOOL_RESULTS)',

@@ -1,5 +1,6 @@
 // The fake endpoints and the way an error is caught from a model, shared by the provider error
 // fixtures (provider-errors.mjs, provider-errors-servers.mjs).
+import { ChatAnthropic } from '@langchain/anthropic'
 import { ChatOpenAI } from '@langchain/openai'
 
 /** A `fetch` that answers every request with `status` and the JSON `body`. */
@@ -29,3 +30,12 @@ export async function thrown(model) {
 /** A ChatOpenAI (any OpenAI-compatible server: DashScope, vLLM, GLM, xAI, Mistral) answering `status`/`body`. */
 export const openaiCompatible = (status, body, model = 'gpt-4o') =>
   new ChatOpenAI({ model, apiKey: 'test', maxRetries: 0, configuration: { baseURL: 'http://fake.invalid/v1', fetch: answering(status, body) } })
+
+/** A ChatAnthropic whose API answers `status` with an Anthropic error envelope of `type` and `message`. */
+export const anthropicAnswering = (status, type, message) =>
+  new ChatAnthropic({
+    model: 'claude-sonnet-4-5',
+    apiKey: 'test',
+    maxRetries: 0,
+    clientOptions: { fetch: answering(status, { type: 'error', error: { type, message } }) },
+  })
