@@ -375,9 +375,9 @@ function generic(m: string): Omit<Overflow, 'kind'> | undefined {
 const GENERIC_OVERFLOW =
   /context[_ ]length[_ ]exceeded|token limit exceeded|exceeds? (?:the )?(?:model's )?(?:maximum )?token limit|too many tokens|exceeds? (?:the )?(?:model's )?(?:maximum )?context (?:window|length|size)|reduce the length of the messages|input is too long|context window (?:is )?full/i
 
-/** An output limit or a rate, which a generic wording must not be taken for. */
+/** An output limit, a rate or another list's size, which a generic wording must not be taken for. */
 const OUTPUT_OR_RATE =
-  /max_(?:new_|completion_|output_)?tokens|max(?:imum)? output tokens|output tokens|completion tokens|per min|per minute|per day|per hour|\bTP[MD]\b|\bRPM\b|rate limit|quota|please wait/i
+  /logit_bias|max_(?:new_|completion_|output_)?tokens|max(?:imum)? output tokens|output tokens|completion tokens|per min|per minute|per day|per hour|\bTP[MD]\b|\bRPM\b|rate limit|quota|please wait/i
 
 /** The error and its `cause` chain (at most 5 deep, no cycles). */
 function chainOf(e: unknown): unknown[] {

@@ -233,6 +233,10 @@ export const WORDING_OTHERS = [
     make: () => thrown(openaiCompatible(400, { error: { message: 'Too many tokens: max_tokens 100000 > 8192', type: 'invalid_request_error' } })),
   },
   {
+    name: 'a generic wording of another list\'s size ("logit_bias: too many tokens")',
+    make: () => thrown(openaiCompatible(400, openaiBody("Invalid 'logit_bias': too many tokens (at most 1024).", 'invalid_value'))),
+  },
+  {
     name: 'a 400 with a body that says nothing of length ("Model does not exist")',
     make: () => thrown(openaiCompatible(400, { error: { code: 20012, message: 'Model does not exist. Please check it carefully.' } })),
   },
