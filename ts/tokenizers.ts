@@ -11,7 +11,9 @@
 // the count falls back to o200k_base and the report warns `tokenizer_not_installed` (the core does).
 import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { ContextEditorError, fromNative } from './errors.js'
 import { nativeBinding } from './native.js'
 
@@ -114,7 +116,9 @@ function readTokenizerFile(path: string, option: string): string {
     })
   }
   try {
-    return readFileSync(path, 'utf8')
+    const text = readFileSync(path, 'utf8')
+    // A byte-order mark (a file saved by some Windows editors) is no part of the JSON.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   } catch (e) {
     throw unavailable((e as Error).message, e)
   }
@@ -131,12 +135,15 @@ function readTokenizerFile(path: string, option: string): string {
  */
 export function loadTokenizerOption(value: string): string {
   const family = tokenizerFamilyName(value)
-  if (family === undefined) {
-    const path = isAbsolute(value) ? value : resolve(value)
-    return loadFile(path, undefined, `tokenizer "${value}"`)
+  if (family === undefined) return loadFile(pathOf(value), undefined, `tokenizer "${shown(value)}"`)
+  const f = value.trim() === '' ? null : tokenizerFamily(family)
+  if (f === null) {
+    throw new ContextEditorError(
+      'INVALID_OPTIONS',
+      `tokenizer: expected a family (${FAMILY_NAMES.join(', ')}) or the path of a tokenizer.json, got ${value.trim() === '' ? 'an empty string' : `"${shown(value)}"`}`,
+      { path: 'tokenizer' },
+    )
   }
-  const f = tokenizerFamily(family)
-  if (f === null) throw new ContextEditorError('INVALID_OPTIONS', `tokenizer: unknown family "${value}"`, { path: 'tokenizer' })
   const path = f.package === null ? undefined : packageTokenizerPath(f.package)
   if (path === undefined) {
     const fix =
@@ -151,10 +158,42 @@ export function loadTokenizerOption(value: string): string {
   return f.family
 }
 
+/** The families the `tokenizer` option names (the core's `Family`; tests check each resolves). */
+export const FAMILY_NAMES = ['qwen2.5', 'qwen3', 'deepseek-v3', 'llama3', 'gemma3', 'mistral-tekken', 'glm4'] as const
+
+/** At most 200 characters of a caller's value, for a message. */
+const shown = (value: string): string => (value.length > 200 ? `${value.slice(0, 200)}…` : value)
+
 /** `value` as a family name, or `undefined` when it reads as a path (has a separator or ends in .json). */
 function tokenizerFamilyName(value: string): string | undefined {
   if (/[\\/]/.test(value) || value.toLowerCase().endsWith('.json')) return undefined
   return value
+}
+
+/**
+ * The file a path option names: a `file:` URL as its path, `~` as the home directory, relative to
+ * the working directory. Nothing is fetched: an `http(s):` URL is `TOKENIZER_UNAVAILABLE`.
+ */
+function pathOf(value: string): string {
+  if (/^https?:\/\//i.test(value)) {
+    throw new ContextEditorError(
+      'TOKENIZER_UNAVAILABLE',
+      `tokenizer "${shown(value)}": a URL is not read (context-editor makes no network request); download the tokenizer.json and give its path`,
+      { path: 'tokenizer' },
+    )
+  }
+  if (/^file:/i.test(value)) {
+    try {
+      return fileURLToPath(value)
+    } catch (e) {
+      throw new ContextEditorError('TOKENIZER_UNAVAILABLE', `tokenizer "${shown(value)}": not a file URL of this system (${(e as Error).message})`, {
+        path: 'tokenizer',
+        cause: e,
+      })
+    }
+  }
+  if (value === '~' || value.startsWith('~/') || value.startsWith('~\\')) return join(homedir(), value.slice(1))
+  return isAbsolute(value) ? value : resolve(value)
 }
 
 /**
