@@ -57,9 +57,13 @@
 //   reports any body without an `error` field, SiliconFlow's among them); and last, the wordings many
 //   servers share ("context length exceeded", "token limit exceeded", "too many tokens", "reduce the
 //   length of the messages", "input is too long"), unless they speak of output tokens or a rate.
-//
-// Not overflows either: limits on bytes (Anthropic's 413 `request_too_large`, OpenAI's "string too
-// long"): fewer tokens need not be fewer bytes.
+// - Limits on size rather than tokens, which the same re-edit usually cures (the request is large
+//   because of what tool results hold): Anthropic's 413 `request_too_large` ("Request exceeds the
+//   maximum allowed number of bytes."), Gemini's "Request payload size exceeds the limit", OpenAI's
+//   `string_above_max_length` ("string too long. Expected a string with maximum length 10485760"),
+//   and a proxy's "request entity too large" / "payload too large". They state no token limit: the
+//   re-edit aims under the size that was refused, and when it cannot shrink it, the error is the
+//   caller's as it is.
 //
 // Not overflows, on purpose: a rate limit that counts tokens (OpenAI 429 / Groq 413 "Request too
 // large ... tokens per min (TPM): Limit 30000, Requested 50000": the request fits the model, the
@@ -350,6 +354,15 @@ const SHAPES: ReadonlyArray<readonly [string, Reader]> = [
       const r = re(`length of prompt[_ ]?tokens \\(${N}\\) (?:must be less than|exceeds) (?:the )?max_seq_len \\(${N}\\)`).exec(m)
       return r ? { actual: num(r[1]), limit: num(r[2]) } : undefined
     },
+  ],
+  [
+    'request-size',
+    (m) =>
+      /request_too_large|exceeds the maximum allowed number of bytes|request payload size exceeds the limit|request entity too large|payload too large|expected a string with maximum length/i.test(
+        m,
+      ) && !OUTPUT_OR_RATE.test(m)
+        ? {}
+        : undefined,
   ],
   ['generic', generic],
 ]

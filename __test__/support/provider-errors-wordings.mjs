@@ -166,6 +166,28 @@ export const WORDING_OVERFLOWS = [
     name: 'a server\'s generic wording ("too many tokens in the input")',
     make: () => thrown(openaiCompatible(400, { error: { message: 'Too many tokens in the input.', type: 'invalid_request_error' } })),
   },
+  {
+    name: 'OpenAI 400 string too long (a message over 10 MB characters; the re-edit clears the result that holds it)',
+    make: () =>
+      thrown(
+        openaiCompatible(
+          400,
+          openaiBody(
+            "Invalid 'messages[1].content': string too long. Expected a string with maximum length 10485760, but got a string with length 15000000 instead.",
+            'string_above_max_length',
+          ),
+        ),
+      ),
+  },
+  {
+    name: "Anthropic 413 request_too_large (the request's bytes: the re-edit clears what holds them)",
+    make: () => thrown(anthropicAnswering(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.')),
+  },
+  {
+    name: 'Gemini "Request payload size exceeds the limit" (400)',
+    make: () =>
+      thrown(openaiCompatible(400, { error: { code: 400, message: 'Request payload size exceeds the limit: 20971520 bytes.', status: 'INVALID_ARGUMENT' } })),
+  },
 ]
 
 export const WORDING_OTHERS = [
@@ -205,23 +227,6 @@ export const WORDING_OTHERS = [
   {
     name: 'TGI max_new_tokens alone ("`max_new_tokens` must be <= 4096. Given: 8000")',
     make: () => thrown(openaiCompatible(422, { error: 'Input validation error: `max_new_tokens` must be <= 4096. Given: 8000', error_type: 'validation' })),
-  },
-  {
-    name: 'OpenAI 400 string too long (a message over 10 MB characters: a content limit, not the window)',
-    make: () =>
-      thrown(
-        openaiCompatible(
-          400,
-          openaiBody(
-            "Invalid 'messages[1].content': string too long. Expected a string with maximum length 10485760, but got a string with length 15000000 instead.",
-            'string_above_max_length',
-          ),
-        ),
-      ),
-  },
-  {
-    name: "Anthropic 413 request_too_large (the request's bytes, not the window: less text need not fit)",
-    make: () => thrown(anthropicAnswering(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.')),
   },
   {
     name: 'a generic wording of a rate ("too many tokens per minute", 400)',
