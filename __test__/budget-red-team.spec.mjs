@@ -193,6 +193,23 @@ describe('usage anchor accounting', () => {
     assert.deepEqual(usageOf(raw), { input: 50, output: 6, source: 'usage' })
   })
 
+  test('raw answers kept beside a message: Bedrock Converse (cache reads and writes added), Gemini, Ollama (a cached prompt, 0, is no report)', () => {
+    const bedrock = {
+      role: 'assistant',
+      content: 'x',
+      usage: { inputTokens: 40, cacheReadInputTokens: 900, cacheWriteInputTokens: 60, outputTokens: 7, totalTokens: 1007 },
+    }
+    assert.deepEqual(usageOf(bedrock), { input: 1000, output: 7, source: 'usage' })
+    const gemini = { content: 'x', response_metadata: { usageMetadata: { promptTokenCount: 1200, cachedContentTokenCount: 1000, candidatesTokenCount: 30 } } }
+    assert.deepEqual(usageOf(gemini), { input: 1200, output: 30, source: 'usageMetadata' })
+    const ollama = { content: 'x', response_metadata: { model: 'qwen3:8b', prompt_eval_count: 812, eval_count: 44 } }
+    assert.deepEqual(usageOf(ollama), { input: 812, output: 44, source: 'response_metadata.prompt_eval_count' })
+    assert.equal(usageOf({ content: 'x', response_metadata: { prompt_eval_count: 0, eval_count: 44 } }), undefined)
+    assert.equal(usageOf({ content: 'x', response_metadata: { usageMetadata: { promptTokenCount: 1200 } } }), undefined, 'no output: no report')
+    // LangChain's own usage_metadata, when there, is read first.
+    assert.equal(usageOf({ ...ollama, usage_metadata: { input_tokens: 900, output_tokens: 44 } }).input, 900)
+  })
+
   test('reasoning the message carries (thinking blocks) stays in the output', () => {
     const thinking = {
       content: [

@@ -457,7 +457,9 @@ export function classifyOverflow(error: unknown): Overflow | undefined {
   }
   if (declared) return { kind: 'context-overflow-error' }
   // Cerebras answers an overflow with an empty 400 or 413 (the SDK's "400 status code (no body)").
-  if ((status === 400 || status === 413) && /^\s*4(?:00|13) status code \(no body\)\s*$/i.test(text(read(error, 'message')) ?? '')) return { kind: 'no-body' }
+  if ((status === 400 || status === 413) && chain.some((e) => /^\s*4(?:00|13) status code \(no body\)\s*$/i.test(text(read(e, 'message')) ?? ''))) {
+    return { kind: 'no-body' }
+  }
   if (codes.includes('context_length_exceeded')) return { kind: 'openai' }
   if (codes.includes('1261') || codes.includes(1261)) return { kind: 'glm' }
   return undefined

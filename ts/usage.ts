@@ -25,8 +25,11 @@
 // `input_token_details.cache_read` / `cache_creation`; when the details exceed it, the provider left
 // cached tokens out and they are added), `response_metadata.usage` in OpenAI's shape
 // (`prompt_tokens`, `completion_tokens`) or Anthropic's (`input_tokens` + `cache_creation_input_tokens`
-// + `cache_read_input_tokens`, `output_tokens`), `response_metadata.tokenUsage` (LangChain's older
-// OpenAI field) and a plain message's own `usage`.
+// + `cache_read_input_tokens`, `output_tokens`) or Bedrock Converse's (`inputTokens` +
+// `cacheReadInputTokens` + `cacheWriteInputTokens`, `outputTokens`), `response_metadata.tokenUsage`
+// (LangChain's older OpenAI field), a plain message's own `usage`, and raw answers kept beside a
+// message: Gemini's `usageMetadata` (`promptTokenCount`, `candidatesTokenCount`) and Ollama's
+// `prompt_eval_count` / `eval_count`.
 //
 // Reasoning tokens the provider reports inside the output (`output_token_details.reasoning`,
 // `completion_tokens_details.reasoning_tokens`) are taken off the output when the message does not
@@ -67,7 +70,7 @@ export const TRUNCATION_RATIO = 0.5
 export interface Usage {
   input: number
   output: number
-  /** Where it was read: `usage_metadata`, `response_metadata.usage`, `response_metadata.tokenUsage`, `usage`. */
+  /** Where it was read: `usage_metadata`, `response_metadata.usage`, `response_metadata.tokenUsage`, `usage`, `usageMetadata`, `response_metadata.prompt_eval_count`. */
   source: string
 }
 
@@ -126,9 +129,30 @@ function providerUsage(u: unknown): Omit<Usage, 'source'> | undefined {
   }
   const input = count(get(u, 'input_tokens'))
   const output = count(get(u, 'output_tokens'))
-  if (input === undefined || output === undefined) return undefined
-  const cached = (count(get(u, 'cache_creation_input_tokens')) ?? 0) + (count(get(u, 'cache_read_input_tokens')) ?? 0)
-  return input + cached === 0 ? undefined : { input: input + cached, output }
+  if (input !== undefined && output !== undefined) {
+    const cached = (count(get(u, 'cache_creation_input_tokens')) ?? 0) + (count(get(u, 'cache_read_input_tokens')) ?? 0)
+    return input + cached === 0 ? undefined : { input: input + cached, output }
+  }
+  // Bedrock Converse: `inputTokens` without the cache's reads and writes, which it lists beside.
+  const bedrockInput = count(get(u, 'inputTokens'))
+  const bedrockOutput = count(get(u, 'outputTokens'))
+  if (bedrockInput === undefined || bedrockOutput === undefined) return undefined
+  const bedrockCached = (count(get(u, 'cacheReadInputTokens')) ?? 0) + (count(get(u, 'cacheWriteInputTokens')) ?? 0)
+  return bedrockInput + bedrockCached === 0 ? undefined : { input: bedrockInput + bedrockCached, output: bedrockOutput }
+}
+
+/** Gemini's `usageMetadata` (`promptTokenCount`, cached content included; `candidatesTokenCount`). */
+function geminiUsage(u: unknown): Omit<Usage, 'source'> | undefined {
+  const input = count(get(u, 'promptTokenCount'))
+  const output = count(get(u, 'candidatesTokenCount'))
+  return input === undefined || input === 0 || output === undefined ? undefined : { input, output }
+}
+
+/** Ollama's counts beside its answer (`prompt_eval_count` is left out when the prompt was cached). */
+function ollamaUsage(r: unknown): Omit<Usage, 'source'> | undefined {
+  const input = count(get(r, 'prompt_eval_count'))
+  const output = count(get(r, 'eval_count'))
+  return input === undefined || input === 0 || output === undefined ? undefined : { input, output }
 }
 
 /** The usage an AI message carries, or `undefined`. Never throws. */
@@ -161,6 +185,11 @@ function reportedUsage(message: unknown): Usage | undefined {
   if (prompt && completion !== undefined) return { input: prompt, output: completion, source: 'response_metadata.tokenUsage' }
   const c = providerUsage(get(message, 'usage'))
   if (c) return { ...c, source: 'usage' }
+  // Raw answers kept beside a message by hosts and older integrations.
+  const gemini = geminiUsage(get(response, 'usageMetadata')) ?? geminiUsage(get(message, 'usageMetadata'))
+  if (gemini) return { ...gemini, source: 'usageMetadata' }
+  const ollama = ollamaUsage(response)
+  if (ollama) return { ...ollama, source: 'response_metadata.prompt_eval_count' }
   return undefined
 }
 
