@@ -228,21 +228,25 @@ export function recordRecovery(state: ConversationState | undefined, messages: r
   state.log.resent(messages, { countedSent: report.tokensAfter, expected: report.tokensAfter, freed: Math.max(0, report.tokensBefore - report.tokensAfter) })
 }
 
-/** Keeps the input limit a provider's error stated for `model`, when it is the smallest seen for it. */
-export function learnLimit(state: ConversationState | undefined, tokens: number, model: string | undefined): void {
-  if (state === undefined || !(Number.isSafeInteger(tokens) && tokens > 0)) return
-  if (state.limit === undefined || state.limit.model !== model || tokens < state.limit.tokens) state.limit = { tokens, model }
-}
-
 /**
- * Keeps what a recovery learned: an exact ratio replaces anything; a lower bound only raises. Later
- * calls are corrected by at most `MAX_CORRECTION` (the core's bound): an error that states a size
- * far beyond what was counted (images or files counted otherwise, a proxy's total) must not make
- * every later call of the conversation fail.
+ * Keeps what a recovery learned (`refused`: its record): the ratio, where an exact one replaces
+ * anything and a lower bound only raises, and the input limit the provider's error stated for
+ * `model`, when it is the smallest seen for it. Later calls are corrected by at most
+ * `MAX_CORRECTION` (the core's bound): an error that states a size far beyond what was counted
+ * (images or files counted otherwise, a proxy's total) must not make every later call of the
+ * conversation fail.
  */
-export function learnFromRecovery(state: ConversationState | undefined, learned: number, exact: boolean): void {
+export function learnFromRecovery(
+  state: ConversationState | undefined,
+  refused: { ratio: number; ratioExact: boolean; limit: number; limitSource: string },
+  model: string | undefined,
+): void {
   if (state === undefined) return
-  const ratio = Math.min(learned, MAX_CORRECTION)
+  const { ratioExact: exact, limit } = refused
+  if (refused.limitSource === 'error' && Number.isSafeInteger(limit) && limit > 0) {
+    if (state.limit === undefined || state.limit.model !== model || limit < state.limit.tokens) state.limit = { tokens: limit, model }
+  }
+  const ratio = Math.min(refused.ratio, MAX_CORRECTION)
   state.recoveries++
   if (exact || state.ratio === undefined || ratio > state.ratio) {
     state.ratio = ratio

@@ -19,7 +19,6 @@ import {
   answered,
   Conversations,
   learnFromRecovery,
-  learnLimit,
   prepareCall,
   recordCall,
   recordRecovery,
@@ -280,8 +279,7 @@ export function createWrapModelCall(config?: ContextEditingMiddlewareConfig | nu
       // error goes to the caller instead, as it is.
       if (again.report.tokensAfter >= result.report.tokensAfter) throw error
       const record = recoveryRecord(aim, again.report, messages.length, again.messages.length, dropped)
-      learnFromRecovery(state, aim.ratio, aim.ratioExact)
-      if (aim.limitSource === 'error') learnLimit(state, aim.limit, context.model ?? undefined)
+      learnFromRecovery(state, aim, context.model ?? undefined)
       recordRecovery(state, messages, again.report)
       const report = annotate(again.report, context)
       report.recovery = record

@@ -10,7 +10,7 @@
 // answer's `response_metadata.context_editor.recovery`. Summaries are not written during a recovery:
 // they need a model call of their own.
 
-import { learnFromRecovery, learnLimit, type ConversationState, type Conversations } from './budget.js'
+import { learnFromRecovery, type ConversationState, type Conversations } from './budget.js'
 import { ContextEditor } from './editor.js'
 import type { EditContext } from './editor.js'
 import { editContextFor } from './middleware.js'
@@ -88,8 +88,7 @@ export function recoveringCall(options: RecoveringCallOptions) {
       if (attempt.record.tokensAfter >= attempt.counted) throw error
       // What the refusal taught: the conversation's later calls count with the ratio and plan
       // against the stated limit (the summary fires before the provider refuses again).
-      learnFromRecovery(attempt.state, attempt.record.ratio, attempt.record.ratioExact)
-      if (attempt.record.limitSource === 'error') learnLimit(attempt.state, attempt.record.limit, attempt.model)
+      learnFromRecovery(attempt.state, attempt.record, attempt.model)
       const report = attempt.report as RecoveryReport
       report.recovery = attempt.record
       if (options.onReport) options.onReport(report)

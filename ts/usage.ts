@@ -109,51 +109,56 @@ function get(o: unknown, key: string): unknown {
   }
 }
 
+/** A report of `input` and `output` tokens; none without both, or of no input (see above). */
+function reported(input: number | undefined, output: number | undefined): Omit<Usage, 'source'> | undefined {
+  return input === undefined || input === 0 || output === undefined ? undefined : { input, output }
+}
+
+/** `input` plus the cache reads and writes a provider lists beside it (`undefined` while `input` is). */
+function withCached(input: number | undefined, u: unknown, read: string, write: string): number | undefined {
+  return input === undefined ? undefined : input + (count(get(u, read)) ?? 0) + (count(get(u, write)) ?? 0)
+}
+
 /** LangChain `usage_metadata`: `input_tokens` includes the cache details unless they exceed it. */
 function langchainUsage(u: unknown): Omit<Usage, 'source'> | undefined {
   const input = count(get(u, 'input_tokens'))
-  const output = count(get(u, 'output_tokens'))
-  if (input === undefined || output === undefined) return undefined
   const details = get(u, 'input_token_details')
   const cached = (count(get(details, 'cache_read')) ?? 0) + (count(get(details, 'cache_creation')) ?? 0)
-  const total = cached > input ? input + cached : input
-  return total === 0 ? undefined : { input: total, output }
+  return reported(input !== undefined && cached > input ? input + cached : input, count(get(u, 'output_tokens')))
 }
 
-/** OpenAI's `usage` (`prompt_tokens`) or Anthropic's (`input_tokens` and the cache fields beside it). */
+/**
+ * OpenAI's `usage` (`prompt_tokens`), Anthropic's (`input_tokens` and the cache fields beside it) or
+ * Bedrock Converse's (`inputTokens`, without the cache's reads and writes, which it lists beside).
+ */
 function providerUsage(u: unknown): Omit<Usage, 'source'> | undefined {
   const prompt = count(get(u, 'prompt_tokens'))
-  if (prompt !== undefined) {
-    const completion = count(get(u, 'completion_tokens'))
-    return completion === undefined || prompt === 0 ? undefined : { input: prompt, output: completion }
-  }
+  if (prompt !== undefined) return reported(prompt, count(get(u, 'completion_tokens')))
   const input = count(get(u, 'input_tokens'))
   const output = count(get(u, 'output_tokens'))
-  if (input !== undefined && output !== undefined) {
-    const cached = (count(get(u, 'cache_creation_input_tokens')) ?? 0) + (count(get(u, 'cache_read_input_tokens')) ?? 0)
-    return input + cached === 0 ? undefined : { input: input + cached, output }
-  }
-  // Bedrock Converse: `inputTokens` without the cache's reads and writes, which it lists beside.
-  const bedrockInput = count(get(u, 'inputTokens'))
-  const bedrockOutput = count(get(u, 'outputTokens'))
-  if (bedrockInput === undefined || bedrockOutput === undefined) return undefined
-  const bedrockCached = (count(get(u, 'cacheReadInputTokens')) ?? 0) + (count(get(u, 'cacheWriteInputTokens')) ?? 0)
-  return bedrockInput + bedrockCached === 0 ? undefined : { input: bedrockInput + bedrockCached, output: bedrockOutput }
+  if (input !== undefined && output !== undefined) return reported(withCached(input, u, 'cache_read_input_tokens', 'cache_creation_input_tokens'), output)
+  return reported(withCached(count(get(u, 'inputTokens')), u, 'cacheReadInputTokens', 'cacheWriteInputTokens'), count(get(u, 'outputTokens')))
 }
 
-/** Gemini's `usageMetadata` (`promptTokenCount`, cached content included; `candidatesTokenCount`). */
-function geminiUsage(u: unknown): Omit<Usage, 'source'> | undefined {
-  const input = count(get(u, 'promptTokenCount'))
-  const output = count(get(u, 'candidatesTokenCount'))
-  return input === undefined || input === 0 || output === undefined ? undefined : { input, output }
-}
-
-/** Ollama's counts beside its answer (`prompt_eval_count` is left out when the prompt was cached). */
-function ollamaUsage(r: unknown): Omit<Usage, 'source'> | undefined {
-  const input = count(get(r, 'prompt_eval_count'))
-  const output = count(get(r, 'eval_count'))
-  return input === undefined || input === 0 || output === undefined ? undefined : { input, output }
-}
+/**
+ * Where usage is read when neither LangChain's `usage_metadata` nor `response_metadata.usage` has
+ * it, in order: LangChain's older OpenAI field, a plain message's own `usage`, and raw answers kept
+ * beside a message by hosts and older integrations: Gemini's `usageMetadata` (`promptTokenCount`,
+ * cached content included; `candidatesTokenCount`) and Ollama's counts (`prompt_eval_count` is left
+ * out when the prompt was cached).
+ */
+const FALLBACKS: ReadonlyArray<readonly [string, (message: unknown, response: unknown) => Omit<Usage, 'source'> | undefined]> = [
+  ['response_metadata.tokenUsage', (_, r) => reported(count(get(get(r, 'tokenUsage'), 'promptTokens')), count(get(get(r, 'tokenUsage'), 'completionTokens')))],
+  ['usage', (m) => providerUsage(get(m, 'usage'))],
+  [
+    'usageMetadata',
+    (m, r) => {
+      const gemini = (u: unknown) => reported(count(get(u, 'promptTokenCount')), count(get(u, 'candidatesTokenCount')))
+      return gemini(get(r, 'usageMetadata')) ?? gemini(get(m, 'usageMetadata'))
+    },
+  ],
+  ['response_metadata.prompt_eval_count', (_, r) => reported(count(get(r, 'prompt_eval_count')), count(get(r, 'eval_count')))],
+]
 
 /** The usage an AI message carries, or `undefined`. Never throws. */
 export function usageOf(message: unknown): Usage | undefined {
@@ -179,17 +184,10 @@ function reportedUsage(message: unknown): Usage | undefined {
   // A streamed answer's raw usage is its first event's (Anthropic's message_start: 1 output token);
   // LangChain's sum of the stream is the output.
   if (b) return { input: b.input, output: a?.output ?? b.output, source: 'response_metadata.usage' }
-  const legacy = get(response, 'tokenUsage')
-  const prompt = count(get(legacy, 'promptTokens'))
-  const completion = count(get(legacy, 'completionTokens'))
-  if (prompt && completion !== undefined) return { input: prompt, output: completion, source: 'response_metadata.tokenUsage' }
-  const c = providerUsage(get(message, 'usage'))
-  if (c) return { ...c, source: 'usage' }
-  // Raw answers kept beside a message by hosts and older integrations.
-  const gemini = geminiUsage(get(response, 'usageMetadata')) ?? geminiUsage(get(message, 'usageMetadata'))
-  if (gemini) return { ...gemini, source: 'usageMetadata' }
-  const ollama = ollamaUsage(response)
-  if (ollama) return { ...ollama, source: 'response_metadata.prompt_eval_count' }
+  for (const [source, read] of FALLBACKS) {
+    const found = read(message, response)
+    if (found) return { ...found, source }
+  }
   return undefined
 }
 
