@@ -136,11 +136,12 @@ function readTokenizerFile(path: string, option: string): string {
 export function loadTokenizerOption(value: string): string {
   const family = tokenizerFamilyName(value)
   if (family === undefined) return loadFile(pathOf(value), undefined, `tokenizer "${shown(value)}"`)
-  const f = value.trim() === '' ? null : tokenizerFamily(family)
+  const blank = value.trim() === ''
+  const f = blank ? null : tokenizerFamily(family)
   if (f === null) {
     throw new ContextEditorError(
       'INVALID_OPTIONS',
-      `tokenizer: expected a family (${FAMILY_NAMES.join(', ')}) or the path of a tokenizer.json, got ${value.trim() === '' ? 'an empty string' : `"${shown(value)}"`}`,
+      `tokenizer: expected a family (${FAMILY_NAMES.join(', ')}) or the path of a tokenizer.json, got ${blank ? 'an empty string' : `"${shown(value)}"`}`,
       { path: 'tokenizer' },
     )
   }
