@@ -3,7 +3,7 @@
 // endpoint (vLLM, Kimi, MiniMax, GitHub Copilot, LM Studio, older servers), ChatOllama, and the error
 // object the AWS SDK throws for Bedrock. The messages are the servers' own, as they print them.
 import { ChatOllama } from '@langchain/ollama'
-import { anthropicAnswering, answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
+import { anthropicAnswering, answering, dashscopeError, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 
 /** An AWS SDK v3 service error as @aws-sdk/client-bedrock-runtime throws it (no AWS package is installed). */
 function awsValidation(message) {
@@ -209,20 +209,7 @@ export const WORDING_OTHERS = [
   },
   {
     name: 'DashScope max_tokens range ("Range of max_tokens should be [1, 8192]")',
-    make: () =>
-      thrown(
-        openaiCompatible(
-          400,
-          {
-            error: {
-              code: 'invalid_parameter_error',
-              message: '<400> InternalError.Algo.InvalidParameter: Range of max_tokens should be [1, 8192]',
-              type: 'invalid_request_error',
-            },
-          },
-          'qwen-plus',
-        ),
-      ),
+    make: () => thrown(dashscopeError('Range of max_tokens should be [1, 8192]')),
   },
   {
     name: 'TGI max_new_tokens alone ("`max_new_tokens` must be <= 4096. Given: 8000")',

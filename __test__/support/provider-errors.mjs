@@ -7,7 +7,7 @@ import { ChatGoogleGenerativeAI } from '@langchain/google-genai'
 import { ChatOllama } from '@langchain/ollama'
 import { ChatDeepSeek } from '@langchain/deepseek'
 import OpenAI from 'openai'
-import { anthropicAnswering, answering, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
+import { anthropicAnswering, answering, dashscopeError, openaiBody, openaiCompatible, thrown, vllmBody } from './provider-fakes.mjs'
 import { MORE_OTHER_ERRORS, MORE_OVERFLOWS } from './provider-errors-servers.mjs'
 import { WORDING_OTHERS, WORDING_OVERFLOWS } from './provider-errors-wordings.mjs'
 
@@ -141,21 +141,7 @@ export const OVERFLOWS = [
   {
     name: 'Qwen / DashScope (OpenAI-compatible mode)',
     limit: 129024,
-    make: () =>
-      thrown(
-        openaiCompatible(
-          400,
-          {
-            error: {
-              code: 'invalid_parameter_error',
-              message: '<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]',
-              param: null,
-              type: 'invalid_request_error',
-            },
-          },
-          'qwen-plus',
-        ),
-      ),
+    make: () => thrown(dashscopeError('Range of input length should be [1, 129024]')),
   },
   {
     name: '@langchain/ollama (ollama ResponseError)',

@@ -39,3 +39,13 @@ export const anthropicAnswering = (status, type, message) =>
     maxRetries: 0,
     clientOptions: { fetch: answering(status, { type: 'error', error: { type, message } }) },
   })
+
+/** DashScope's OpenAI-compatible error for `qwen-plus` (`<400> InternalError.Algo.InvalidParameter: …`). */
+export const dashscopeError = (message) =>
+  openaiCompatible(
+    400,
+    {
+      error: { code: 'invalid_parameter_error', message: `<400> InternalError.Algo.InvalidParameter: ${message}`, param: null, type: 'invalid_request_error' },
+    },
+    'qwen-plus',
+  )
