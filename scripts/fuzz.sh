@@ -24,9 +24,11 @@ sanitizer="${FUZZ_SANITIZER:-none}"
 jobs="${FUZZ_JOBS:-1}"
 export RUSTC_BOOTSTRAP=1
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "fuzz.sh: installing cargo-fuzz (cargo install cargo-fuzz --locked)" >&2
-  cargo install cargo-fuzz --locked
+# Pinned, as the lockfiles pin everything else: a fresh machine installs the version CI was run with.
+CARGO_FUZZ_VERSION=0.13.2
+if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+  echo "fuzz.sh: installing cargo-fuzz $CARGO_FUZZ_VERSION (cargo install cargo-fuzz --version $CARGO_FUZZ_VERSION --locked)" >&2
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 
 mkdir -p fuzz/target/logs
