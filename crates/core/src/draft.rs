@@ -2,7 +2,6 @@
 //! how tool results pair with tool calls. Edits of a pipeline transform it in turn; at the end it
 //! becomes the list of [`Op`]s.
 
-use std::collections::hash_map::Entry;
 use std::collections::BTreeSet;
 
 use std::rc::Rc;
@@ -46,6 +45,93 @@ impl Slot<'_> {
 
 /// Where a tool result's call is: (assistant message index, position in its `tool_calls`).
 pub(crate) type CallRef = (usize, usize);
+
+/// The pairing of tool results with tool calls, built a message at a time: each result with the
+/// nearest earlier assistant call of the same id (`None` for an orphan). Several calls sharing an
+/// id in one message are matched to results in order, so each result owns exactly one call.
+/// Appending messages never changes the pairs of the earlier ones, so a session extends the
+/// pairing of its history as it grows (`K` owns the ids there).
+#[derive(Debug)]
+pub(crate) struct Pairing<K> {
+  /// The open calls by id.
+  open: FxHashMap<K, Open>,
+  /// One entry per message pushed.
+  pub pairs: Vec<Option<CallRef>>,
+}
+
+/// The open calls with one id, all in assistant message `ai` (ids may repeat within one).
+#[derive(Debug)]
+struct Open {
+  ai: usize,
+  first: usize,
+  more: Vec<usize>,
+  next: usize,
+}
+
+impl<K> Default for Pairing<K> {
+  fn default() -> Self {
+    Self {
+      open: FxHashMap::default(),
+      pairs: Vec::new(),
+    }
+  }
+}
+
+impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq> Pairing<K> {
+  pub fn with_capacity(messages: usize) -> Self {
+    Self {
+      open: FxHashMap::with_capacity_and_hasher(messages / 2, FxBuildHasher),
+      pairs: Vec::with_capacity(messages),
+    }
+  }
+
+  /// Adds message `i` (the next after those pushed; `pairs` gets `None` for any skipped),
+  /// leaving out the calls `skip` names.
+  pub fn push<'a>(&mut self, i: usize, m: &'a Message, skip: impl Fn(usize) -> bool)
+  where
+    K: From<&'a str>,
+  {
+    self.pairs.resize(i, None);
+    let mut pair = None;
+    match m.role {
+      Role::Assistant => {
+        for (k, call) in m.tool_calls.iter().enumerate() {
+          if skip(k) {
+            continue;
+          }
+          let fresh = Open {
+            ai: i,
+            first: k,
+            more: Vec::new(),
+            next: 0,
+          };
+          match self.open.get_mut(call.id.as_str()) {
+            None => {
+              self.open.insert(K::from(call.id.as_str()), fresh);
+            }
+            Some(e) if e.ai == i => e.more.push(k),
+            Some(e) => *e = fresh,
+          }
+        }
+      }
+      Role::Tool => {
+        if let Some(o) = m
+          .tool_call_id
+          .as_deref()
+          .and_then(|id| self.open.get_mut(id))
+        {
+          // The n-th result of an id pairs with its n-th call; extra results with the last.
+          let at = o.next.min(o.more.len());
+          let k = if at == 0 { o.first } else { o.more[at - 1] };
+          o.next += 1;
+          pair = Some((o.ai, k));
+        }
+      }
+      Role::System | Role::User => {}
+    }
+    self.pairs.push(pair);
+  }
+}
 
 pub(crate) struct Draft<'m, 'c> {
   pub msgs: &'m [Message],
@@ -187,66 +273,32 @@ impl<'m, 'c> Draft<'m, 'c> {
     }
   }
 
-  /// Pairs every live tool result with the nearest earlier assistant call of the same id; `None`
-  /// for orphans. Several calls sharing an id in one message are matched to results in order, so
-  /// each result owns exactly one call. Linear in the number of messages and calls.
+  /// The pairing of the live messages and calls (see [`Pairing`]), computed once per state
+  /// (linear in the number of messages and calls) unless seeded (see [`Draft::seed_pairs`]).
   pub fn pair(&self) -> Rc<[Option<CallRef>]> {
     Rc::clone(self.pairs.get_or_init(|| self.compute_pairs().into()))
   }
 
   fn compute_pairs(&self) -> Vec<Option<CallRef>> {
-    /// The open calls with one id, all in assistant message `ai` (ids may repeat within one).
-    struct Open {
-      ai: usize,
-      first: usize,
-      more: Vec<usize>,
-      next: usize,
-    }
-    let mut open: FxHashMap<&str, Open> =
-      FxHashMap::with_capacity_and_hasher(self.msgs.len() / 2, FxBuildHasher);
-    let mut pairs = vec![None; self.msgs.len()];
+    let mut pairing: Pairing<&str> = Pairing::with_capacity(self.msgs.len());
     for i in self.alive() {
       let m = &self.msgs[i];
-      match m.role {
-        Role::Assistant => {
-          for (k, call) in m.tool_calls.iter().enumerate() {
-            if self.slots[i].removed_calls.contains(&k) {
-              continue;
-            }
-            let fresh = Open {
-              ai: i,
-              first: k,
-              more: Vec::new(),
-              next: 0,
-            };
-            match open.entry(call.id.as_str()) {
-              Entry::Vacant(v) => {
-                v.insert(fresh);
-              }
-              Entry::Occupied(mut o) => {
-                let e = o.get_mut();
-                if e.ai == i {
-                  e.more.push(k);
-                } else {
-                  *e = fresh;
-                }
-              }
-            }
-          }
-        }
-        Role::Tool => {
-          if let Some(o) = m.tool_call_id.as_deref().and_then(|id| open.get_mut(id)) {
-            // The n-th result of an id pairs with its n-th call; extra results with the last.
-            let at = o.next.min(o.more.len());
-            let k = if at == 0 { o.first } else { o.more[at - 1] };
-            o.next += 1;
-            pairs[i] = Some((o.ai, k));
-          }
-        }
-        Role::System | Role::User => {}
-      }
+      let removed = &self.slots[i].removed_calls;
+      pairing.push(i, m, |k| removed.contains(&k));
     }
-    pairs
+    pairing.pairs.resize(self.msgs.len(), None);
+    pairing.pairs
+  }
+
+  /// Takes `pairs` as the pairing of the messages as given (nothing removed yet), as a session
+  /// holds it (see [`Pairing`]).
+  pub fn seed_pairs(&mut self, pairs: &[Option<CallRef>]) {
+    debug_assert_eq!(pairs.len(), self.msgs.len());
+    debug_assert!(self
+      .slots
+      .iter()
+      .all(|s| !s.removed && s.removed_calls.is_empty()));
+    self.pairs = std::cell::OnceCell::from(Rc::from(pairs));
   }
 
   /// Live assistant tool calls that no later live tool result answers.

@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 
 pub use crate::context::{Context, MAX_CORRECTION};
+use crate::draft::CallRef;
 use crate::error::{Error, Result};
 use crate::measure::{Measure, Meter, TokenCache};
 use crate::message::Message;
@@ -148,7 +149,7 @@ impl ContextEditor {
     let mut warnings = Vec::new();
     let meter = self.meter(context, &mut warnings);
     let measures = meter.measure(messages);
-    self.plan_with(messages, &measures, &meter, warnings, context)
+    self.plan_with(messages, &measures, None, &meter, warnings, context)
   }
 
   /// [`plan`](Self::plan) for a conversation seen before: the first `reuse` messages are those
@@ -179,9 +180,11 @@ impl ContextEditor {
       // Counted before with another model or encoding, and its text is gone: a miss.
       return Ok(None);
     }
+    session.pair();
     let plan = self.plan_with(
       &session.messages,
       &session.measures,
+      Some(&session.pairing.pairs),
       &meter,
       warnings,
       context,
@@ -252,6 +255,7 @@ impl ContextEditor {
     &self,
     messages: &[Message],
     measures: &[Measure],
+    pairs: Option<&[Option<CallRef>]>,
     meter: &Meter<'_>,
     warnings: Vec<Warning>,
     context: &Context,
@@ -265,6 +269,7 @@ impl ContextEditor {
       max_input_tokens: self.max_input_tokens(context),
       breakpoints_in_use: context.cache_breakpoints_in_use,
       pin: &self.options.pin,
+      pairs,
     };
     planner.plan(messages, measures, warnings)
   }

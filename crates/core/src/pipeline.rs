@@ -37,6 +37,9 @@ pub(crate) struct Planner<'a> {
   pub breakpoints_in_use: u32,
   /// Pin rules (`pin`): what no edit may change.
   pub pin: &'a Pin,
+  /// The pairing of the messages as given, when known (a session holds it): at least as many
+  /// entries as messages.
+  pub pairs: Option<&'a [Option<CallRef>]>,
 }
 
 /// A plan, with each message's final size (`None` = removed) and the cleared boundaries (current
@@ -116,6 +119,9 @@ impl Planner<'_> {
     report.encoding = Some(self.meter.tokenizer);
     report.max_input_tokens = self.max_input_tokens;
     let mut draft = Draft::with_measures(messages, self.meter, self.fixed, measures);
+    if let Some(pairs) = self.pairs {
+      draft.seed_pairs(&pairs[..messages.len()]);
+    }
     draft.pin(self.pin);
     report.tokens_before = draft.tokens();
     report.messages_before = messages.len();

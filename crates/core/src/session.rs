@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::draft::Pairing;
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message};
 use crate::options::TokenCountMethod;
@@ -34,6 +35,8 @@ pub(crate) struct Session {
   bytes: Vec<usize>,
   /// `messages[..text_dropped]` hold lengths instead of their text (see [`Session::drop_text`]).
   text_dropped: usize,
+  /// The pairing of tool results with calls of a prefix of `messages` (see [`Session::pair`]).
+  pub pairing: Pairing<Box<str>>,
   used: u64,
 }
 
@@ -43,6 +46,10 @@ impl Session {
   }
 
   fn truncate(&mut self, len: usize) {
+    if len < self.pairing.pairs.len() {
+      // Its open calls are those after all of the messages: paired again from the start.
+      self.pairing = Pairing::default();
+    }
     self.messages.truncate(len);
     self.measures.truncate(len);
     self.bytes.truncate(len);
@@ -102,6 +109,13 @@ impl Session {
       self.measures.extend(new);
     }
     true
+  }
+
+  /// Extends the pairing to every message (see [`Pairing`]): a next call pairs only its new ones.
+  pub fn pair(&mut self) {
+    for i in self.pairing.pairs.len()..self.messages.len() {
+      self.pairing.push(i, &self.messages[i], |_| false);
+    }
   }
 
   /// Replaces the text of the measured messages by its length (UTF-16 code units, what every

@@ -47,6 +47,40 @@ proptest! {
   }
 }
 
+proptest! {
+  #![proptest_config(config())]
+
+  /// A session whose history is rewritten from some point on (a host that replaced, reordered or
+  /// dropped messages, then went on) plans exactly what the whole rewritten conversation plans:
+  /// nothing it held past the reused prefix (measures, the pairing of results with calls) leaks
+  /// into the next plan.
+  #[test]
+  fn sessions_plan_like_whole_conversations_after_rewrites(
+    a in conversation(),
+    b in conversation(),
+    s in setup(),
+    steps in prop::collection::vec((0usize..40, 0usize..40, prop::bool::ANY), 1..5),
+  ) {
+    let e = editor(&s.options);
+    let mut held: Vec<Message> = Vec::new();
+    for (r, n, from_b) in steps {
+      let reuse = r % (held.len() + 1);
+      let source = if from_b { &b } else { &a };
+      let start = reuse.min(source.len());
+      let tail: Vec<Message> = source[start..source.len().min(start + n)].to_vec();
+      let mut history = held[..reuse].to_vec();
+      history.extend(tail.iter().cloned());
+      let got = e
+        .plan_session(7, reuse, tail, &s.context)
+        .expect("valid messages never fail")
+        .expect("the session holds what the previous call left");
+      let want = e.plan(&history, &s.context).unwrap();
+      prop_assert_eq!(&got, &want);
+      held = history;
+    }
+  }
+}
+
 /// An invalid message in a session's new tail is named by its index in the whole conversation,
 /// and the session is gone afterwards (the next call misses and resends everything).
 #[test]
