@@ -23,6 +23,7 @@ import {
   type WireOptions,
 } from './wire.js'
 import { samePrefix, unpack } from './wire/packed.js'
+import type { ShellMaker } from './wire/copy.js'
 
 /** What the sessions need of their editor. */
 export interface SessionHost {
@@ -325,6 +326,7 @@ interface Output {
   /** The output as the editor keeps it: templates of the copies (see `Applied`), and where they are. */
   kept: unknown[]
   made: number[]
+  makers: Array<ShellMaker | undefined>
 }
 
 /** Conversations kept per first message (threads that share one system-message object). */
@@ -344,7 +346,7 @@ export function reusedPrefix(session: SessionPlan, unchangedBelow: number): Appl
   const { words, strings } = session
   if (strings.length !== last.strings.length || strings.some((s, k) => s !== last.strings[k])) return undefined
   const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow)
-  return upTo > 0 ? { kept: last.kept, made: last.made, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
+  return upTo > 0 ? { kept: last.kept, made: last.made, makers: last.makers, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
 }
 
 /**
@@ -356,7 +358,7 @@ export function keepOutput<T>(planned: Planned, { result, applied }: Finished<T>
   if (session !== undefined) {
     session.conv.output = planned.plan.summary
       ? undefined
-      : { refs: session.refs, words: session.words, strings: session.strings, kept: applied.kept, made: applied.made }
+      : { refs: session.refs, words: session.words, strings: session.strings, kept: applied.kept, made: applied.made, makers: applied.makers }
   }
   return result
 }

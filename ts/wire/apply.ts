@@ -8,7 +8,7 @@ import type { PlanOp, SummaryRequest } from '../native.js'
 import { checkSummaryRequest, summaryTextOf } from '../summary.js'
 import { withCacheBreakpoint } from './breakpoints.js'
 import { readPlan, type ApplicablePlan } from './check-plan.js'
-import { handOut, keepOpen, seal, type Seal } from './copy.js'
+import { handOut, handOutBy, keepOpen, seal, shellMaker, type Seal, type ShellMaker } from './copy.js'
 import { clearedInputs, clearedResult, truncatedResult, withoutCalls, withoutThinking } from './edits.js'
 import { OBJECT_PROTOTYPE, describe, entry, field, isObject, notePollution, own, polluted } from './fields.js'
 import { messageError } from './locate.js'
@@ -41,7 +41,15 @@ export interface ApplyOptions {
    * earlier application's `kept` (for the same objects and the same operations). `rest`, when
    * given, stands for the plan's operations from `upTo` on.
    */
-  prefix?: { kept: readonly unknown[]; made: readonly number[]; length: number; upTo: number; rest?: readonly PlanOp[] }
+  prefix?: {
+    kept: readonly unknown[]
+    made: readonly number[]
+    /** `shellMaker` of each template `made` names, where known (see `Applied.makers`). */
+    makers?: ReadonlyArray<ShellMaker | undefined>
+    length: number
+    upTo: number
+    rest?: readonly PlanOp[]
+  }
   /**
    * The editor keeps the copies it makes (in `memo`, and as `kept` for a later `prefix`) and hands
    * them out again: what an edit creates inside a copy is frozen, and every copy handed out is a
@@ -60,6 +68,11 @@ export interface Applied<T> {
   kept: unknown[]
   /** The positions of `kept` that hold templates, ascending. */
   made: number[]
+  /**
+   * The `shellMaker` of each template of `made` (same order), where asked: a template handed out
+   * by the next call's `prefix` gets its maker then, and keeps it from call to call.
+   */
+  makers: Array<ShellMaker | undefined>
 }
 
 /**
@@ -137,7 +150,7 @@ export function applyEdits<T extends AnyMessage>(messages: readonly T[], plan: A
 function unchangedOutput<T>(messages: readonly T[]): Applied<T> {
   const out = new Array<T>(messages.length)
   for (let k = 0; k < messages.length; k++) out[k] = messages[k]
-  return { messages: out, kept: out.slice(), made: [] }
+  return { messages: out, kept: out.slice(), made: [], makers: [] }
 }
 
 /** `applyPlan`'s messages: an array it may walk (its entries are the caller's business). */
@@ -288,17 +301,26 @@ function applier<T extends AnyMessage>(messages: readonly T[], plan: ApplicableP
   const close = shared ? seal : keepOpen
   const kept = prefix === undefined ? [] : prefix.kept.slice(0, prefix.length)
   const made: number[] = []
+  const makers: Array<ShellMaker | undefined> = []
   const out = kept.slice() as T[]
   if (prefix !== undefined) {
-    for (const k of prefix.made) {
+    // Templates handed out again: each by its maker, found the first time it is handed out again.
+    for (let j = 0; j < prefix.made.length; j++) {
+      const k = prefix.made[j]
       if (k >= prefix.length) break
+      const template = kept[k] as AnyMessage
+      const maker = prefix.makers?.[j] ?? shellMaker(template)
       made.push(k)
-      out[k] = handOut(kept[k] as AnyMessage) as T
+      makers.push(maker)
+      out[k] = handOutBy(template, maker) as T
     }
   }
   /** Adds a copy this call made or took from the memo: the caller gets its own shell when it is kept. */
   const copied = (copy: AnyMessage): void => {
-    if (shared) made.push(kept.length)
+    if (shared) {
+      made.push(kept.length)
+      makers.push(undefined)
+    }
     kept.push(copy)
     out.push((shared ? handOut(copy) : copy) as T)
   }
@@ -344,5 +366,5 @@ function applier<T extends AnyMessage>(messages: readonly T[], plan: ApplicableP
       else copied(m)
     }
   }
-  return Object.assign(step, { applied: { messages: out, kept, made } })
+  return Object.assign(step, { applied: { messages: out, kept, made, makers } })
 }

@@ -233,11 +233,6 @@ export function changed(m: AnyMessage, p: Parts, fields: Record<string, unknown>
  * copied anew, everything inside shared (the edit froze what it created).
  */
 export function handOut<T extends AnyMessage>(template: T): T {
-  // A template handed out before has its own way to be copied (see `handOuts`).
-  const known = polluted ? undefined : handOuts.get(template)
-  if (known) return known(template) as T
-  if (known === null) handOuts.set(template, fastHandOut(template) ?? false)
-  else if (known === undefined && !polluted) handOuts.set(template, null)
   // The template was copied from the caller's message (`copyOf`): the fields it needs from its
   // class are its own already, so a shell is its own fields on the same prototype. Spreading
   // defines each own enumerable field (a `__proto__` key stays a field, no setter runs), then the
@@ -264,25 +259,23 @@ function finished<T extends AnyMessage>(copy: T, template: T): T {
   return copy
 }
 
-/**
- * How a template handed out again (every next call hands out each cleared message's) is copied,
- * by template: `null` once it was handed out (the second time gets one), `false` where none is
- * safe. A template is never changed once handed out. Used only while nothing is put on
- * Object.prototype.
- */
-const handOuts = new WeakMap<object, Maker | null | false>()
+/** How a template's shells are made from now on (see `shellMaker`): `false` where `handOut` spreads. */
+export type ShellMaker = ((template: object) => object) | false
 
 /**
- * `handOut` for `template` by a maker built for its class and field list (`makerOf`), with what
- * `finished` does decided once: 2.6-3x faster than spreading and then setting the prototype (which
- * moves the new object to another hidden class). `undefined` for a plain object (spread at once)
- * or where no maker is safe.
+ * How the shells of `template` can be made by a function built for its class and field list
+ * (`makerOf`), 2.6-3x faster than `handOut`'s spread and prototype change (which moves each new
+ * object to another hidden class), with what `finished` does decided once: `false` for a plain
+ * object (a spread is as fast) or where no maker is safe, `undefined` while Object.prototype is
+ * polluted. Finding it costs about one `handOut`: the editor asks once per template and keeps the
+ * answer beside its kept output (ts/wire/apply.ts), as a template is handed out on every call.
  */
-function fastHandOut(template: AnyMessage): Maker | undefined {
+export function shellMaker(template: AnyMessage): ShellMaker | undefined {
+  if (polluted) return undefined
   const proto = Object.getPrototypeOf(template)
-  if (proto === Object.prototype || proto === null) return undefined
+  if (proto === Object.prototype || proto === null) return false
   const make = makerOf(template, proto)
-  if (make === undefined) return undefined
+  if (make === undefined) return false
   const kwargs = field(template, 'lc_kwargs')
   // The usual case: a LangChain message with an id, whose frozen `lc_kwargs` is shared.
   const plain =
@@ -291,16 +284,26 @@ function fastHandOut(template: AnyMessage): Maker | undefined {
   return plain ? make : (t) => finished(make(t) as AnyMessage, t as AnyMessage)
 }
 
+/** `handOut(template)` by its `shellMaker` where it has one (and Object.prototype is still clean). */
+export function handOutBy<T extends AnyMessage>(template: T, maker: ShellMaker | undefined): T {
+  return maker && !polluted ? (maker(template) as T) : handOut(template)
+}
+
 type Maker = (template: object) => object
 
-/** Makers by prototype and field list (`signature`), shared by the templates of a class. */
-const makersByShape = new WeakMap<object, Map<string, Maker | undefined>>()
+/** A field list of a prototype's templates and its maker (`undefined`: none is safe). */
+interface Shape {
+  keys: readonly string[]
+  symbols: readonly symbol[]
+  maker: Maker | undefined
+}
+
+/** Makers by prototype and field list, shared by the templates of a class. */
+const shapesByProto = new WeakMap<object, Shape[]>()
 /** At most this many field lists get a maker per prototype (each is compiled code). */
 const MAX_SHAPES = 32
 /** Templates with more own fields than this are spread. */
 const MAX_MAKER_FIELDS = 64
-/** Numbers for symbol keys in signatures (two symbols may share a description). */
-const symbolIds = new Map<symbol, number>()
 /** Whether `new Function` works here (not under `--disallow-code-generation-from-strings` or a CSP). */
 let canCompile: boolean | undefined
 
@@ -310,37 +313,38 @@ let canCompile: boolean | undefined
  * order): the same fields, in the same order, as data. `undefined` where assignment could do
  * something else (a field that is `__proto__`, or an accessor or read-only somewhere on the
  * prototype chain, where a setter would run or the store fail; shells are only made so while
- * nothing is put on Object.prototype, see `shellOf`), for a template with many fields, or where
+ * nothing is put on Object.prototype, see `handOutBy`), for a template with many fields, or where
  * code cannot be compiled.
  */
 function makerOf(template: object, proto: object): Maker | undefined {
-  let keys: PropertyKey[]
+  let keys: string[]
+  let symbols: symbol[]
   try {
-    keys = Reflect.ownKeys(template).filter((k) => isEnumerable(template, k))
+    // In the order a spread defines them: string keys (from V8's cache of the hidden class), then symbols.
+    keys = Object.keys(template)
+    symbols = Object.getOwnPropertySymbols(template)
+    if (symbols.length > 0) symbols = symbols.filter((k) => isEnumerable(template, k))
   } catch {
     return undefined
   }
-  if (keys.length > MAX_MAKER_FIELDS) return undefined
-  const signature = keys.map((k) => (typeof k === 'symbol' ? `@${symbolId(k)}` : `.${k}`)).join('\u0000')
-  let shapes = makersByShape.get(proto)
+  if (keys.length + symbols.length > MAX_MAKER_FIELDS) return undefined
+  let shapes = shapesByProto.get(proto)
   if (shapes === undefined) {
-    shapes = new Map()
-    makersByShape.set(proto, shapes)
+    shapes = []
+    shapesByProto.set(proto, shapes)
   }
-  if (shapes.has(signature)) return shapes.get(signature)
-  if (shapes.size >= MAX_SHAPES) return undefined
-  const maker = assignable(proto, keys) ? compileMaker(proto, keys) : undefined
-  shapes.set(signature, maker)
+  for (const shape of shapes) if (sameList(shape.keys, keys) && sameList(shape.symbols, symbols)) return shape.maker
+  if (shapes.length >= MAX_SHAPES) return undefined
+  const all = [...keys, ...symbols]
+  const maker = assignable(proto, all) ? compileMaker(proto, all) : undefined
+  shapes.push({ keys, symbols, maker })
   return maker
 }
 
-function symbolId(k: symbol): number {
-  let id = symbolIds.get(k)
-  if (id === undefined) {
-    id = symbolIds.size
-    symbolIds.set(k, id)
-  }
-  return id
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
 }
 
 /** Whether assigning each of `keys` onto an object of `proto` defines it as an own data field. */
