@@ -52,6 +52,23 @@ describe('isWellFormed agrees with String.prototype.isWellFormed', () => {
     assert.ok(checked > 900 && bad > 300, `${checked} strings, ${bad} of them with a lone surrogate`)
   })
 
+  test('mostly-ASCII text with a short run of Chinese anywhere (found by a probe or not), with and without a lone surrogate', () => {
+    const rng = new Rng(20261129)
+    const rand = () => rng.next()
+    for (const n of [512, 700, 5000, 40_000]) {
+      for (let r = 0; r < 40; r++) {
+        const run = '请注意并发'.slice(0, 1 + Math.floor(rand() * 5))
+        const at = Math.floor(rand() * n)
+        let s = 'a'.repeat(at) + run + 'b'.repeat(n - at)
+        if (r % 2 === 1) {
+          const lone = Math.floor(rand() * s.length)
+          s = s.slice(0, lone) + String.fromCharCode(rand() < 0.5 ? 0xd800 : 0xdc00) + s.slice(lone)
+        }
+        assert.equal(isWellFormed(s), s.isWellFormed(), `length ${s.length}, run at ${at}, lone: ${r % 2 === 1}`)
+      }
+    }
+  })
+
   test('a lone surrogate at every position of a long two-byte string, and pairs split across blocks', () => {
     const base = '这个函数负责解析配置文件'.repeat(60) // 720 units, two-byte
     for (let at = 0; at <= base.length; at += 7) {
