@@ -51,9 +51,80 @@ function fromObjectPrototype(o: object, key: PropertyKey): boolean {
   return false
 }
 
-/** `o[key]` as the object and its class hold it (see above). */
+/**
+ * `o[key]` as the object and its class hold it (see above). The fields a conversion reads are read
+ * by name, one case each: `o[key]` here would be one load site for every field of every object
+ * (megamorphic, a lookup in V8's stub cache per read: 4-6 % of a cold call), where a named read
+ * keeps its own cache of the few classes that reach it, and a call with a constant key, inlined,
+ * keeps only its case (cold call 3-9 % less CPU at 200 and 2,000 messages). Any other key reads the
+ * same way, through the default case.
+ */
 export function field(o: any, key: string): any {
-  return polluted && fromObjectPrototype(o, key) ? undefined : o[key]
+  if (polluted && fromObjectPrototype(o, key)) return undefined
+  switch (key) {
+    case 'type':
+      return o.type
+    case 'content':
+      return o.content
+    case 'id':
+      return o.id
+    case 'data':
+      return o.data
+    case 'tool_calls':
+      return o.tool_calls
+    case 'additional_kwargs':
+      return o.additional_kwargs
+    case 'text':
+      return o.text
+    case 'role':
+      return o.role
+    case 'name':
+      return o.name
+    case 'function':
+      return o.function
+    case 'pinned':
+      return o.pinned
+    case 'lc_kwargs':
+      return o.lc_kwargs
+    case 'input':
+      return o.input
+    case 'args':
+      return o.args
+    case '_getType':
+      return o._getType
+    case 'tool_call_id':
+      return o.tool_call_id
+    case 'response_metadata':
+      return o.response_metadata
+    case 'reasoning_content':
+      return o.reasoning_content
+    case 'metadata':
+      return o.metadata
+    case 'mime_type':
+      return o.mime_type
+    case 'arguments':
+      return o.arguments
+    case 'context_editing':
+      return o.context_editing
+    case 'cleared':
+      return o.cleared
+    case 'truncated':
+      return o.truncated
+    case 'cleared_tool_inputs':
+      return o.cleared_tool_inputs
+    case 'image_url':
+      return o.image_url
+    case 'source':
+      return o.source
+    case 'url':
+      return o.url
+    case 'detail':
+      return o.detail
+    case 'cache_control':
+      return o.cache_control
+    default:
+      return o[key]
+  }
 }
 
 /** `key in o`, as the object and its class hold it. */
