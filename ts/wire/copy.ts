@@ -245,18 +245,26 @@ export function handOut<T extends AnyMessage>(template: T): T {
 
 /** A shell of `template` given its own copies of what it must not share (see `handOut`). */
 function finished<T extends AnyMessage>(copy: T, template: T): T {
-  // A `_getType` the template keeps as its own method (see `keepInherited`), not an enumerable field.
-  if (Object.hasOwn(template, '_getType') && !isEnumerable(template, '_getType')) {
-    Object.defineProperty(copy, '_getType', Object.getOwnPropertyDescriptor(template, '_getType')!)
-  }
-  const kwargs = field(template, 'lc_kwargs')
-  if (isObject(kwargs) && !Array.isArray(kwargs)) {
-    // Shared when frozen (a message with an id, see `patch`).
-    if (!Object.isFrozen(kwargs)) setField(copy, 'lc_kwargs', copyOf(kwargs, KEPT.metadata))
-  } else if (kindOf(template) === STORED) {
-    setField(copy, 'data', copyOf(field(template, 'data')))
-  }
+  if (ownGetType(template)) Object.defineProperty(copy, '_getType', Object.getOwnPropertyDescriptor(template, '_getType')!)
+  const part = unshared(template)
+  if (part === 'lc_kwargs') setField(copy, 'lc_kwargs', copyOf(field(template, 'lc_kwargs'), KEPT.metadata))
+  else if (part === 'data') setField(copy, 'data', copyOf(field(template, 'data')))
   return copy
+}
+
+/** Whether `template` keeps `_getType` as its own method (see `keepInherited`), not an enumerable field. */
+function ownGetType(template: AnyMessage): boolean {
+  return Object.hasOwn(template, '_getType') && !isEnumerable(template, '_getType')
+}
+
+/**
+ * The part of `template` each shell gets its own copy of: a LangChain message's `lc_kwargs` unless
+ * frozen (a message with an id shares it, see `patch`), a stored message's `data`.
+ */
+function unshared(template: AnyMessage): 'lc_kwargs' | 'data' | undefined {
+  const kwargs = field(template, 'lc_kwargs')
+  if (isObject(kwargs) && !Array.isArray(kwargs)) return Object.isFrozen(kwargs) ? undefined : 'lc_kwargs'
+  return kindOf(template) === STORED ? 'data' : undefined
 }
 
 /** How a template's shells are made from now on (see `shellMaker`): `false` where `handOut` spreads. */
@@ -276,11 +284,8 @@ export function shellMaker(template: AnyMessage): ShellMaker | undefined {
   if (proto === Object.prototype || proto === null) return false
   const make = makerOf(template, proto)
   if (make === undefined) return false
-  const kwargs = field(template, 'lc_kwargs')
-  // The usual case: a LangChain message with an id, whose frozen `lc_kwargs` is shared.
-  const plain =
-    !(Object.hasOwn(template, '_getType') && !isEnumerable(template, '_getType')) &&
-    (isObject(kwargs) && !Array.isArray(kwargs) ? Object.isFrozen(kwargs) : kindOf(template) !== STORED)
+  // The usual case (a LangChain message with an id) needs nothing of `finished`.
+  const plain = !ownGetType(template) && unshared(template) === undefined
   return plain ? make : (t) => finished(make(t) as AnyMessage, t as AnyMessage)
 }
 
