@@ -17,9 +17,11 @@ if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 # The release profile (fat LTO) builds what is published. CHECK_PROFILE=ci (as .ci/run sets it)
 # builds the targets that are only checked (format, exports, C library, a smoke run under qemu)
 # with Cargo.toml's `ci` profile (no optimization, no LTO: about 40 s a target instead of 130 s on
-# 2 cores); linux-x64-gnu (the tests after it run on it) and wasm32-wasi (the WebAssembly suite)
-# stay release builds.
+# 2 cores), and linux-x64-gnu (the tests after it run on it) and wasm32-wasi (the WebAssembly
+# suite) with its `ci-tested` profile: optimized as the release is, without its whole-program LTO.
 check_profile="${CHECK_PROFILE:-release}"
+tested_profile=release
+if [ "$check_profile" = ci ]; then tested_profile=ci-tested; fi
 
 build() {
   npx --no-install napi build --platform --profile "$profile" --dts binding.d.cts --output-dir artifacts "$@"
@@ -29,17 +31,18 @@ mkdir -p artifacts
 for t in "${targets[@]}"; do
   start=$SECONDS
   case "$t" in
-    linux-x64-gnu | wasm32-wasi) profile=release ;;
+    linux-x64-gnu | wasm32-wasi) profile=$tested_profile ;;
     *) profile=$check_profile ;;
   esac
   case "$t" in
-    linux-x64-gnu) build --no-js --cross-compile --target x86_64-unknown-linux-gnu.2.17 ;;
-    linux-arm64-gnu) build --no-js --cross-compile --target aarch64-unknown-linux-gnu.2.17 ;;
-    linux-x64-musl) build --no-js --cross-compile --target x86_64-unknown-linux-musl ;;
-    linux-arm64-musl) build --no-js --cross-compile --target aarch64-unknown-linux-musl ;;
-    darwin-x64) build --no-js --cross-compile --target x86_64-apple-darwin ;;
-    darwin-arm64) build --no-js --cross-compile --target aarch64-apple-darwin ;;
+    linux-x64-gnu) triple=x86_64-unknown-linux-gnu && build --no-js --cross-compile --target "$triple.2.17" ;;
+    linux-arm64-gnu) triple=aarch64-unknown-linux-gnu && build --no-js --cross-compile --target "$triple.2.17" ;;
+    linux-x64-musl) triple=x86_64-unknown-linux-musl && build --no-js --cross-compile --target "$triple" ;;
+    linux-arm64-musl) triple=aarch64-unknown-linux-musl && build --no-js --cross-compile --target "$triple" ;;
+    darwin-x64) triple=x86_64-apple-darwin && build --no-js --cross-compile --target "$triple" ;;
+    darwin-arm64) triple=aarch64-apple-darwin && build --no-js --cross-compile --target "$triple" ;;
     win32-x64-gnu)
+      triple=x86_64-pc-windows-gnu
       # napi's build script links MinGW builds against MSYS2's libnode.dll and insists on finding
       # one. With napi's `dyn-symbols` (Cargo.toml) the addon links no Node-API symbol at all, so
       # an empty import library stands in: the DLL imports nothing from Node and finds Node-API in
@@ -49,17 +52,20 @@ for t in "${targets[@]}"; do
       stub="${CARGO_TARGET_DIR:-$PWD/target}/libnode-stub"
       mkdir -p "$stub" && : >"$stub/libnode.dll" && printf '!<arch>\n' >"$stub/libnode.a"
       LIBNODE_PATH="$stub" CFLAGS_x86_64_pc_windows_gnu=-Wno-error=date-time \
-        CARGO="$PWD/scripts/cargo-as-zigbuild.sh" build --no-js --target x86_64-pc-windows-gnu
+        CARGO="$PWD/scripts/cargo-as-zigbuild.sh" build --no-js --target "$triple"
       ;;
     # With the root loader (`--js`): the WebAssembly loaders record binding.cjs as the package's
     # root entry, as `npm run build:native` does, so the two builds write the same committed files.
-    wasm32-wasi) build --target wasm32-wasip1-threads --js binding.cjs ;;
+    wasm32-wasi) triple=wasm32-wasip1-threads && build --target "$triple" --js binding.cjs ;;
     *)
       echo "unknown platform $t (expected one of: ${all[*]})" >&2
       exit 2
       ;;
   esac
   echo "built $t ($profile profile) in $((SECONDS - start)) s"
+  # PRUNE_BUILDS=1 (.ci/run): the target's build tree (about 250 MB) goes once its addon is in
+  # artifacts/, so a run over every platform never holds more than one on disk.
+  if [ "${PRUNE_BUILDS:-}" = 1 ]; then rm -rf "${CARGO_TARGET_DIR:-$PWD/target}/$triple"; fi
 done
 
 # `napi artifacts` moves every configured target's binary: once any native one is in artifacts/,
