@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { NativeContextEditor, PackedOpKind, toWireMessages } from '../index.js'
 import { unpack } from '../dist/wire/packed.js'
+import { RECALL_PLACEHOLDER } from '../dist/index.js'
 import { Rng } from './support/prng.mjs'
 import { buildMessages, conversationSpecs, editOptions } from './support/conversations.mjs'
 
@@ -23,6 +24,8 @@ function pipeline(rng, tokens, count) {
   const { options, maxInputTokens } = editOptions(rng, tokens, count)
   const always = { tokens: 1 }
   const edits = [{ type: 'clear_tool_uses', ...options, cacheBreakpoints: rng.chance(0.5) }]
+  // Placeholders that name their call (the recall tool's, two slots): a string of its own per result.
+  if (rng.chance(0.3)) edits[0].placeholder = rng.chance(0.5) ? RECALL_PLACEHOLDER : '{tool_call_id} cleared; ask for {tool_call_id}'
   if (rng.chance(0.5)) edits.unshift({ type: 'clear_thinking', trigger: always, keep: { thinkingTurns: rng.int(0, 2) } })
   if (rng.chance(0.5)) edits.unshift({ type: 'truncate_tool_results', trigger: always, maxChars: rng.int(5, 60) })
   if (rng.chance(0.3)) edits.push({ type: 'strip_tool_calls', trigger: { messages: rng.int(1, count + 2) } })
@@ -60,7 +63,9 @@ test('an unpacked session plan equals the plain plan, op for op, for every kind 
     }
     const packed = editor.planSession(seed, 0, wire, context)
     for (let w = 0; w < packed.ops.length; w += 4) assert.ok(kinds.has(packed.ops[w]), `seed ${seed}: kind ${packed.ops[w]} is a PackedOpKind`)
-    const { plan, opsFrom } = unpack(packed)
+    const { plan, opsFrom, strings } = unpack(packed)
+    // Each string once: what the ops name is interned, never sent again per op.
+    assert.equal(new Set(strings).size, strings.length, `seed ${seed}: strings listed twice in ${JSON.stringify(strings)}`)
     const json = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
     assert.deepEqual(json(plan.ops), json(plain.ops), `seed ${seed}: ops`)
     assert.deepEqual(json(plan.report), json(plain.report), `seed ${seed}: report`)
@@ -68,9 +73,21 @@ test('an unpacked session plan equals the plain plan, op for op, for every kind 
     const from = Math.floor(plain.ops.length / 2)
     assert.deepEqual(json(opsFrom(from)), json(plain.ops.slice(from)), `seed ${seed}: ops from ${from}`)
     for (const op of plain.ops) seen.set(op.type, (seen.get(op.type) ?? 0) + 1)
+    if (options.edits.some((e) => e.placeholder?.includes('{tool_call_id}')) && plain.ops.filter((op) => op.type === 'clear_tool_result').length > 1) {
+      seen.set('clear_tool_result named', (seen.get('clear_tool_result named') ?? 0) + 1)
+    }
   }
   // The comparison covered every operation type the core makes.
-  const types = ['remove', 'clear_tool_result', 'truncate_tool_result', 'remove_thinking', 'clear_tool_inputs', 'remove_tool_calls', 'cache_breakpoint']
+  const types = [
+    'remove',
+    'clear_tool_result',
+    'clear_tool_result named',
+    'truncate_tool_result',
+    'remove_thinking',
+    'clear_tool_inputs',
+    'remove_tool_calls',
+    'cache_breakpoint',
+  ]
   assert.deepEqual(
     types.filter((t) => !seen.has(t)),
     [],

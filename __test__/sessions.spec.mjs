@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
-import { ContextEditor } from '../dist/index.js'
+import { ContextEditor, RECALL_PLACEHOLDER } from '../dist/index.js'
 import { NativeContextEditor } from '../dist/native.js'
 import { Rng } from './support/prng.mjs'
 import { buildMessages, conversationSpecs, editOptions } from './support/conversations.mjs'
@@ -22,6 +22,7 @@ test('growing a history call by call gives exactly what a fresh editor gives, in
     const rng = new Rng(seed)
     const history = buildMessages(conversationSpecs(rng, { maxTurns: 14 }))
     const { options, maxInputTokens } = editOptions(rng, approxTokens(history), history.length)
+    if (seed % 4 === 0) options.placeholder = RECALL_PLACEHOLDER
     const method = METHODS[seed % METHODS.length]
     const warm = new ContextEditor({ ...options, ...method })
     // The agent loop: each model call sees one more turn (sometimes several at once).
@@ -201,6 +202,10 @@ test('the previous output is reused only where it is still right: changed limits
     const rng = new Rng(1000 + seed)
     const history = buildMessages(conversationSpecs(rng, { maxTurns: 20 }))
     const { options } = editOptions(rng, approxTokens(history), history.length)
+    // Placeholders that name their call: a string of its own per cleared result, so two plans'
+    // string tables share only their start (more results cleared, or others once the limit moves).
+    if (seed % 3 === 0) options.placeholder = RECALL_PLACEHOLDER
+    if (seed % 3 === 1) options.placeholder = '{tool_call_id} cleared ({tool_call_id})'
     const editor = new ContextEditor(options)
     const total = approxTokens(history)
     let view = []
@@ -223,5 +228,37 @@ test('the previous output is reused only where it is still right: changed limits
       if (action === 3) got.messages.reverse()
       if (action === 4) got.messages.splice(0, got.messages.length, ...got.messages.map(() => new HumanMessage('junk')))
     }
+  }
+})
+
+test('a result another edit clears this time is written anew, not taken from the previous output', () => {
+  // Two clearing edits with placeholders of their own. With a small limit the first clears the old
+  // results; with a large one only the second fires and clears the same results its own way. The
+  // two plans' operations on those results are the same numbers (kind, index, the first string of
+  // each table): only the string tables tell the placeholders apart.
+  const history = [new HumanMessage('go')]
+  for (let t = 0; t < 6; t++) {
+    history.push(new AIMessage({ content: '', tool_calls: [{ id: `call_${t}`, name: 'read', args: { t } }] }))
+    history.push(new ToolMessage({ content: `result ${t} `.repeat(40), tool_call_id: `call_${t}`, name: 'read' }))
+  }
+  for (const [a, b] of [
+    ['[a]', '[b]'],
+    ['[a {tool_call_id}]', '[b {tool_call_id}]'],
+  ]) {
+    const options = {
+      edits: [
+        { type: 'clear_tool_uses', trigger: { fraction: 0.5 }, keep: { messages: 1 }, placeholder: a },
+        { type: 'clear_tool_uses', trigger: { messages: 2 }, keep: { messages: 2 }, placeholder: b },
+      ],
+    }
+    const editor = new ContextEditor(options)
+    const small = { maxInputTokens: 400 }
+    const large = { maxInputTokens: 1_000_000 }
+    const first = editor.edit(history, small)
+    assert.equal(first.messages[2].content, a.replace('{tool_call_id}', 'call_0'), 'the first edit cleared the oldest result')
+    const view = [...history, new HumanMessage('next')]
+    const got = editor.edit(view, large)
+    assert.equal(got.messages[2].content, b.replace('{tool_call_id}', 'call_0'), `${b}: the second edit's placeholder`)
+    assert.deepEqual(observable(got), observable(new ContextEditor(options).edit(view, large)), `${a} / ${b}: as a fresh editor`)
   }
 })

@@ -12,7 +12,8 @@
 // - cold `wrapModelCall` of the LangChain middleware (a new middleware per conversation, as a
 //   replica serving a resumed thread) vs the same pass; and the first call in a new process;
 // - next call vs the `WeakMap` memo loop (`jsClearToolUses` with per-message sizes memoised by
-//   object identity), approx and model (the model loop counts new messages with tiktoken-rs);
+//   object identity), approx and model (the model loop counts new messages with tiktoken-rs), and
+//   approx with the recall tool's placeholder (`{tool_call_id}`: each cleared result's own text);
 // - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
@@ -23,7 +24,7 @@ import os from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { countTokensApproximately, summarizationMiddleware as lcSummarization } from 'langchain'
-import { ContextEditor } from '../dist/index.js'
+import { ContextEditor, RECALL_PLACEHOLDER } from '../dist/index.js'
 import { contextEditingMiddleware, summarizationMiddleware } from '../dist/langchain/index.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
 import { applyEdits, jsonText, toColumns, toWire } from '../dist/wire.js'
@@ -176,6 +177,17 @@ async function rowsForSize(n, seed, runs) {
     await loop(messages, cuts, (v) => jsClearToolUses(v, OPTIONS, mm), memoNext)
   }
   row('next call, approx', oursNext, memoNext, '`WeakMap` memo loop')
+  // The recall tool's placeholder names each result's call: a string of its own per cleared result.
+  const RECALL = { ...OPTIONS, placeholder: RECALL_PLACEHOLDER }
+  const recallNext = timed()
+  const recallMemo = timed()
+  for (let r = 0; r < 3; r++) {
+    const ed = new ContextEditor(RECALL)
+    const mm = new WeakMap()
+    await loop(messages, cuts, (v) => ed.edit(v, ctx), recallNext)
+    await loop(messages, cuts, (v) => jsClearToolUses(v, RECALL, mm), recallMemo)
+  }
+  row('next call, approx, recall placeholder', recallNext, recallMemo, '`WeakMap` memo loop')
   const modelNext = timed()
   const modelMemo = timed()
   new ContextEditor(MODEL).countTokens([{ role: 'user', content: 'load the ranks' }])

@@ -75,7 +75,8 @@ export function jsClearToolUses(messages, options = {}, memo) {
     if (exclude.has(t.name || call.name)) continue
     kept[at] = new ToolMessage({
       tool_call_id: t.tool_call_id,
-      content: placeholder,
+      // A `{tool_call_id}` slot (the recall tool's placeholder) is filled with the result's own id.
+      content: placeholder.includes('{tool_call_id}') ? placeholder.replaceAll('{tool_call_id}', () => t.tool_call_id) : placeholder,
       name: t.name,
       artifact: undefined,
       response_metadata: { ...t.response_metadata, context_editing: { cleared: true, strategy: 'clear_tool_uses' } },

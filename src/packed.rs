@@ -8,6 +8,8 @@
 //! native until read. `PackedOpKind` names the kinds on both sides (the shim's `unpack` in
 //! `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
 
+use std::collections::HashMap;
+
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -143,20 +145,35 @@ fn word(n: usize) -> u32 {
   u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The strings packed ops name, each once, in the order first named.
+#[derive(Default)]
+struct Strings<'a> {
+  list: Vec<&'a str>,
+  positions: HashMap<&'a str, u32>,
+}
+
+impl<'a> Strings<'a> {
+  /// The position of `s`. By hash, not by a scan of the list: a placeholder with a
+  /// `{tool_call_id}` slot (the recall tool's) is a string of its own for every cleared result,
+  /// and a scan made packing quadratic in them (a next call at 10,000 messages took 10x as long
+  /// as with a shared placeholder; `benchmark/cold.mjs`, its recall row).
+  fn intern(&mut self, s: &'a str) -> u32 {
+    let list = &mut self.list;
+    *self.positions.entry(s).or_insert_with(|| {
+      list.push(s);
+      word(list.len() - 1)
+    })
+  }
+}
+
 /// Packs a plan (see the module's comment).
 pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
   let mut words = Vec::with_capacity(plan.ops.len() * 4);
-  let mut strings: Vec<String> = Vec::new();
-  let mut intern = |s: &str| -> u32 {
-    word(strings.iter().position(|x| x == s).unwrap_or_else(|| {
-      strings.push(s.to_owned());
-      strings.len() - 1
-    }))
-  };
+  let mut strings = Strings::default();
   let mut others = Vec::new();
-  for op in plan.ops {
+  for op in &plan.ops {
     let index = word(op.index());
-    let packed = match &op {
+    let packed = match op {
       core::Op::Remove { .. } => [PackedOpKind::Remove as u32, index, 0, 0],
       core::Op::ClearToolResult {
         placeholder,
@@ -165,20 +182,20 @@ pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
       } => [
         PackedOpKind::ClearToolResult as u32,
         index,
-        intern(placeholder),
-        intern(strategy),
+        strings.intern(placeholder),
+        strings.intern(strategy),
       ],
       core::Op::RemoveThinking { .. } => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
       core::Op::CacheBreakpoint { .. } => [PackedOpKind::CacheBreakpoint as u32, index, 0, 0],
       _ => {
-        others.push(PlanOp::from(op));
+        others.push(PlanOp::from(op.clone()));
         [PackedOpKind::Other as u32, index, word(others.len() - 1), 0]
       }
     };
     words.extend_from_slice(&packed);
   }
   let extra = PackedExtra {
-    strings: strings.iter().map(String::as_str).collect(),
+    strings: strings.list,
     ops: others,
     summary: plan.summary.map(SummaryRequest::from),
   };

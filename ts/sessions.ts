@@ -344,8 +344,10 @@ export function reusedPrefix(session: SessionPlan, unchangedBelow: number): Appl
   const last = session.conv.output
   if (last === undefined || last.refs !== session.previous || unchangedBelow === 0) return undefined
   const { words, strings } = session
-  if (strings.length !== last.strings.length || strings.some((s, k) => s !== last.strings[k])) return undefined
-  const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow)
+  const before = last.strings
+  let shared = 0
+  while (shared < strings.length && shared < before.length && strings[shared] === before[shared]) shared++
+  const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow, shared)
   return upTo > 0 ? { kept: last.kept, made: last.made, makers: last.makers, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
 }
 

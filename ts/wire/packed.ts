@@ -87,12 +87,15 @@ export function settled<P extends EditPlan>(plan: P): P {
 }
 
 /**
- * How far two packed plans of one conversation (this call's `words`, the previous call's `before`,
- * with the same strings) agree, below message `upTo`: the first message where their operations
- * differ (`upTo`, lowered), how many operations come before it (`ops`) and how many of those
- * remove a message (`removed`).
+ * How far two packed plans of one conversation (this call's `words`, the previous call's `before`)
+ * agree, below message `upTo`: the first message where their operations differ (`upTo`, lowered),
+ * how many operations come before it (`ops`) and how many of those remove a message (`removed`).
+ * The two string tables agree on their first `sharedStrings` entries: an operation naming a later
+ * string is taken as different. Strings are listed in the order first named, so a plan that only
+ * clears more results than the previous one (each with a placeholder naming its call, as the
+ * recall tool's does) shares the previous table as its start, and the operations that name it.
  */
-export function samePrefix(words: Uint32Array, before: Uint32Array, upTo: number): { upTo: number; ops: number; removed: number } {
+export function samePrefix(words: Uint32Array, before: Uint32Array, upTo: number, sharedStrings: number): { upTo: number; ops: number; removed: number } {
   let w = 0
   for (; w < words.length && w < before.length; w += 4) {
     const index = words[w + 1]
@@ -103,7 +106,8 @@ export function samePrefix(words: Uint32Array, before: Uint32Array, upTo: number
       words[w] !== before[w] ||
       index !== before[w + 1] ||
       words[w + 2] !== before[w + 2] ||
-      words[w + 3] !== before[w + 3]
+      words[w + 3] !== before[w + 3] ||
+      (words[w] === PackedOpKind.ClearToolResult && (words[w + 2] >= sharedStrings || words[w + 3] >= sharedStrings))
     )
       break
   }
