@@ -173,7 +173,9 @@ export function aisdkSegment(m: Record<string, any>, i: number, placeholders: Re
       for (const c of Array.isArray(e.tool_calls) ? e.tool_calls : []) edited.set(c.id, c)
       const parts: unknown[] = []
       let dropped = false
-      const removedCall = (id: unknown): boolean => calls.some((c) => c.id === id) && !edited.has(id)
+      // By set, not a scan of the calls per approval: a message can hold many of both.
+      const callIds = new Set(calls.map((c) => c.id))
+      const removedCall = (id: unknown): boolean => callIds.has(id) && !edited.has(id)
       for (const p of m.content as unknown[]) {
         if (isObject(p) && p.type === 'tool-call' && p.providerExecuted !== true) {
           const after = edited.get(p.toolCallId)

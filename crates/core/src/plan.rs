@@ -339,10 +339,15 @@ fn remove_calls(m: &mut Message, call_indices: &[usize]) {
     .iter()
     .map(|&k| call_json_len(&m.tool_calls[k]) + 1)
     .sum();
+  // A mask, not `call_indices.contains` per call: quadratic in a message's calls (up to 100,000).
+  let mut dropped = vec![false; m.tool_calls.len()];
+  for &k in call_indices {
+    dropped[k] = true;
+  }
   let mut k = 0;
   m.tool_calls.retain(|_| {
     k += 1;
-    !call_indices.contains(&(k - 1))
+    !dropped[k - 1]
   });
   m.tool_calls_length = m.tool_calls_length.map(|n| n.saturating_sub(removed));
   m.tokens = None;
