@@ -157,7 +157,20 @@ impl<'a> Strings<'a> {
   /// `{tool_call_id}` slot (the recall tool's) is a string of its own for every cleared result,
   /// and a scan made packing quadratic in them (a next call at 10,000 messages took 10x as long
   /// as with a shared placeholder; `benchmark/cold.mjs`, its recall row).
+  /// Up to `SCANNED` strings (the usual plan: one placeholder and one strategy) a scan beats
+  /// hashing every op's strings.
   fn intern(&mut self, s: &'a str) -> u32 {
+    const SCANNED: usize = 8;
+    if self.list.len() <= SCANNED {
+      if let Some(k) = self.list.iter().position(|x| *x == s) {
+        return word(k);
+      }
+      self.list.push(s);
+      if self.list.len() > SCANNED {
+        self.positions = (0..).zip(&self.list).map(|(k, x)| (*x, k)).collect();
+      }
+      return word(self.list.len() - 1);
+    }
     let list = &mut self.list;
     *self.positions.entry(s).or_insert_with(|| {
       list.push(s);
