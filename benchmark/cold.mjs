@@ -167,27 +167,20 @@ async function rowsForSize(n, seed, runs) {
 
   const cuts = cutsOf(messages, 25)
   const timed = () => Object.assign([], { cpu: [] })
-  const oursNext = timed()
-  const memoNext = timed()
-  for (let r = 0; r < 3; r++) {
-    // Interleaved: one loop each, three times; new editors and memos each time.
-    const ed = new ContextEditor(OPTIONS)
-    const mm = new WeakMap()
-    await loop(messages, cuts, (v) => ed.edit(v, ctx), oursNext)
-    await loop(messages, cuts, (v) => jsClearToolUses(v, OPTIONS, mm), memoNext)
+  /** Next calls of ours and of the memo loop with `options`: interleaved, one loop each, three times, new editors and memos each time. */
+  const nextVsMemo = async (options) => {
+    const [ours, memo] = [timed(), timed()]
+    for (let r = 0; r < 3; r++) {
+      const ed = new ContextEditor(options)
+      const mm = new WeakMap()
+      await loop(messages, cuts, (v) => ed.edit(v, ctx), ours)
+      await loop(messages, cuts, (v) => jsClearToolUses(v, options, mm), memo)
+    }
+    return [ours, memo]
   }
-  row('next call, approx', oursNext, memoNext, '`WeakMap` memo loop')
+  row('next call, approx', ...(await nextVsMemo(OPTIONS)), '`WeakMap` memo loop')
   // The recall tool's placeholder names each result's call: a string of its own per cleared result.
-  const RECALL = { ...OPTIONS, placeholder: RECALL_PLACEHOLDER }
-  const recallNext = timed()
-  const recallMemo = timed()
-  for (let r = 0; r < 3; r++) {
-    const ed = new ContextEditor(RECALL)
-    const mm = new WeakMap()
-    await loop(messages, cuts, (v) => ed.edit(v, ctx), recallNext)
-    await loop(messages, cuts, (v) => jsClearToolUses(v, RECALL, mm), recallMemo)
-  }
-  row('next call, approx, recall placeholder', recallNext, recallMemo, '`WeakMap` memo loop')
+  row('next call, approx, recall placeholder', ...(await nextVsMemo({ ...OPTIONS, placeholder: RECALL_PLACEHOLDER })), '`WeakMap` memo loop')
   const modelNext = timed()
   const modelMemo = timed()
   new ContextEditor(MODEL).countTokens([{ role: 'user', content: 'load the ranks' }])
