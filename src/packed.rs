@@ -153,12 +153,12 @@ struct Strings<'a> {
 }
 
 impl<'a> Strings<'a> {
-  /// The position of `s`. By hash, not by a scan of the list: a placeholder with a
-  /// `{tool_call_id}` slot (the recall tool's) is a string of its own for every cleared result,
-  /// and a scan made packing quadratic in them (a next call at 10,000 messages took 10x as long
-  /// as with a shared placeholder; `benchmark/cold.mjs`, its recall row).
-  /// Up to `SCANNED` strings (the usual plan: one placeholder and one strategy) a scan beats
-  /// hashing every op's strings.
+  /// The position of `s`: by a scan while the table holds at most `SCANNED` strings (the usual
+  /// plan: one placeholder, one strategy), where it beats hashing each op's strings; by hash after.
+  /// A placeholder with a `{tool_call_id}` slot (the recall tool's) is a string of its own for
+  /// every cleared result, and a scan for each made packing quadratic in them (a next call at
+  /// 10,000 messages took 10x as long as with a shared placeholder; `benchmark/cold.mjs`, its
+  /// recall row).
   fn intern(&mut self, s: &'a str) -> u32 {
     const SCANNED: usize = 8;
     if self.list.len() <= SCANNED {
