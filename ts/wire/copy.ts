@@ -268,7 +268,7 @@ function unshared(template: AnyMessage): 'lc_kwargs' | 'data' | undefined {
 }
 
 /** How a template's shells are made from now on (see `shellMaker`): `false` where `handOut` spreads. */
-export type ShellMaker = ((template: object) => object) | false
+export type ShellMaker = Maker | false
 
 /**
  * How the shells of `template` can be made by a function built for its class and field list
