@@ -1,5 +1,5 @@
 //! Times repeated plans of a long synthetic agent history (for `perf record`):
-//! `cargo run --release -p context-editor-core --example plan_profile -- 10000 approx`
+//! `cargo run --release -p context-editor-core --example plan_profile -- 10000 approx [runs]`
 #![allow(clippy::print_stdout)]
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ fn main() {
   .unwrap();
   let ctx = Context::default();
   editor.plan_session(1, 0, msgs.clone(), &ctx).unwrap();
-  let runs: u32 = 200;
+  let runs: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
   let t0 = Instant::now();
   let mut ops = 0;
   for _ in 0..runs {
