@@ -202,14 +202,11 @@ function contentInto(content: unknown, i: number, w: WireParts): number {
     if (type === 'tool_use' && typeof id === 'string' && mirrors(w.calls, id)) continue
     other.push(block)
   }
+  // JSON text needs no lone-surrogate check: `JSON.stringify` writes a lone surrogate as a `\udxxx`
+  // escape, so its text is always well-formed (such values cross as JSON, escaped, and are accepted:
+  // __test__/lone-surrogate-check.spec.mjs).
   const otherText = other.length ? stringify(other, i, 'content') : ''
-  if (otherText && !isWellFormed(otherText)) {
-    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
-  }
   const thinkingText = thinking.length ? stringify(thinking, i, 'content') : ''
-  if (thinkingText && !isWellFormed(thinkingText)) {
-    throw invalidMessage(i, 'content', 'contains a lone UTF-16 surrogate (not valid Unicode)')
-  }
   w.text = text
   w.other = otherText
   w.images = images
@@ -279,8 +276,8 @@ function callOf(c: any, i: number, k: number): CallView {
   if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
     throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(value)}`)
   }
+  // Well-formed JSON text whatever the arguments hold (see `contentInto`).
   const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
-  if (!isWellFormed(args)) throw invalidMessage(i, `${at}.args`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
   return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length, objectArgs: value === undefined ? undefined : args.length }
 }
 
@@ -373,9 +370,9 @@ function reasoningLength(p: Parts, i: number): number {
     for (const key of REASONING_KWARGS) {
       const v = field(ak, key)
       if (v === undefined || v === null) continue
-      const s = typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)
-      if (!isWellFormed(s)) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-      thinking += s.length
+      // A string is checked; JSON text is well-formed (see `contentInto`).
+      if (typeof v === 'string' && !isWellFormed(v)) throw invalidMessage(i, `additional_kwargs.${key}`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+      thinking += (typeof v === 'string' ? v : stringify(v, i, `additional_kwargs.${key}`)).length
     }
   }
   return thinking
