@@ -219,11 +219,25 @@ async function run(opts, messages, context) {
   out.push(await outcome(() => editor.planAsync(messages, context)))
   out.push(await outcome(() => new ContextEditor(opts).editAsync(messages, context)))
   out.push(await outcome(() => editor.edit(messages, { ...context, messageTokens: messages.map((_, i) => (i % 3 ? null : i * 7)) })))
-  // Counted first: the memo holds wire objects, which the plan's columns are written from.
+  // Counted through wire objects first: the memo then holds wire objects, which the plan's
+  // columns are written from (`addWire`).
   const counted = new ContextEditor(opts)
-  out.push(await outcome(() => counted.countTokens(messages, context)))
+  out.push(await outcome(() => wireObjects(() => counted.countTokens(messages, context))))
   out.push(await outcome(() => counted.edit(messages, context)))
+  // Counted as this run sends messages: columns (approx), or wire objects.
+  out.push(await outcome(() => new ContextEditor(opts).countTokens(messages, context)))
+  out.push(await outcome(() => new ContextEditor(opts).countTokensAsync(messages, context)))
   return out
+}
+
+/** `f()` with columns switched off: messages cross as wire objects (or JSON). */
+function wireObjects(f) {
+  const was = setColumnarWire(false)
+  try {
+    return f()
+  } finally {
+    setColumnarWire(was)
+  }
 }
 
 /** `run` with columns on and with JSON, compared. */
@@ -325,7 +339,7 @@ test("a message's toolCallsLength is the length of JSON.stringify of its tool ca
 })
 
 describe('the native side: columns and JSON are the same messages', () => {
-  test('planColumns = planJson and planSessionColumns = planSession, whole and continued', () => {
+  test('planColumns = planJson, countTokensColumns = countTokens and planSessionColumns = planSession, whole and continued', () => {
     for (let seed = 200; seed < 240; seed++) {
       const r = new Rng(seed)
       const messages = seed % 2 ? langchain(r, r.int(1, 60)) : plain(r, r.int(1, 60))
@@ -341,6 +355,7 @@ describe('the native side: columns and JSON are the same messages', () => {
       const [columns, end] = toColumns(messages, 0, messages.length, opts, [])
       assert.equal(end, messages.length)
       assert.equal(native.planColumns(columns, ctx), native.planJson(jsonText(wire), ctx), `seed ${seed}: whole`)
+      assert.deepEqual(native.countTokensColumns(columns, ctx), native.countTokens(wire, ctx), `seed ${seed}: count`)
       const cut = r.int(0, messages.length)
       const [head] = toColumns(messages, 0, cut, opts, [])
       const [tail] = toColumns(messages, cut, messages.length, opts, [])
@@ -380,6 +395,7 @@ describe('the native side: columns and JSON are the same messages', () => {
         () => native.planColumns(columns),
         () => native.planSessionColumns(1, 0, columns),
         () => native.appendSessionColumns(1, 0, columns),
+        () => native.countTokensColumns(columns),
       ]) {
         assert.throws(call, (e) => e.code === 'INVALID_MESSAGE' && (e.path === 'messages' || typeof e.messageIndex === 'number'), `case ${k}`)
       }

@@ -15,6 +15,7 @@
 //   object identity), approx and model (the model loop counts new messages with tiktoken-rs), and
 //   approx with the recall tool's placeholder (`{tool_call_id}`: each cleared result's own text);
 // - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
+// - `countTokens`, cold, vs LangChain's `countTokensApproximately` (what that middleware runs);
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
 // - session memory per 2,000-message conversation in model mode vs the text it holds;
@@ -202,6 +203,16 @@ async function rowsForSize(n, seed, runs) {
     { oursSetup: () => summarizationMiddleware({ ...sumOpts, model: fakeModel }), peerSetup: () => lcSummarization({ ...sumOpts, model: fakeModel }) },
   )
   row('summarisation plan, not triggered, cold', a, b, 'LangChain `summarizationMiddleware`')
+  // What LangChain's summarisation runs when it does not summarise: its count, against ours.
+  ;[a, b] = await paired(
+    runs,
+    (ed) => ed.countTokens(messages, ctx),
+    () => countTokensApproximately(messages),
+    {
+      oursSetup: () => new ContextEditor(OPTIONS),
+    },
+  )
+  row('`countTokens`, approx, cold', a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
 
   const texts = messages.flatMap(textsOf)
   ;[a, b] = await paired(

@@ -195,6 +195,39 @@ impl NativeContextEditor {
     ))
   }
 
+  /// `countTokens` with the messages as columns (`WireColumns`, see `planColumns`): what the
+  /// package's `ContextEditor` sends when only lengths cross the boundary. Same count, same errors.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
+  #[napi]
+  pub fn count_tokens_columns(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<TokenCountResult> {
+    let columns = input::columns_from_js(&env, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    count_columns(&self.inner, columns, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `countTokensColumns` on the libuv thread pool (the columns are copied on the calling thread).
+  #[napi(ts_return_type = "Promise<TokenCountResult>")]
+  pub fn count_tokens_columns_async(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+  ) -> Result<AsyncTask<Background<TokenCountResult, TokenCountResult>>> {
+    let columns = input::columns_from_js(&env, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    let editor = Arc::clone(&self.inner);
+    Ok(Background::task(
+      move || count_columns(&editor, columns, context),
+      same,
+    ))
+  }
+
   /// Counts the tokens of `messages` (wire form) with the editor's method and encoding.
   #[napi]
   pub fn count_tokens(
@@ -439,6 +472,20 @@ fn count(
 ) -> CoreResult<TokenCountResult> {
   guarded(|| {
     let messages = message::messages_from_wire(messages, 0)?;
+    let context = message::context_from_wire(context)?;
+    editor
+      .count_tokens(&messages, &context)
+      .map(TokenCountResult::from)
+  })
+}
+
+fn count_columns(
+  editor: &core::ContextEditor,
+  columns: Columns,
+  context: Option<EditContext>,
+) -> CoreResult<TokenCountResult> {
+  guarded(|| {
+    let messages = columns.into_core(0)?;
     let context = message::context_from_wire(context)?;
     editor
       .count_tokens(&messages, &context)

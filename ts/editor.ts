@@ -447,8 +447,11 @@ export class ContextEditor {
   countTokens(messages: readonly AnyMessage[], context?: EditContext | null): TokenCountResult {
     const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokens(m, c))
     if (foreign !== undefined) return foreign
-    const [wire, ctx] = this.#wire(...this.#read(messages, context))
+    const [list, call] = this.#read(messages, context)
+    const columns = this.#countColumns(list, call)
     try {
+      if (columns !== undefined) return this.#native.countTokensColumns(columns, this.#context(list, call))
+      const [wire, ctx] = this.#wire(list, call)
       return this.#native.countTokens(wire, ctx)
     } catch (e) {
       throw fromNative(e)
@@ -459,12 +462,24 @@ export class ContextEditor {
   async countTokensAsync(messages: readonly AnyMessage[], context?: EditContext | null): Promise<TokenCountResult> {
     const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokensAsync(m, c))
     if (foreign !== undefined) return foreign
-    const [wire, ctx] = this.#wire(...this.#read(messages, context))
+    const [list, call] = this.#read(messages, context)
+    const columns = this.#countColumns(list, call)
     try {
+      if (columns !== undefined) return await this.#native.countTokensColumnsAsync(columns, this.#context(list, call))
+      const [wire, ctx] = this.#wire(list, call)
       return await this.#native.countTokensAsync(wire, ctx)
     } catch (e) {
       throw fromNative(e)
     }
+  }
+
+  /**
+   * `countTokens`' messages as columns when only lengths cross (approx mode) and the binding takes
+   * them: one walk, no wire object per message (napi reads those field by field, 3x the time at
+   * 2,000 messages). Else `undefined`: wire objects, as before.
+   */
+  #countColumns(list: readonly unknown[], call: CallContext): WireColumns | undefined {
+    return typeof this.#native.countTokensColumns === 'function' ? this.#columns(list, call.messageTokens) : undefined
   }
 
   /** Entries in the token cache (model mode caches the counts of long strings). */
