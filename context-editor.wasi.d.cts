@@ -628,6 +628,15 @@ export declare class NativeContextEditor {
   planColumns(columns: WireColumns, context?: EditContext | undefined | null): string
   /** `planColumns` on the libuv thread pool (the columns are copied on the calling thread). */
   planColumnsAsync(columns: WireColumns, context?: EditContext | undefined | null): Promise<string>
+  /**
+   * `countTokens` with the messages as columns (`WireColumns`, see `planColumns`): what the
+   * package's `ContextEditor` sends when only lengths cross the boundary. Same count, same errors.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
+   */
+  countTokensColumns(columns: WireColumns, context?: EditContext | undefined | null): TokenCountResult
+  /** `countTokensColumns` on the libuv thread pool (the columns are copied on the calling thread). */
+  countTokensColumnsAsync(columns: WireColumns, context?: EditContext | undefined | null): Promise<TokenCountResult>
   /** Counts the tokens of `messages` (wire form) with the editor's method and encoding. */
   countTokens(messages: Array<Message>, context?: EditContext | undefined | null): TokenCountResult
   /** `countTokens` on the libuv thread pool. */
