@@ -70,6 +70,12 @@ pub struct EditContext {
   pub system_prompt: Option<String>,
   /// Tool definitions, each as JSON text (counted toward the trigger).
   pub tools: Option<Vec<String>>,
+  /// The system prompt's length in UTF-16 code units, instead of `systemPrompt`: all that approx
+  /// counting reads of it (`tokenCountMethod: "approx"` only; not with `systemPrompt`).
+  pub system_prompt_length: Option<f64>,
+  /// Each tool definition's length in UTF-16 code units, instead of `tools` (approx only; not
+  /// with `tools`).
+  pub tool_lengths: Option<Vec<f64>>,
   /// Model name for this call (picks the encoding in model mode).
   pub model: Option<String>,
   /// Prompt-cache breakpoints the request already has (`cache_control` markers); planned
@@ -193,6 +199,17 @@ pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
     max_input_tokens,
     system_prompt: c.system_prompt,
     tools: c.tools.unwrap_or_default(),
+    system_prompt_length: c
+      .system_prompt_length
+      .map(|n| context_length(n, "systemPromptLength"))
+      .transpose()?,
+    tool_lengths: c
+      .tool_lengths
+      .unwrap_or_default()
+      .into_iter()
+      .enumerate()
+      .map(|(k, n)| context_length(n, &format!("toolLengths[{k}]")))
+      .collect::<CoreResult<_>>()?,
     model: c.model,
     cache_breakpoints_in_use: c.cache_breakpoints_in_use.unwrap_or(0),
     anchor,
@@ -203,6 +220,11 @@ pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
 }
 
 /// A non-negative safe integer of the context (`anchorIndex`, `anchorTokens`).
+/// A length in the context: a non-negative safe integer.
+fn context_length(n: f64, field: &str) -> CoreResult<u64> {
+  context_count(n, field).map(|n| u64::try_from(n).unwrap_or(u64::MAX))
+}
+
 fn context_count(n: f64, field: &str) -> CoreResult<usize> {
   #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
   if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {

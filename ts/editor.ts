@@ -32,7 +32,7 @@ import { loadTokenizerForModel, loadTokenizerOption } from './tokenizers.js'
 import { FormatCodec, type FormatOption, readFormat } from './formats/index.js'
 import { type CallKind, formatted } from './formats/facade.js'
 import { declaredDefaults, deepFreeze, optionsCopy } from './options.js'
-import { type CallContext, type EditContext, readContext, recountContext } from './call-context.js'
+import { type CallContext, type EditContext, lengthsOnly, readContext, recountContext } from './call-context.js'
 import { askSummary, askSummaryAsync, checkSummary, type EditResult, finish, result, type Written } from './edit-result.js'
 import { keepOutput, type Pick as SessionPick, type Planned, reusedPrefix, Sessions } from './sessions.js'
 import { applyMediaEdits, markFired, type MediaEdit, mediaEdits } from './media-edit.js'
@@ -179,7 +179,8 @@ export class ContextEditor {
   #context(list: readonly unknown[], call: CallContext): WireContext {
     const ctx = call.wire
     if (this.#breakpoints) ctx.cacheBreakpointsInUse = countCacheBreakpoints(list, call.systemPrompt, call.tools)
-    return ctx
+    // Approx counting reads lengths only: the texts stay on this side.
+    return this.#exact ? ctx : lengthsOnly(ctx)
   }
 
   /**

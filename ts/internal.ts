@@ -3,6 +3,7 @@
 // and benchmarks import dist/internal.js by path.
 import { nativeBinding } from './native.js'
 import { alwaysSendText } from './text-wire.js'
+import { sendContextLengths } from './call-context.js'
 
 /**
  * While on, editors made afterwards send every message's text whenever a `summarize` edit may need
@@ -10,6 +11,15 @@ import { alwaysSendText } from './text-wire.js'
  */
 export function __alwaysSendText(on: boolean): void {
   alwaysSendText(on)
+}
+
+/**
+ * While off, approx-mode editors send the system prompt's and the tools' texts instead of their
+ * lengths (ts/call-context.ts, `lengthsOnly`), as before: the tests compare both. Returns the
+ * previous setting.
+ */
+export function __contextLengths(on: boolean): boolean {
+  return sendContextLengths(on)
 }
 
 /** At most as many texts as an editor takes messages. */

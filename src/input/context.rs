@@ -10,10 +10,12 @@ use crate::error::{caller_error, coded_error, take_exception, thrown_text};
 use crate::message::EditContext;
 
 /// The fields of the call context.
-const CONTEXT_FIELDS: [&str; 8] = [
+const CONTEXT_FIELDS: [&str; 10] = [
   "maxInputTokens",
   "systemPrompt",
   "tools",
+  "systemPromptLength",
+  "toolLengths",
   "model",
   "cacheBreakpointsInUse",
   "anchorIndex",
@@ -28,41 +30,21 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
     return Ok(None);
   };
   let fail = |f: Fail| caller_error(env, &core::Error::invalid_context(f.path, f.what), f.cause);
-  // The context as a whole: its message says `context: …` (a field's says `context.<field>: …`).
-  let whole = |f: Fail| {
-    coded_error(
-      env,
-      "INVALID_CONTEXT",
-      &format!("context: {}", f.what),
-      Some("context"),
-      None,
-      f.cause,
-    )
+  let whole = |f: Fail| whole_error(env, f);
+  let Some(obj) = context_object(env, value)? else {
+    return Ok(None);
   };
-  let ty = value
-    .get_type()
-    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
-  let is_array = ty == ValueType::Object
-    && value
-      .is_array()
-      .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
-  match ty {
-    ValueType::Undefined | ValueType::Null => return Ok(None),
-    ValueType::Object if !is_array => {}
-    _ => {
-      return Err(whole(Fail::new(
-        "context",
-        format!("expected an object, got {}", describe(ty)),
-      )))
-    }
-  }
-  let obj = value
-    .coerce_to_object()
-    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
   let polluted = Polluted::check(env).map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
   let obj = match &polluted {
     Some(p) => p
-      .view(env, &obj, &CONTEXT_FIELDS, &["tools"], &[], "")
+      .view(
+        env,
+        &obj,
+        &CONTEXT_FIELDS,
+        &["tools", "toolLengths"],
+        &[],
+        "",
+      )
       .map_err(fail)?,
     None => obj,
   };
@@ -93,6 +75,8 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
       .map_err(|e| field("systemPrompt", e))?
       .flatten(),
     tools: tools_from_js(env, &obj).map_err(fail)?,
+    system_prompt_length: number("systemPromptLength")?,
+    tool_lengths: tool_lengths_from_js(env, &obj).map_err(fail)?,
     model: obj
       .get::<Option<String>>("model")
       .map_err(|e| field("model", e))?
@@ -107,70 +91,151 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
   }))
 }
 
+/// An error about the context as a whole: its message says `context: …` (a field's says
+/// `context.<field>: …`).
+fn whole_error(env: &Env, f: Fail) -> Error {
+  coded_error(
+    env,
+    "INVALID_CONTEXT",
+    &format!("context: {}", f.what),
+    Some("context"),
+    None,
+    f.cause,
+  )
+}
+
+/// The context as an object: `None` for `undefined`/`null`; anything but a (non-array) object is
+/// `INVALID_CONTEXT`.
+fn context_object<'v>(env: &Env, value: Unknown<'v>) -> Result<Option<Object<'v>>> {
+  let whole = |f: Fail| whole_error(env, f);
+  let ty = value
+    .get_type()
+    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  let is_array = ty == ValueType::Object
+    && value
+      .is_array()
+      .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  match ty {
+    ValueType::Undefined | ValueType::Null => Ok(None),
+    ValueType::Object if !is_array => value
+      .coerce_to_object()
+      .map(Some)
+      .map_err(|e| whole(Fail::unreadable(env, "context", &e))),
+    _ => Err(whole(Fail::new(
+      "context",
+      format!("expected an object, got {}", describe(ty)),
+    ))),
+  }
+}
+
 /// `context.tools`: at most 100,000 JSON strings, each read and checked on its own.
 fn tools_from_js(env: &Env, obj: &Object<'_>) -> std::result::Result<Option<Vec<String>>, Fail> {
-  let value: Option<Unknown<'_>> = obj
-    .get("tools")
-    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+  list_from_js(
+    env,
+    obj,
+    "tools",
+    "JSON strings",
+    "tool definitions",
+    |item, ty, at| {
+      if ty != ValueType::String {
+        return Err(Fail::new(
+          at,
+          format!("expected a JSON string, got {}", describe(ty)),
+        ));
+      }
+      item
+        .coerce_to_string()
+        .and_then(napi::JsString::into_utf8)
+        .and_then(napi::JsStringUtf8::into_owned)
+        .map_err(|e| Fail::unreadable(env, at, &e))
+    },
+  )
+}
+
+/// `context.toolLengths`: at most 100,000 numbers (checked as lengths by `context_from_wire`).
+fn tool_lengths_from_js(
+  env: &Env,
+  obj: &Object<'_>,
+) -> std::result::Result<Option<Vec<f64>>, Fail> {
+  list_from_js(
+    env,
+    obj,
+    "toolLengths",
+    "numbers",
+    "lengths",
+    |item, ty, at| {
+      if ty != ValueType::Number {
+        return Err(Fail::new(
+          at,
+          format!("expected a number, got {}", describe(ty)),
+        ));
+      }
+      item
+        .coerce_to_number()
+        .and_then(|n| n.get_double())
+        .map_err(|e| Fail::unreadable(env, at, &e))
+    },
+  )
+}
+
+/// `context.<name>`: `undefined`/`null` (none) or an array of at most 100,000 entries (its length
+/// is checked before any entry is read), each read by `item` with its type and path.
+fn list_from_js<T>(
+  env: &Env,
+  obj: &Object<'_>,
+  name: &str,
+  entries: &str,
+  what: &str,
+  item: impl Fn(Unknown<'_>, ValueType, String) -> std::result::Result<T, Fail>,
+) -> std::result::Result<Option<Vec<T>>, Fail> {
+  let value: Option<Unknown<'_>> = obj.get(name).map_err(|e| Fail::unreadable(env, name, &e))?;
   let Some(value) = value else {
     return Ok(None);
   };
   let ty = value
     .get_type()
-    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+    .map_err(|e| Fail::unreadable(env, name, &e))?;
   if matches!(ty, ValueType::Undefined | ValueType::Null) {
     return Ok(None);
   }
   if ty != ValueType::Object
     || !value
       .is_array()
-      .map_err(|e| Fail::unreadable(env, "tools", &e))?
+      .map_err(|e| Fail::unreadable(env, name, &e))?
   {
     return Err(Fail::new(
-      "tools",
-      format!("expected an array of JSON strings, got {}", describe(ty)),
+      name,
+      format!("expected an array of {entries}, got {}", describe(ty)),
     ));
   }
   let list = value
     .coerce_to_object()
-    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+    .map_err(|e| Fail::unreadable(env, name, &e))?;
   let len = list
     .get_array_length()
-    .map_err(|e| Fail::unreadable(env, "tools", &e))?;
+    .map_err(|e| Fail::unreadable(env, name, &e))?;
   if len > MAX_ITEMS {
     return Err(Fail::new(
-      "tools",
+      name,
       format!(
-        "expected at most {} tool definitions, got {}",
+        "expected at most {} {what}, got {}",
         grouped(MAX_ITEMS),
         grouped(len)
       ),
     ));
   }
-  let mut tools = Vec::with_capacity(len as usize);
+  let mut out = Vec::with_capacity(len as usize);
   for i in 0..len {
-    let at = format!("tools[{i}]");
-    let item: Unknown<'_> = list
+    let at = format!("{name}[{i}]");
+    let entry: Unknown<'_> = list
       .get_element(i)
       .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
-    let ty = item
+    let ty = entry
       .get_type()
       .map_err(|e| Fail::unreadable(env, at.clone(), &e))?;
-    if ty != ValueType::String {
-      return Err(Fail::new(
-        at,
-        format!("expected a JSON string, got {}", describe(ty)),
-      ));
-    }
-    tools.push(
-      item
-        .coerce_to_string()
-        .and_then(napi::JsString::into_utf8)
-        .and_then(napi::JsStringUtf8::into_owned)
-        .map_err(|e| Fail::unreadable(env, at.clone(), &e))?,
-    );
+    out.push(item(entry, ty, at)?);
   }
-  Ok(Some(tools))
+  Ok(Some(out))
 }
 
 /// A non-negative integer argument below 2^32 (`session`, `reuse`); anything else is

@@ -12,6 +12,13 @@ pub struct Context {
   pub system_prompt: Option<String>,
   /// Tool definitions sent with the request, each as JSON text; their tokens count toward the trigger.
   pub tools: Vec<String>,
+  /// The system prompt's length in UTF-16 code units, given instead of its text: all that approx
+  /// counting reads of it. Approx counting only (the other methods count the text), and not
+  /// together with `system_prompt`.
+  pub system_prompt_length: Option<u64>,
+  /// Each tool definition's length in UTF-16 code units, given instead of `tools` (see
+  /// `system_prompt_length`).
+  pub tool_lengths: Vec<u64>,
   /// Model name for this call (chooses the encoding in model mode); overrides the option.
   pub model: Option<String>,
   /// Prompt-cache breakpoints the request already carries (system prompt, tools, messages): the

@@ -127,7 +127,10 @@ impl ContextEditor {
       Some(hf) => Meter::with_tokenizer(method, hf, (choice.name, choice.framing), cache),
       None => Meter::new(method, choice.encoding, cache),
     };
-    meter.for_request(context.system_prompt.is_some(), !context.tools.is_empty())
+    meter.for_request(
+      context.system_prompt.is_some() || context.system_prompt_length.is_some(),
+      !context.tools.is_empty() || !context.tool_lengths.is_empty(),
+    )
   }
 
   fn max_input_tokens(&self, context: &Context) -> Option<u64> {
@@ -260,7 +263,7 @@ impl ContextEditor {
     warnings: Vec<Warning>,
     context: &Context,
   ) -> Result<EditPlan> {
-    let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let fixed = fixed_size(meter, context)?;
     let meter = &meter.adjusted(context, fixed, measures);
     let planner = Planner {
       edits: &self.options.edits,
@@ -282,7 +285,7 @@ impl ContextEditor {
     validate(messages, 0)?;
     let mut warnings = Vec::new();
     let meter = self.meter(context, &mut warnings);
-    let fixed = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+    let fixed = fixed_size(&meter, context)?;
     let measures = meter.measure(messages);
     let meter = meter.adjusted(context, fixed, &measures);
     let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
@@ -311,7 +314,8 @@ fn validate(messages: &[Message], offset: usize) -> Result<()> {
     .try_for_each(|(i, m)| m.validate(offset + i))
 }
 
-/// Rejects a context whose `max_input_tokens` is 0.
+/// Rejects a context whose `max_input_tokens` is 0, whose correction is out of range, or that
+/// gives both a text and its length (system prompt, tools).
 ///
 /// # Errors
 /// [`ErrorKind::InvalidContext`](crate::ErrorKind::InvalidContext).
@@ -320,6 +324,18 @@ pub fn validate_context(context: &Context) -> Result<()> {
     return Err(Error::invalid_context(
       "maxInputTokens",
       "expected a positive integer, got 0",
+    ));
+  }
+  if context.system_prompt.is_some() && context.system_prompt_length.is_some() {
+    return Err(Error::invalid_context(
+      "systemPromptLength",
+      "give the system prompt's text or its length, not both",
+    ));
+  }
+  if !context.tools.is_empty() && !context.tool_lengths.is_empty() {
+    return Err(Error::invalid_context(
+      "toolLengths",
+      "give the tool definitions' texts or their lengths, not both",
     ));
   }
   if let Some(c) = context.correction {
@@ -331,4 +347,31 @@ pub fn validate_context(context: &Context) -> Result<()> {
     }
   }
   Ok(())
+}
+
+/// The size of what a request sends beside its messages (system prompt, tool definitions):
+/// measured from their texts, or, in approx mode, taken from the lengths given instead of them.
+fn fixed_size(meter: &Meter<'_>, context: &Context) -> Result<u64> {
+  let measured = meter.fixed_size(context.system_prompt.as_deref(), &context.tools);
+  if context.system_prompt_length.is_none() && context.tool_lengths.is_empty() {
+    return Ok(measured);
+  }
+  let field = if context.system_prompt_length.is_some() {
+    "systemPromptLength"
+  } else {
+    "toolLengths"
+  };
+  if meter.method != TokenCountMethod::Approx {
+    return Err(Error::invalid_context(
+      field,
+      "lengths are counted with `tokenCountMethod: \"approx\"` only; send the text (`systemPrompt`, `tools`)",
+    ));
+  }
+  Ok(
+    context
+      .tool_lengths
+      .iter()
+      .fold(measured, |sum, &n| sum.saturating_add(n))
+      .saturating_add(context.system_prompt_length.unwrap_or(0)),
+  )
 }
