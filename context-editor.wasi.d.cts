@@ -778,6 +778,16 @@ export interface EditContext {
   systemPrompt?: string
   /** Tool definitions, each as JSON text (counted toward the trigger). */
   tools?: Array<string>
+  /**
+   * The system prompt's length in UTF-16 code units, instead of `systemPrompt`: all that approx
+   * counting reads of it (`tokenCountMethod: "approx"` only; not with `systemPrompt`).
+   */
+  systemPromptLength?: number
+  /**
+   * Each tool definition's length in UTF-16 code units, instead of `tools` (approx only; not
+   * with `tools`).
+   */
+  toolLengths?: Array<number>
   /** Model name for this call (picks the encoding in model mode). */
   model?: string
   /**
