@@ -14,6 +14,7 @@ import { ContextEditor } from '../dist/index.js'
 import { contextEditingMiddleware } from '../dist/langchain/index.js'
 import { __contextLengths } from '../dist/internal.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
+import { outcome } from './support/columnar-diff.mjs'
 import { Rng } from './support/prng.mjs'
 
 const WORDS = ['alpha', 'naïve', '日本語', '😀', '"quoted"', 'back\\slash', 'γάμμα', 'x\n']
@@ -57,14 +58,6 @@ function options(r) {
       ],
     }
   return { trigger, keep: { messages: 2 }, clearToolInputs: true }
-}
-
-async function outcome(f) {
-  try {
-    return { value: JSON.parse(JSON.stringify(await f())) }
-  } catch (e) {
-    return { error: { code: e.code, message: e.message, path: e.path, messageIndex: e.messageIndex } }
-  }
 }
 
 /** Every kind of call an editor makes with `messages` and `ctx`: whole, then a next call; counts. */

@@ -3,21 +3,14 @@
 //! follows, and totals are multiplied by a learned correction; triggers, reports and what edits free
 //! follow from that total. Per-message counts are never adjusted.
 
-use context_editor_core::{validate_context, Context, ContextEditor, ErrorKind, Message};
+use context_editor_core::{validate_context, Context, ContextEditor, ErrorKind};
 use serde_json::json;
 
-fn history(results: usize) -> Vec<Message> {
-  let mut out = vec![Message::user("read the files")];
-  for i in 0..results {
-    let id = format!("c{i}");
-    out.push(Message::assistant(
-      "",
-      &[(&id, "read", r#"{"path":"a.rs"}"#)],
-    ));
-    out.push(Message::tool(&id, "read", "fn main() {}\n".repeat(50)));
-  }
-  out
-}
+// `editor` there takes its options by value, as the rule-by-rule crates call it.
+#[allow(clippy::needless_pass_by_value)]
+#[path = "common/plans.rs"]
+mod plans;
+use plans::read_history;
 
 fn editor(method: &str, trigger: u64) -> ContextEditor {
   ContextEditor::from_json(&json!({
@@ -38,7 +31,7 @@ fn with(anchor: Option<(usize, u64)>, correction: Option<f64>) -> Context {
 
 #[test]
 fn anchored_total_is_the_report_plus_what_follows() {
-  let messages = history(4);
+  let messages = read_history(4);
   for method in ["approx", "model", "estimate"] {
     let e = editor(method, 1_000_000_000);
     let counts = e.count_tokens(&messages, &Context::default()).unwrap();
@@ -70,7 +63,7 @@ fn anchored_total_is_the_report_plus_what_follows() {
 
 #[test]
 fn anchor_past_the_messages_is_ignored() {
-  let messages = history(2);
+  let messages = read_history(2);
   let e = editor("model", 1_000_000_000);
   let plain = e.plan(&messages, &Context::default()).unwrap();
   let past = e.plan(&messages, &with(Some((5, 99_999)), None)).unwrap();
@@ -79,7 +72,7 @@ fn anchor_past_the_messages_is_ignored() {
 
 #[test]
 fn triggers_fire_on_the_anchored_size_and_edits_free_counted_tokens() {
-  let messages = history(4);
+  let messages = read_history(4);
   let e = editor("model", 20_000);
   let plain = e.plan(&messages, &Context::default()).unwrap();
   assert!(
@@ -102,7 +95,7 @@ fn triggers_fire_on_the_anchored_size_and_edits_free_counted_tokens() {
 
 #[test]
 fn correction_multiplies_totals() {
-  let messages = history(3);
+  let messages = read_history(3);
   let e = editor("model", 1_000_000_000);
   let plain = e
     .count_tokens(&messages, &Context::default())
@@ -137,7 +130,7 @@ fn correction_multiplies_totals() {
 
 #[test]
 fn correction_scales_only_what_follows_an_anchor() {
-  let messages = history(4);
+  let messages = read_history(4);
   let e = editor("model", 1_000_000_000);
   let counts = e.count_tokens(&messages, &Context::default()).unwrap();
   let after: u64 = counts.messages[8..].iter().sum();
@@ -155,7 +148,7 @@ fn correction_scales_only_what_follows_an_anchor() {
 #[test]
 fn bad_corrections_are_invalid_context_and_never_applied() {
   let e = editor("model", 1_000_000_000);
-  let messages = history(1);
+  let messages = read_history(1);
   let plain = e
     .count_tokens(&messages, &Context::default())
     .unwrap()

@@ -2,21 +2,14 @@
 //! `Context::tool_lengths`): approx counting reads only lengths, so a plan and a count from lengths
 //! are those from the texts; the other methods need the texts, and a context gives one or the other.
 
-use context_editor_core::{validate_context, Context, ContextEditor, ErrorKind, Message};
+use context_editor_core::{validate_context, Context, ContextEditor, ErrorKind};
 use serde_json::json;
 
-fn history(results: usize) -> Vec<Message> {
-  let mut out = vec![Message::user("read the files")];
-  for i in 0..results {
-    let id = format!("c{i}");
-    out.push(Message::assistant(
-      "",
-      &[(&id, "read", r#"{"path":"a.rs"}"#)],
-    ));
-    out.push(Message::tool(&id, "read", "fn main() {}\n".repeat(50)));
-  }
-  out
-}
+// `editor` there takes its options by value, as the rule-by-rule crates call it.
+#[allow(clippy::needless_pass_by_value)]
+#[path = "common/plans.rs"]
+mod plans;
+use plans::read_history;
 
 fn editor(method: &str) -> ContextEditor {
   ContextEditor::from_json(&json!({
@@ -58,7 +51,7 @@ fn approx_plans_and_counts_from_lengths_as_from_texts() {
   let with_texts = texts();
   let with_lengths = lengths(&with_texts);
   for results in [0, 3, 12, 40] {
-    let h = history(results);
+    let h = read_history(results);
     let a = ed.plan(&h, &with_texts).unwrap();
     let b = ed.plan(&h, &with_lengths).unwrap();
     assert_eq!(a, b, "{results} results");
@@ -71,7 +64,7 @@ fn approx_plans_and_counts_from_lengths_as_from_texts() {
     assert!(ed.count_tokens(&h, &with_lengths).unwrap().total > bare.total);
   }
   // Through a session too (a next call).
-  let h = history(20);
+  let h = read_history(20);
   let first = ed
     .plan_session(7, 0, h[..21].to_vec(), &with_lengths)
     .unwrap()
@@ -106,7 +99,7 @@ fn a_text_and_its_length_together_are_an_invalid_context() {
 
 #[test]
 fn model_and_estimate_counting_need_the_texts() {
-  let h = history(2);
+  let h = read_history(2);
   for method in ["model", "estimate"] {
     let ed = editor(method);
     let only_tools = Context {

@@ -1,10 +1,11 @@
 //! Helpers the rule-by-rule test crates share (`clear_tool_uses`, `pipeline_edits`,
-//! `stable_clearing`), included by path: `#[path = "../common/plans.rs"] mod plans;`.
+//! `stable_clearing`), included by path: `#[path = "../common/plans.rs"] mod plans;` (from a
+//! single-file crate, `anchor` or `context_lengths`: `#[path = "common/plans.rs"]`).
 
 // Each test crate uses some of these.
 #![allow(dead_code)]
 
-use context_editor_core::{ContextEditor, EditPlan, Op};
+use context_editor_core::{ContextEditor, EditPlan, Message, Op};
 use serde_json::Value;
 
 /// An editor from options the test writes as JSON, as a host passes them.
@@ -21,4 +22,18 @@ pub fn cleared(p: &EditPlan) -> Vec<usize> {
       _ => None,
     })
     .collect()
+}
+
+/// A user request, then `results` read calls each answered by a 50-line tool result.
+pub fn read_history(results: usize) -> Vec<Message> {
+  let mut out = vec![Message::user("read the files")];
+  for i in 0..results {
+    let id = format!("c{i}");
+    out.push(Message::assistant(
+      "",
+      &[(&id, "read", r#"{"path":"a.rs"}"#)],
+    ));
+    out.push(Message::tool(&id, "read", "fn main() {}\n".repeat(50)));
+  }
+  out
 }
