@@ -219,12 +219,12 @@ pub fn context_from_wire(c: Option<EditContext>) -> CoreResult<core::Context> {
   Ok(context)
 }
 
-/// A non-negative safe integer of the context (`anchorIndex`, `anchorTokens`).
-/// A length in the context: a non-negative safe integer.
+/// A length in the context (`systemPromptLength`, `toolLengths[k]`): a non-negative safe integer.
 fn context_length(n: f64, field: &str) -> CoreResult<u64> {
   context_count(n, field).map(|n| u64::try_from(n).unwrap_or(u64::MAX))
 }
 
+/// A non-negative safe integer of the context (`anchorIndex`, `anchorTokens`).
 fn context_count(n: f64, field: &str) -> CoreResult<usize> {
   #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
   if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
