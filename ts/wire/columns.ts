@@ -47,10 +47,12 @@ let loaded: boolean | undefined
 
 /**
  * Whether approx-mode editors send columns (see `setColumnarWire`): only where the loaded binding
- * takes them (a WebAssembly build made before them does not; it is sent JSON).
+ * takes them for plans and counts (a WebAssembly build made before them does not; it is sent JSON,
+ * or wire objects to count).
  */
 export function columnarWire(): boolean {
-  loaded ??= typeof (NativeContextEditor.prototype as Partial<NativeContextEditor> | undefined)?.planColumns === 'function'
+  const proto = NativeContextEditor.prototype as Partial<NativeContextEditor> | undefined
+  loaded ??= typeof proto?.planColumns === 'function' && typeof proto.countTokensColumns === 'function'
   return columnar && loaded
 }
 
