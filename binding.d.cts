@@ -920,7 +920,10 @@ export declare function optionsSchema(): OptionsJsonSchema
 export declare const enum PackedOpKind {
   /** `remove`: `a` and `b` unused. */
   Remove = 0,
-  /** `clear_tool_result`: `a` and `b` are its placeholder and strategy in `extra.strings`. */
+  /**
+   * `clear_tool_result`: `a` and `b` are its placeholder and strategy, by position in the
+   * plan's strings (`stringEnds`).
+   */
   ClearToolResult = 1,
   /** `remove_thinking`: `a` and `b` unused. */
   RemoveThinking = 2,
@@ -934,7 +937,11 @@ export declare const enum PackedOpKind {
 export interface PackedPlan {
   /** Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`. */
   ops: Uint32Array
-  /** JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`. */
+  /** The strings ops name, each once, in the order first named: their UTF-8 bytes, one after another. */
+  stringBytes: Uint8Array
+  /** Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`). */
+  stringEnds: Uint32Array
+  /** JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`. */
   extra: string
   /**
    * The report, kept native until read (it lists every cleared result: building its text on

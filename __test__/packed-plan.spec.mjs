@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { NativeContextEditor, PackedOpKind, toWireMessages } from '../index.js'
-import { unpack } from '../dist/wire/packed.js'
+import { StringTable, unpack } from '../dist/wire/packed.js'
 import { RECALL_PLACEHOLDER } from '../dist/index.js'
 import { Rng } from './support/prng.mjs'
 import { buildMessages, conversationSpecs, editOptions } from './support/conversations.mjs'
@@ -25,7 +25,14 @@ function pipeline(rng, tokens, count) {
   const always = { tokens: 1 }
   const edits = [{ type: 'clear_tool_uses', ...options, cacheBreakpoints: rng.chance(0.5) }]
   // Placeholders that name their call (the recall tool's, two slots): a string of its own per result.
-  if (rng.chance(0.3)) edits[0].placeholder = rng.chance(0.5) ? RECALL_PLACEHOLDER : '{tool_call_id} cleared; ask for {tool_call_id}'
+  // Non-ASCII ones too: the strings cross as UTF-8 bytes.
+  if (rng.chance(0.3))
+    edits[0].placeholder = rng.pick([
+      RECALL_PLACEHOLDER,
+      '{tool_call_id} cleared; ask for {tool_call_id}',
+      '已清除 {tool_call_id} 🧹',
+      '{tool_call_id}{tool_call_id}',
+    ])
   if (rng.chance(0.5)) edits.unshift({ type: 'clear_thinking', trigger: always, keep: { thinkingTurns: rng.int(0, 2) } })
   if (rng.chance(0.5)) edits.unshift({ type: 'truncate_tool_results', trigger: always, maxChars: rng.int(5, 60) })
   if (rng.chance(0.3)) edits.push({ type: 'strip_tool_calls', trigger: { messages: rng.int(1, count + 2) } })
@@ -63,9 +70,11 @@ test('an unpacked session plan equals the plain plan, op for op, for every kind 
     }
     const packed = editor.planSession(seed, 0, wire, context)
     for (let w = 0; w < packed.ops.length; w += 4) assert.ok(kinds.has(packed.ops[w]), `seed ${seed}: kind ${packed.ops[w]} is a PackedOpKind`)
-    const { plan, opsFrom, strings } = unpack(packed)
+    const { plan, opsFrom, strings: table } = unpack(packed)
+    const strings = Array.from({ length: table.length }, (_, k) => table.at(k))
     // Each string once: what the ops name is interned, never sent again per op.
     assert.equal(new Set(strings).size, strings.length, `seed ${seed}: strings listed twice in ${JSON.stringify(strings)}`)
+    assert.equal(table.sharedWith(unpack(packed).strings), strings.length, `seed ${seed}: a table shares all of itself`)
     const json = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
     assert.deepEqual(json(plan.ops), json(plain.ops), `seed ${seed}: ops`)
     assert.deepEqual(json(plan.report), json(plain.report), `seed ${seed}: report`)
@@ -93,4 +102,48 @@ test('an unpacked session plan equals the plain plan, op for op, for every kind 
     [],
     `op types seen: ${JSON.stringify(Object.fromEntries(seen))}`,
   )
+})
+
+/** A packed plan's string table made from `list` as the binding makes it: UTF-8 bytes and where each ends. */
+function tableOf(list) {
+  const bytes = Buffer.from(list.join(''))
+  let end = 0
+  return new StringTable(
+    new Uint8Array(bytes),
+    Uint32Array.from(list, (s) => (end += Buffer.byteLength(s))),
+  )
+}
+
+test('string tables: each string read back as written, and the strings two tables share counted as a comparison of the strings would', () => {
+  const rng = new Rng(7)
+  const alphabet = ['a', 'b', 'é', '清', '🧹', '{', '"', '\\', '\n', '']
+  const word = () => Array.from({ length: rng.int(0, 6) }, () => rng.pick(alphabet)).join('')
+  for (let round = 0; round < 400; round++) {
+    const a = Array.from({ length: rng.int(0, 8) }, word)
+    // The next call's table: a's first strings, then others (some the same length as a's, some empty).
+    const b = a.slice(0, rng.int(0, a.length))
+    if (rng.chance(0.5) && b.length < a.length) b.push([...a[b.length]].reverse().join(''))
+    while (rng.chance(0.6)) b.push(word())
+    let naive = 0
+    while (naive < a.length && naive < b.length && a[naive] === b[naive]) naive++
+    const [ta, tb] = [tableOf(a), tableOf(b)]
+    assert.equal(tb.sharedWith(ta), naive, `${JSON.stringify(b)} after ${JSON.stringify(a)}`)
+    assert.equal(ta.sharedWith(tb), naive, `${JSON.stringify(a)} after ${JSON.stringify(b)}`)
+    assert.deepEqual(
+      Array.from({ length: tb.length }, (_, k) => tb.at(k)),
+      b,
+    )
+    assert.deepEqual(StringTable.of(b).sharedWith(ta), naive, 'a table from a list (a binding before stringBytes) compares the same')
+  }
+})
+
+test('a plan from a binding that sends its strings as JSON (before stringBytes) unpacks to the same plan', () => {
+  const editor = new NativeContextEditor({ trigger: { tokens: 1 }, keep: { messages: 1 }, placeholder: '清除 {tool_call_id} 🧹' })
+  const wire = wireConversation(new Rng(5))
+  const packed = editor.planSession(1, 0, wire, {})
+  const { strings } = unpack(packed)
+  const list = Array.from({ length: strings.length }, (_, k) => strings.at(k))
+  assert.ok(list.length > 2, `named placeholders: ${JSON.stringify(list)}`)
+  const old = { ops: packed.ops, extra: JSON.stringify({ ...JSON.parse(packed.extra), strings: list }), report: packed.report }
+  assert.deepEqual(JSON.parse(JSON.stringify(unpack(old).plan.ops)), JSON.parse(JSON.stringify(unpack(packed).plan.ops)))
 })

@@ -3,16 +3,18 @@
 //! A plan of a long history is mostly `clear_tool_result` ops with one of a few placeholders.
 //! Building one JavaScript object per op (or one JSON object per op) costs more than planning, so
 //! ops cross as four numbers each, `[kind, index, a, b]`, in one `Uint32Array`; the strings they
-//! name are interned into `extra.strings`, and the rare ops with lists (`clear_tool_inputs`,
+//! name are interned, and cross as their UTF-8 bytes one after another (`stringBytes`, with where
+//! each ends in `stringEnds`): a placeholder that names its call (the recall tool's) is a string of
+//! its own for every cleared result, and as JSON they were escaped here and parsed there on every
+//! call, where a next call reads only the few its new operations name. The rare ops with lists (`clear_tool_inputs`,
 //! `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`. The report stays
 //! native until read. `PackedOpKind` names the kinds on both sides (the shim's `unpack` in
 //! `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
 
-use std::collections::HashMap;
-
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::error::{to_js_error, CoreResult};
 use crate::plan::{PlanOp, SummaryRequest};
@@ -24,7 +26,8 @@ use crate::{guarded, to_json};
 pub enum PackedOpKind {
   /// `remove`: `a` and `b` unused.
   Remove = 0,
-  /// `clear_tool_result`: `a` and `b` are its placeholder and strategy in `extra.strings`.
+  /// `clear_tool_result`: `a` and `b` are its placeholder and strategy, by position in the
+  /// plan's strings (`stringEnds`).
   ClearToolResult = 1,
   /// `remove_thinking`: `a` and `b` unused.
   RemoveThinking = 2,
@@ -39,7 +42,11 @@ pub enum PackedOpKind {
 pub struct PackedPlan {
   /// Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`.
   pub ops: Uint32Array,
-  /// JSON text of `{ strings: string[], ops: PlanOp[], summary?: SummaryRequest }`.
+  /// The strings ops name, each once, in the order first named: their UTF-8 bytes, one after another.
+  pub string_bytes: Uint8Array,
+  /// Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`).
+  pub string_ends: Uint32Array,
+  /// JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`.
   pub extra: String,
   /// The report, kept native until read (it lists every cleared result: building its text on
   /// every model call would cost more than planning).
@@ -92,6 +99,8 @@ impl ObjectFinalize for PackedReport {
 /// `PackedPlan` before it becomes JavaScript values (built off the event loop when async).
 pub struct Packed {
   ops: Vec<u32>,
+  string_bytes: Vec<u8>,
+  string_ends: Vec<u32>,
   extra: String,
   report: core::Report,
 }
@@ -103,6 +112,8 @@ impl Packed {
     env.adjust_external_memory(bytes)?;
     Ok(PackedPlan {
       ops: Uint32Array::new(self.ops),
+      string_bytes: Uint8Array::new(self.string_bytes),
+      string_ends: Uint32Array::new(self.string_ends),
       extra: self.extra,
       report: PackedReport {
         report: Some(self.report),
@@ -134,8 +145,7 @@ fn report_bytes(r: &core::Report) -> i64 {
 }
 
 #[derive(serde::Serialize)]
-struct PackedExtra<'a> {
-  strings: Vec<&'a str>,
+struct PackedExtra {
   ops: Vec<PlanOp>,
   #[serde(skip_serializing_if = "Option::is_none")]
   summary: Option<SummaryRequest>,
@@ -146,10 +156,11 @@ fn word(n: usize) -> u32 {
 }
 
 /// The strings packed ops name, each once, in the order first named.
-#[derive(Default)]
 struct Strings<'a> {
   list: Vec<&'a str>,
-  positions: HashMap<&'a str, u32>,
+  positions: FxHashMap<&'a str, u32>,
+  /// At most this many strings (one per op naming two): the map's room once it is built.
+  most: usize,
 }
 
 impl<'a> Strings<'a> {
@@ -159,6 +170,8 @@ impl<'a> Strings<'a> {
   /// every cleared result, and a scan for each made packing quadratic in them (a next call at
   /// 10,000 messages took 10x as long as with a shared placeholder; `benchmark/cold.mjs`, its
   /// recall row).
+  /// Hashed with FxHash, not SipHash: the strings are ours (placeholders and strategy names), and
+  /// SipHash of each was a tenth of such a next call.
   fn intern(&mut self, s: &'a str) -> u32 {
     const SCANNED: usize = 8;
     if self.list.len() <= SCANNED {
@@ -167,7 +180,10 @@ impl<'a> Strings<'a> {
       }
       self.list.push(s);
       if self.list.len() > SCANNED {
-        self.positions = (0..).zip(&self.list).map(|(k, x)| (*x, k)).collect();
+        self.positions = FxHashMap::with_capacity_and_hasher(self.most, FxBuildHasher);
+        self
+          .positions
+          .extend((0..).zip(&self.list).map(|(k, x)| (*x, k)));
       }
       return word(self.list.len() - 1);
     }
@@ -182,7 +198,11 @@ impl<'a> Strings<'a> {
 /// Packs a plan (see the module's comment).
 pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
   let mut words = Vec::with_capacity(plan.ops.len() * 4);
-  let mut strings = Strings::default();
+  let mut strings = Strings {
+    list: Vec::new(),
+    positions: FxHashMap::default(),
+    most: plan.ops.len() + 1,
+  };
   let mut others = Vec::new();
   for op in &plan.ops {
     let index = word(op.index());
@@ -208,12 +228,21 @@ pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
     words.extend_from_slice(&packed);
   }
   let extra = PackedExtra {
-    strings: strings.list,
     ops: others,
     summary: plan.summary.map(SummaryRequest::from),
   };
+  let mut string_bytes = Vec::with_capacity(strings.list.iter().map(|s| s.len()).sum());
+  let mut string_ends = Vec::with_capacity(strings.list.len());
+  for s in &strings.list {
+    string_bytes.extend_from_slice(s.as_bytes());
+    let end = u32::try_from(string_bytes.len())
+      .map_err(|_| core::Error::internal("the plan's strings exceed 4 GiB"))?;
+    string_ends.push(end);
+  }
   Ok(Packed {
     ops: words,
+    string_bytes,
+    string_ends,
     extra: to_json("plan", &extra)?,
     report: plan.report,
   })

@@ -22,7 +22,7 @@ import {
   type ApplyOptions,
   type WireOptions,
 } from './wire.js'
-import { samePrefix, unpack } from './wire/packed.js'
+import { samePrefix, unpack, type StringTable } from './wire/packed.js'
 import type { ShellMaker } from './wire/copy.js'
 
 /** What the sessions need of their editor. */
@@ -313,7 +313,7 @@ export interface SessionPlan {
   /** The fingerprints of `refs`, as this call found them. */
   prints: ReadonlyArray<unknown[] | undefined>
   words: Uint32Array
-  strings: string[]
+  strings: StringTable
   opsFrom: (first: number) => PlanOp[]
 }
 
@@ -322,7 +322,7 @@ interface Output {
   /** `conv.refs` of the call it came from. */
   refs: unknown[]
   words: Uint32Array
-  strings: string[]
+  strings: StringTable
   /** The output as the editor keeps it: templates of the copies (see `Applied`), and where they are. */
   kept: unknown[]
   made: number[]
@@ -343,11 +343,7 @@ let useClock = 0
 export function reusedPrefix(session: SessionPlan, unchangedBelow: number): ApplyOptions['prefix'] {
   const last = session.conv.output
   if (last === undefined || last.refs !== session.previous || unchangedBelow === 0) return undefined
-  const { words, strings } = session
-  const before = last.strings
-  let shared = 0
-  while (shared < strings.length && shared < before.length && strings[shared] === before[shared]) shared++
-  const { upTo, ops, removed } = samePrefix(words, last.words, unchangedBelow, shared)
+  const { upTo, ops, removed } = samePrefix(session.words, last.words, unchangedBelow, session.strings.sharedWith(last.strings))
   return upTo > 0 ? { kept: last.kept, made: last.made, makers: last.makers, length: upTo - removed, upTo, rest: session.opsFrom(ops) } : undefined
 }
 

@@ -1,6 +1,7 @@
 // A session call's plan comes packed (src/packed.rs): four numbers per operation, `[kind, index,
-// a, b]`, in one Uint32Array, the strings they name in `extra.strings`, the rare operations with
-// lists whole in `extra.ops`, and the report native until read. `PackedOpKind` is the Rust enum
+// a, b]`, in one Uint32Array, the strings they name as UTF-8 bytes (read when an operation is
+// made, see `StringTable`), the rare operations with lists whole in `extra.ops`, and the report
+// native until read. `PackedOpKind` is the Rust enum
 // napi generates into binding.d.cts as a const enum: its values are inlined here at compile time,
 // and tsc drops the import (it is type-level; `isolatedModules` would keep it and load the binding
 // from this module: replace it by the run-time `PackedOpKind` of native.ts before turning that on).
@@ -17,9 +18,67 @@ const BARE_KINDS: Readonly<Record<number, 'remove' | 'remove_thinking' | 'cache_
 }
 
 interface Extra {
-  strings: string[]
   ops: PlanOp[]
   summary?: EditPlan['summary']
+  /** A binding built before `stringBytes`. */
+  strings?: string[]
+}
+
+/**
+ * The strings a packed plan's operations name, by position: UTF-8 bytes one after another, each
+ * decoded when first read. A next call makes the few operations past what it reuses (see
+ * `samePrefix`), and reads only their strings: with the recall tool's placeholder, one string per
+ * cleared result, all of which JSON made into strings on every call. Each string decoded is a
+ * string of its own (never a slice of a larger one, which a cleared copy would keep alive).
+ */
+export class StringTable {
+  readonly #bytes: Buffer
+  readonly #ends: Uint32Array
+  readonly #read: Array<string | undefined>
+
+  constructor(bytes: Uint8Array, ends: Uint32Array) {
+    this.#bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.#ends = ends
+    // No holes: a hole would be read through the prototype chain (a key put on Object.prototype).
+    this.#read = new Array<string | undefined>(ends.length).fill(undefined)
+  }
+
+  /** The table of a binding built before `stringBytes`: the strings as a list. */
+  static of(list: readonly string[]): StringTable {
+    const ends = new Uint32Array(list.length)
+    let end = 0
+    for (let k = 0; k < list.length; k++) ends[k] = end += Buffer.byteLength(list[k])
+    const table = new StringTable(Buffer.from(list.join('')), ends)
+    for (let k = 0; k < list.length; k++) table.#read[k] = list[k]
+    return table
+  }
+
+  get length(): number {
+    return this.#ends.length
+  }
+
+  /** The `k`-th string. */
+  at(k: number): string {
+    let s = this.#read[k]
+    if (s === undefined) {
+      s = this.#bytes.toString('utf8', k === 0 ? 0 : this.#ends[k - 1], this.#ends[k])
+      this.#read[k] = s
+    }
+    return s
+  }
+
+  /** How many leading strings this table and `other` have in common (compared as bytes, none decoded). */
+  sharedWith(other: StringTable): number {
+    const [a, b] = [this.#ends, other.#ends]
+    const n = Math.min(a.length, b.length)
+    let k = 0
+    while (k < n && a[k] === b[k]) k++
+    // The same ends up to `k`: usually the same bytes too (a next call's table starts with the previous one's).
+    if (k === 0 || this.#bytes.compare(other.#bytes, 0, a[k - 1], 0, a[k - 1]) === 0) return k
+    let j = 0
+    for (let start = 0; j < k && this.#bytes.compare(other.#bytes, start, a[j], start, a[j]) === 0; j++) start = a[j]
+    return j
+  }
 }
 
 /**
@@ -27,12 +86,13 @@ interface Extra {
  * the text when many results are cleared) parsed when first read. `opsFrom(k)` makes the
  * operations from the `k`-th on (an edit that reuses its previous output needs only the last few).
  */
-export function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[]; opsFrom: (first: number) => PlanOp[] } {
+export function unpack(packed: PackedPlan): { plan: EditPlan; strings: StringTable; opsFrom: (first: number) => PlanOp[] } {
   const extra = JSON.parse(packed.extra) as Extra
   const words = packed.ops
+  const strings = packed.stringEnds === undefined ? StringTable.of(extra.strings ?? []) : new StringTable(packed.stringBytes, packed.stringEnds)
   const opsFrom = (first: number): PlanOp[] => {
     const ops = new Array<PlanOp>(Math.max(0, (words.length >>> 2) - first))
-    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) ops[k] = opAt(words, w, extra)
+    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) ops[k] = opAt(words, w, strings, extra)
     return ops
   }
   const plan = {} as EditPlan
@@ -63,15 +123,15 @@ export function unpack(packed: PackedPlan): { plan: EditPlan; strings: string[];
       report = value
     },
   })
-  return { plan: settled(plan), strings: extra.strings, opsFrom }
+  return { plan: settled(plan), strings, opsFrom }
 }
 
 /** The operation whose four numbers start at `words[w]`. */
-function opAt(words: Uint32Array, w: number, extra: Extra): PlanOp {
+function opAt(words: Uint32Array, w: number, strings: StringTable, extra: Extra): PlanOp {
   const kind = words[w]
   const index = words[w + 1]
   if (kind === PackedOpKind.ClearToolResult) {
-    return { type: 'clear_tool_result', index, placeholder: extra.strings[words[w + 2]], strategy: extra.strings[words[w + 3]] }
+    return { type: 'clear_tool_result', index, placeholder: strings.at(words[w + 2]), strategy: strings.at(words[w + 3]) }
   }
   if (kind === PackedOpKind.Other) return extra.ops[words[w + 2]]
   return { type: BARE_KINDS[kind], index }

@@ -14,7 +14,7 @@ use crate::options::{ClearToolUses, Keep};
 use crate::plan::{AppliedEdit, Report, Warning, CLEARED_AT_LEAST, CLEARED_OLD};
 use crate::trigger::is_triggered;
 
-use super::clearing::{keep_count, Clearing};
+use super::clearing::{keep_count, slotted, Clearing};
 use super::prefer::{stale_results, Stale};
 use super::stable::{ceiling, stable_clear, StableRun};
 
@@ -58,6 +58,7 @@ pub(crate) fn clear_tool_uses(
   let mut run = Clearing {
     edit,
     placeholder: Arc::from(edit.placeholder.as_str()),
+    slotted: slotted(&edit.placeholder),
     pairs: &pairs,
     start_tokens: draft.tokens(),
     freed: 0,

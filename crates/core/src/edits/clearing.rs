@@ -15,6 +15,8 @@ pub(super) struct Clearing<'a> {
   /// `edit.placeholder`, shared by every result cleared (unless it names the call, see
   /// [`Clearing::placeholder_for`]).
   pub placeholder: Arc<str>,
+  /// `placeholder` cut at each `{tool_call_id}` slot, when it has one (see [`slotted`]).
+  pub slotted: Option<Box<[Box<str>]>>,
   pub pairs: &'a [Option<CallRef>],
   /// Request tokens when the run started.
   pub start_tokens: u64,
@@ -94,16 +96,40 @@ impl Clearing<'_> {
 /// e.g. with the `recall_tool_result` tool).
 pub(super) const TOOL_CALL_ID_SLOT: &str = "{tool_call_id}";
 
+/// `placeholder` cut at each `{tool_call_id}` slot (`None` without one): found once per run, as
+/// every result it clears names its call (searching the placeholder for the slot on each result
+/// was a tenth of a next call with the recall tool's placeholder).
+pub(super) fn slotted(placeholder: &str) -> Option<Box<[Box<str>]>> {
+  placeholder.contains(TOOL_CALL_ID_SLOT).then(|| {
+    placeholder
+      .split(TOOL_CALL_ID_SLOT)
+      .map(Box::from)
+      .collect()
+  })
+}
+
 impl Clearing<'_> {
   /// The placeholder of the result of call `id`: the edit's, with `{tool_call_id}` replaced by the
   /// id when it has that slot (counted as written: each result's own text).
   pub fn placeholder_for(&self, id: &str) -> Arc<str> {
-    if self.placeholder.contains(TOOL_CALL_ID_SLOT) {
-      Arc::from(self.placeholder.replace(TOOL_CALL_ID_SLOT, id))
-    } else {
-      Arc::clone(&self.placeholder)
+    match &self.slotted {
+      None => Arc::clone(&self.placeholder),
+      Some(parts) => filled(parts, id),
     }
   }
+}
+
+/// The pieces of a placeholder `slotted` cut, joined by `id`.
+fn filled(parts: &[Box<str>], id: &str) -> Arc<str> {
+  let len = parts.iter().map(|p| p.len()).sum::<usize>() + parts.len().saturating_sub(1) * id.len();
+  let mut out = String::with_capacity(len);
+  for (k, part) in parts.iter().enumerate() {
+    if k > 0 {
+      out.push_str(id);
+    }
+    out.push_str(part);
+  }
+  Arc::from(out)
 }
 
 /// How many of the newest tool results to keep.
@@ -140,5 +166,49 @@ pub(super) fn keep_count(
         budget => walk(budget as f64),
       },
     },
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use proptest::prelude::*;
+
+  /// What `placeholder_for` gives for `placeholder` and `id`.
+  fn placeholder_for(placeholder: &str, id: &str) -> String {
+    match slotted(placeholder) {
+      None => placeholder.to_owned(),
+      Some(parts) => filled(&parts, id).to_string(),
+    }
+  }
+
+  #[test]
+  fn fills_every_slot_as_replace_does() {
+    for p in [
+      "",
+      "[cleared]",
+      "{tool_call_id}",
+      "{tool_call_id}{tool_call_id}",
+      "x{tool_call_id}y{tool_call_id}",
+      "{tool_call_id",
+      "{{tool_call_id}}",
+      "{tool_call_id}}tool_call_id}",
+      "清除 {tool_call_id} 🧹",
+    ] {
+      for id in ["", "call_1", "{tool_call_id}", "é🧹"] {
+        assert_eq!(
+          placeholder_for(p, id),
+          p.replace(TOOL_CALL_ID_SLOT, id),
+          "{p:?} with {id:?}"
+        );
+      }
+    }
+  }
+
+  proptest! {
+    #[test]
+    fn fills_as_replace(p in "(\\{tool_call_id\\}|[{}a-z_é]){0,12}", id in "[{}a-z_0-9]{0,8}") {
+      prop_assert_eq!(placeholder_for(&p, &id), p.replace(TOOL_CALL_ID_SLOT, &id));
+    }
   }
 }
