@@ -6,10 +6,10 @@
 //! name are interned, and cross as their UTF-8 bytes one after another (`stringBytes`, with where
 //! each ends in `stringEnds`): a placeholder that names its call (the recall tool's) is a string of
 //! its own for every cleared result, and as JSON they were escaped here and parsed there on every
-//! call, where a next call reads only the few its new operations name. The rare ops with lists (`clear_tool_inputs`,
-//! `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`. The report stays
-//! native until read. `PackedOpKind` names the kinds on both sides (the shim's `unpack` in
-//! `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
+//! call, where a next call reads only the few its new operations name. The rare ops with lists
+//! (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`.
+//! The report stays native until read. `PackedOpKind` names the kinds on both sides (the shim's
+//! `unpack` in `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
 
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
@@ -159,7 +159,7 @@ fn word(n: usize) -> u32 {
 struct Strings<'a> {
   list: Vec<&'a str>,
   positions: FxHashMap<&'a str, u32>,
-  /// At most this many strings (one per op naming two): the map's room once it is built.
+  /// The map's room once it is built: a placeholder per op, and a strategy.
   most: usize,
 }
 

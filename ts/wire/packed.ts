@@ -1,10 +1,10 @@
 // A session call's plan comes packed (src/packed.rs): four numbers per operation, `[kind, index,
 // a, b]`, in one Uint32Array, the strings they name as UTF-8 bytes (read when an operation is
 // made, see `StringTable`), the rare operations with lists whole in `extra.ops`, and the report
-// native until read. `PackedOpKind` is the Rust enum
-// napi generates into binding.d.cts as a const enum: its values are inlined here at compile time,
-// and tsc drops the import (it is type-level; `isolatedModules` would keep it and load the binding
-// from this module: replace it by the run-time `PackedOpKind` of native.ts before turning that on).
+// native until read. `PackedOpKind` is the Rust enum napi generates into binding.d.cts as a const
+// enum: its values are inlined here at compile time, and tsc drops the import (it is type-level;
+// `isolatedModules` would keep it and load the binding from this module: replace it by the
+// run-time `PackedOpKind` of native.ts before turning that on).
 
 import type { EditPlan, EditReport, PackedPlan, PlanOp } from '../native.js'
 import { PackedOpKind } from '../../binding.cjs'
