@@ -100,8 +100,38 @@ function define(o: object, key: PropertyKey, value: unknown): void {
  * put on Object.prototype, where it could be a setter or read-only), defined otherwise.
  */
 function setField(o: object, key: string, value: unknown): void {
-  if (key !== '__proto__' && (Object.hasOwn(o, key) || (!polluted && isPlainProto(Object.getPrototypeOf(o))))) (o as AnyMessage)[key] = value
+  if (key !== '__proto__' && (Object.hasOwn(o, key) || (!polluted && isPlainProto(Object.getPrototypeOf(o))))) assign(o as AnyMessage, key, value)
   else define(o, key, value)
+}
+
+/**
+ * `o[key] = value`, by a named store for the fields edits set on every copy: a store by a key that
+ * varies meets every class of message and metadata at one site, where V8 gives up on caching it
+ * (about 80 ns a store, several per cleared result).
+ */
+function assign(o: AnyMessage, key: string, value: unknown): void {
+  switch (key) {
+    case 'content':
+      o.content = value
+      return
+    case 'response_metadata':
+      o.response_metadata = value
+      return
+    case 'lc_kwargs':
+      o.lc_kwargs = value
+      return
+    case 'context_editing':
+      o.context_editing = value
+      return
+    case 'artifact':
+      o.artifact = value
+      return
+    case 'tool_calls':
+      o.tool_calls = value
+      return
+    default:
+      o[key] = value
+  }
 }
 
 function isPlainProto(proto: unknown): boolean {
