@@ -107,7 +107,7 @@ function setField(o: object, key: string, value: unknown): void {
 /**
  * `o[key] = value`, by a named store for the fields edits set on every copy: a store by a key that
  * varies meets every class of message and metadata at one site, where V8 gives up on caching it
- * (about 80 ns a store, several per cleared result).
+ * (applying a plan cost 6–10 % more per cleared result so, docs/performance.md).
  */
 function assign(o: AnyMessage, key: string, value: unknown): void {
   switch (key) {
