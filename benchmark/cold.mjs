@@ -54,6 +54,14 @@ const cpu = () => {
 }
 
 /**
+ * A turn of the event loop, untimed, before each timed call: a host awaits the model (or a
+ * request) between calls, and Node frees what Node-API finalizers free only on such a turn (see
+ * `NATIVE_REPORTS_CAP` in src/packed.rs). Without it, a loop of calls measures a process that
+ * never gets its memory back.
+ */
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
  * Times `ours` and `peer` alternately, `runs` times each after one untimed round (a fresh `setup()`
  * before each timed call when given, untimed); returns both lists of times, each with its CPU
  * times in `.cpu`.
@@ -72,6 +80,7 @@ async function paired(runs, ours, peer, { oursSetup, peerSetup } = {}) {
           [ours, oursSetup, a],
         ]) {
       const s = setup ? await setup() : undefined
+      await turn()
       const c0 = cpu()
       const t0 = performance.now()
       await fn(s)
@@ -97,6 +106,7 @@ async function loop(messages, cuts, call, out) {
   await call(messages.slice(0, cuts[0]))
   for (const end of cuts.slice(1)) {
     const view = messages.slice(0, end)
+    await turn()
     const c0 = cpu()
     const t0 = performance.now()
     await call(view)
@@ -294,6 +304,7 @@ async function manyConversations(count, size, seed, mode) {
     for (let k = 0; k < count; k++) {
       const c = convs[k]
       const view = c.messages.slice(0, cuts[k][round])
+      await turn()
       let t0 = performance.now()
       ed.edit(view, { systemPrompt: c.systemPrompt, tools: c.tools })
       ;(round === 1 ? first : later).push(performance.now() - t0)

@@ -8,8 +8,17 @@
 //! its own for every cleared result, and as JSON they were escaped here and parsed there on every
 //! call, where a next call reads only the few its new operations name. The rare ops with lists
 //! (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`.
-//! The report stays native until read. `PackedOpKind` names the kinds on both sides (the shim's
-//! `unpack` in `ts/wire/packed.ts` reads the const enum napi generates into `binding.d.cts`).
+//! The report stays native until read (see `PackedReport` for its bound). `PackedOpKind` names
+//! the kinds on both sides (the shim's `unpack` in `ts/wire/packed.ts` reads the const enum napi
+//! generates into `binding.d.cts`).
+//!
+//! Node runs a Node-API finalizer on a later turn of the event loop, never during the garbage
+//! collection that finds the object dead. A synchronous loop of calls (a batch job editing
+//! thousands of stored conversations) never gives it that turn, so unread reports piled up for
+//! the whole loop: about 170 KB a call at 2,000 messages. (The typed arrays, external buffers, did
+//! not: reading each report stopped the growth.)
+
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
@@ -49,12 +58,31 @@ pub struct PackedPlan {
   /// JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`.
   pub extra: String,
   /// The report, kept native until read (it lists every cleared result: building its text on
-  /// every model call would cost more than planning).
-  pub report: PackedReport,
+  /// every model call would cost more than planning). Absent when `reportJson` holds it.
+  pub report: Option<PackedReport>,
+  /// JSON text of the `EditReport`, made at once instead while the reports kept native and not
+  /// yet read or collected hold `NATIVE_REPORTS_CAP` bytes (see `PackedReport`).
+  pub report_json: Option<String>,
 }
+
+/// The bytes of reports kept native, process-wide, not yet read nor finalized.
+static NATIVE_REPORTS: AtomicI64 = AtomicI64::new(0);
+
+/// At most this many bytes of unread reports are kept native (128 MiB): past it, a plan's report
+/// crosses as JSON text, which V8 owns and collects with the plan. Twice what V8 lets external
+/// memory grow by before it collects, so that a server, whose reports are finalized on the turn
+/// after each collection, stays under it.
+pub const NATIVE_REPORTS_CAP: i64 = 128 << 20;
 
 /// The report of a `PackedPlan`, converted only when read. Its native size is reported to V8 as
 /// external memory, so unread reports are collected as promptly as the strings they would have been.
+///
+/// Node frees it in a finalizer, which runs on a later turn of the event loop: in a loop of
+/// synchronous calls none does, and every unread report stayed until the loop ended. So the
+/// reports kept native are counted (`NATIVE_REPORTS`), and a plan made while they hold
+/// `NATIVE_REPORTS_CAP` bytes gets its report as JSON text at once (about 0.5 ms at 2,000
+/// messages, where keeping it native costs nothing): memory stays bounded in such a loop, and a
+/// server, whose event loop turns between calls, never reaches the cap.
 #[napi(custom_finalize)]
 pub struct PackedReport {
   report: Option<core::Report>,
@@ -83,8 +111,9 @@ impl PackedReport {
 
   fn release(&mut self, env: &Env) -> Result<()> {
     if self.bytes != 0 {
-      env.adjust_external_memory(-self.bytes)?;
-      self.bytes = 0;
+      NATIVE_REPORTS.fetch_sub(self.bytes, Ordering::Relaxed);
+      let bytes = std::mem::take(&mut self.bytes);
+      env.adjust_external_memory(-bytes)?;
     }
     Ok(())
   }
@@ -106,19 +135,31 @@ pub struct Packed {
 }
 
 impl Packed {
-  /// The JavaScript-facing plan; the report's native size is announced to V8.
+  /// The JavaScript-facing plan, its report kept native (its size announced to V8) unless unread
+  /// native reports hold `NATIVE_REPORTS_CAP` bytes.
   pub fn into_js(self, env: &Env) -> Result<PackedPlan> {
     let bytes = report_bytes(&self.report);
-    env.adjust_external_memory(bytes)?;
+    let (report, report_json) =
+      if NATIVE_REPORTS.load(Ordering::Relaxed).saturating_add(bytes) > NATIVE_REPORTS_CAP {
+        let text = guarded(|| to_json("report", &EditReport::from(self.report)))
+          .map_err(|e| to_js_error(env, &e))?;
+        (None, Some(text))
+      } else {
+        env.adjust_external_memory(bytes)?;
+        NATIVE_REPORTS.fetch_add(bytes, Ordering::Relaxed);
+        let handle = PackedReport {
+          report: Some(self.report),
+          bytes,
+        };
+        (Some(handle), None)
+      };
     Ok(PackedPlan {
       ops: Uint32Array::new(self.ops),
       string_bytes: Uint8Array::new(self.string_bytes),
       string_ends: Uint32Array::new(self.string_ends),
       extra: self.extra,
-      report: PackedReport {
-        report: Some(self.report),
-        bytes,
-      },
+      report,
+      report_json,
     })
   }
 }

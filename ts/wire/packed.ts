@@ -110,13 +110,16 @@ export function unpack(packed: PackedPlan): { plan: EditPlan; strings: StringTab
   })
   const summary = own(extra, 'summary')
   if (summary) plan.summary = summary
+  // Kept native until read, or (while many unread reports are kept native, see `PackedReport` in
+  // src/packed.rs) its text already.
   const handle = packed.report
+  const text = packed.reportJson
   let report: EditReport | undefined
   Object.defineProperty(plan, 'report', {
     enumerable: true,
     configurable: true,
     get(): EditReport {
-      report ??= JSON.parse(handle.json()) as EditReport
+      report ??= JSON.parse(typeof text === 'string' ? text : handle!.json()) as EditReport
       return report
     },
     set(value: EditReport) {

@@ -1,0 +1,121 @@
+// Memory in a loop of synchronous calls. Node frees what a Node-API finalizer frees on a later turn
+// of the event loop, never during the garbage collection that finds it dead, and a synchronous loop
+// (a batch job editing stored conversations one after another) gives it no turn. Each plan's
+// report was kept native until read or finalized: unread, about 170 KB a call at 2,000 messages
+// piled up for the whole loop (4,000 calls: 680 MB). Unread native reports are now bounded
+// (`NATIVE_REPORTS_CAP` in src/packed.rs); past the bound a report crosses as its text, which V8
+// collects, and reads the same.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { ContextEditor } from '../dist/index.js'
+import { generateConversation } from '../benchmark/generate.mjs'
+
+const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
+
+/** Runs `body` (an ES module's text) in a new Node process with `--expose-gc`; returns its JSON output. */
+function inChild(body) {
+  const dist = new URL('../dist/index.js', import.meta.url).href
+  const generate = new URL('../benchmark/generate.mjs', import.meta.url).href
+  const source = `import { ContextEditor } from ${JSON.stringify(dist)}\nimport { generateConversation } from ${JSON.stringify(generate)}\n${body}`
+  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', source], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  assert.equal(r.status, 0, `child failed: ${r.stderr}`)
+  return JSON.parse(r.stdout)
+}
+
+test('a synchronous loop of edits whose reports are never read keeps memory bounded', () => {
+  // The same history edited again and again (a next call each time) and a history that grows by
+  // a turn per call, both with the report left unread, as a batch job that only wants the messages.
+  const out = inChild(`
+    const { messages, systemPrompt, tools } = generateConversation({ seed: 7, messages: 2400 })
+    const ctx = { systemPrompt, tools, model: 'gpt-4o' }
+    const editor = new ContextEditor(${JSON.stringify(OPTIONS)})
+    const rss = () => { globalThis.gc(); return process.memoryUsage().rss / 2 ** 20 }
+    const lists = []
+    for (let k = 0; k <= 200; k++) lists.push(messages.slice(0, 2000 + 2 * k))
+    let cleared = 0
+    const run = (calls) => {
+      for (let i = 0; i < calls; i++) cleared += editor.edit(i % 2 ? lists[200] : lists[i % 201], ctx).messages.length > 0 ? 1 : 0
+    }
+    run(300)
+    const start = rss()
+    run(3700)
+    console.log(JSON.stringify({ start, end: rss(), cleared }))
+  `)
+  assert.equal(out.cleared, 4000, 'every call returned messages')
+  // Before the bound: 3,700 calls x ~170 KB = ~630 MB more. After it: at most the 128 MiB of
+  // unread native reports, whatever the number of calls.
+  const growth = out.end - out.start
+  assert.ok(growth < 300, `RSS grew by ${growth.toFixed(0)} MiB over 3,700 synchronous calls (start ${out.start.toFixed(0)} MiB)`)
+})
+
+// Runs first in this process (the test above runs in its own): the bound is process-wide.
+test('the binding: past the bound a packed plan carries its report as text, equal to the native one', async () => {
+  const { NativeContextEditor, toWireMessages } = await import('../index.js')
+  const { messages } = generateConversation({ seed: 13, messages: 2000 })
+  const wire = toWireMessages(messages, { sendText: false })
+  const native = new NativeContextEditor(OPTIONS)
+  const plan = (id) => native.planSession(id, 0, wire, {})
+  const first = plan(1)
+  assert.equal(first.reportJson, undefined, 'under the bound the report is kept native')
+  const expected = JSON.parse(first.report.json())
+  const held = [first]
+  let past
+  for (let id = 2; id < 2000 && past === undefined; id++) {
+    const p = plan(id)
+    held.push(p)
+    if (p.reportJson !== undefined) past = p
+  }
+  assert.ok(past !== undefined, 'a plan made while many unread reports are held carries its text')
+  assert.equal(past.report, undefined)
+  assert.ok(held.length > 400, `the bound is not reached early (${held.length} plans)`)
+  assert.deepEqual(JSON.parse(past.reportJson), expected)
+  // The rest of the plan is the first plan's.
+  assert.ok(past.ops instanceof Uint32Array && past.stringEnds instanceof Uint32Array && past.stringBytes instanceof Uint8Array)
+  assert.deepEqual([...past.ops], [...first.ops])
+  assert.deepEqual(Buffer.from(past.stringBytes).toString(), Buffer.from(first.stringBytes).toString())
+  // Reading the held native reports gives their bytes back: later plans keep theirs native again.
+  for (const p of held.slice(1)) if (p.report !== undefined) p.report.json()
+  assert.equal(plan(5000).reportJson, undefined)
+})
+
+test('reports made while many unread reports are held read the same as reports kept native', () => {
+  const { messages, systemPrompt, tools } = generateConversation({ seed: 11, messages: 2000 })
+  const ctx = { systemPrompt, tools, model: 'gpt-4o' }
+  const editor = new ContextEditor(OPTIONS)
+  editor.edit(messages, ctx)
+  // A next call on the same history, its report read at once (kept native until then).
+  const first = editor.edit(messages, ctx)
+  const expected = first.report
+  assert.ok(expected.cleared.length > 500, 'the history clears many results: a large report')
+  // Hold enough unread results to pass the bound (about 170 KB each), then keep calling: the
+  // reports made past it cross as text. Holding them keeps them alive, so none is finalized.
+  const held = []
+  for (let i = 0; i < 1000; i++) held.push(editor.edit(messages, ctx))
+  for (const r of [held[0], held[500], held[999], editor.edit(messages, ctx)]) {
+    assert.deepEqual(r.report, expected)
+    assert.deepEqual(r.messages.length, first.messages.length)
+  }
+  // And the plan's own report (`plan`, not `edit`) alike.
+  assert.deepEqual(editor.plan(messages, ctx).report, editor.plan(messages, ctx).report)
+  held.length = 0
+})
+
+test('an unread report of a plan made past the bound can be read after the loop ends', async () => {
+  const { messages, systemPrompt, tools } = generateConversation({ seed: 12, messages: 2000 })
+  const ctx = { systemPrompt, tools, model: 'gpt-4o' }
+  const editor = new ContextEditor(OPTIONS)
+  const results = []
+  for (let i = 0; i < 900; i++) results.push(editor.edit(messages, ctx))
+  // A turn of the event loop: nothing held is lost to a finalizer.
+  await new Promise((resolve) => setImmediate(resolve))
+  const reports = [results[1], results[899]].map((r) => r.report)
+  assert.deepEqual(reports[0], reports[1])
+  assert.ok(reports[1].cleared.length > 0)
+  assert.ok(new ContextEditor(OPTIONS).edit(messages, ctx).report.tokensAfter === reports[0].tokensAfter)
+})
