@@ -4,7 +4,10 @@
 // report was kept native until read or finalized: unread, about 170 KB a call at 2,000 messages
 // piled up for the whole loop (4,000 calls: 680 MB). Unread native reports are now bounded
 // (`NATIVE_REPORTS_CAP` in src/packed.rs); past the bound a report crosses as its text, which V8
-// collects, and reads the same.
+// collects, and reads the same. An editor's sessions are freed by its finalizer too: a loop that
+// made a new editor per conversation kept them all (9.7 GB after 6,000 editors of 2,000
+// messages). The sessions of all editors are now bounded together (`MAX_PROCESS_SESSION_BYTES`,
+// crates/core/src/session.rs), other editors' least recently used first.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -118,4 +121,34 @@ test('an unread report of a plan made past the bound can be read after the loop 
   assert.deepEqual(reports[0], reports[1])
   assert.ok(reports[1].cleared.length > 0)
   assert.ok(new ContextEditor(OPTIONS).edit(messages, ctx).report.tokensAfter === reports[0].tokensAfter)
+})
+
+test('the sessions of every editor in a process are bounded together: old editors lose theirs first', () => {
+  // Sessions that keep their text (truncation reads it): 2 MB each, so 700 editors hold 1.4 GB
+  // without the bound, more than the process's 1 GiB. An editor dropped in a synchronous loop is
+  // one never used again, like the first editors here.
+  const out = inChild(`
+    const result = 'r'.repeat(200_000)
+    const messages = [{ role: 'user', content: 'go' }]
+    for (let k = 0; k < 10; k++) {
+      messages.push({ role: 'assistant', content: '', tool_calls: [{ id: 'c' + k, type: 'function', function: { name: 'read', arguments: '{}' } }] })
+      messages.push({ role: 'tool', tool_call_id: 'c' + k, content: result })
+    }
+    const options = { edits: [{ type: 'truncate_tool_results', trigger: { tokens: 1 }, maxChars: 1_000_000 }] }
+    const editors = []
+    for (let k = 0; k < 700; k++) {
+      const editor = new ContextEditor(options)
+      editor.edit(messages)
+      editors.push(editor)
+    }
+    const holding = editors.filter((e) => e.sessionCount > 0).length
+    // The oldest editor is used again: its conversation is planned afresh, and the same.
+    const again = editors[0].edit(messages).messages.length
+    console.log(JSON.stringify({ first: editors[0].sessionCount, last: editors[699].sessionCount, holding, again, rss: process.memoryUsage().rss / 2 ** 20 }))
+  `)
+  assert.equal(out.last, 1, 'the newest editor keeps its session')
+  assert.ok(out.holding < 700, `every editor kept its session (${out.holding} of 700)`)
+  assert.ok(out.holding > 300, `the bound is 1 GiB, about 500 such sessions (${out.holding} kept)`)
+  assert.equal(out.again, 21, 'an editor whose session went plans its conversation again, whole')
+  assert.equal(out.first, 1, 'and holds it again')
 })

@@ -314,7 +314,7 @@ export class ContextEditor {
    * to your own objects; `edit` does that for you.
    *
    * The editor remembers the conversations it has seen (at most 64, least recently used first,
-   * 256 MB of text in all): when `messages` continues one (the same message objects, unchanged,
+   * 256 MB in all; the editors of a process 1 GiB together): when `messages` continues one (the same message objects, unchanged,
    * plus new ones, as an agent's successive model calls send), only the new messages are
    * converted and counted. Message objects are treated as values: replacing a field the change
    * check reads is noticed (the README lists them); after any other in-place change, e.g. inside a

@@ -17,7 +17,7 @@ use crate::message::Message;
 use crate::options::{Edit, Options, TokenCountMethod};
 use crate::pipeline::Planner;
 use crate::plan::{EditPlan, Warning};
-use crate::session::{Session, SessionStore};
+use crate::session::{Session, SessionStore, SharedStore};
 use crate::tokenizer;
 
 /// Token counts of a request.
@@ -62,7 +62,7 @@ pub struct TokenCount {
 pub struct ContextEditor {
   options: Options,
   cache: Mutex<TokenCache>,
-  sessions: Mutex<SessionStore>,
+  sessions: SharedStore,
 }
 
 impl ContextEditor {
@@ -73,7 +73,7 @@ impl ContextEditor {
     Self {
       options,
       cache,
-      sessions: Mutex::new(SessionStore::default()),
+      sessions: SessionStore::shared(),
     }
   }
 
@@ -195,7 +195,7 @@ impl ContextEditor {
     if meter.method != TokenCountMethod::Approx && !self.reads_text() {
       session.drop_text();
     }
-    self.sessions().put(id, session);
+    self.keep(id, session);
     plan.map(Some)
   }
 
@@ -224,8 +224,19 @@ impl ContextEditor {
     let Some(session) = self.continued(id, reuse, tail)? else {
       return Ok(false);
     };
-    self.sessions().put(id, session);
+    self.keep(id, session);
     Ok(true)
+  }
+
+  /// Puts session `id` (back) into the store, then keeps the process's sessions within their
+  /// bound (see `session::Registry`), never evicting this editor's own for it.
+  fn keep(&self, id: u64, session: Session) {
+    let registry = {
+      let mut store = self.sessions();
+      store.put(id, session);
+      store.registry()
+    };
+    registry.trim(&self.sessions);
   }
 
   /// Session `id` cut to `reuse` messages (taken out of the store) with `tail` appended; `None` on
