@@ -6,8 +6,9 @@
 // (`NATIVE_REPORTS_CAP` in src/packed.rs); past the bound a report crosses as its text, which V8
 // collects, and reads the same. An editor's sessions are freed by its finalizer too: a loop that
 // made a new editor per conversation kept them all (9.7 GB after 6,000 editors of 2,000
-// messages). The sessions of all editors are now bounded together (`MAX_PROCESS_SESSION_BYTES`,
-// crates/core/src/session.rs), other editors' least recently used first.
+// messages). The sessions and token caches of all editors are now bounded together
+// (`MAX_PROCESS_SESSION_BYTES`, crates/core/src/registry.rs), other editors' least recently used
+// first.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'

@@ -5,7 +5,7 @@
 //! plan depends on: the cache and the sessions only save work, so the same input always gets the
 //! same plan.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, MutexGuard, PoisonError};
 
 use serde_json::Value;
 
@@ -17,7 +17,8 @@ use crate::message::Message;
 use crate::options::{Edit, Options, TokenCountMethod};
 use crate::pipeline::Planner;
 use crate::plan::{EditPlan, Warning};
-use crate::session::{Session, SessionStore, SharedStore};
+use crate::registry::Held;
+use crate::session::{Session, SessionStore};
 use crate::tokenizer;
 
 /// Token counts of a request.
@@ -61,20 +62,16 @@ pub struct TokenCount {
 #[derive(Debug)]
 pub struct ContextEditor {
   options: Options,
-  cache: Mutex<TokenCache>,
-  sessions: SharedStore,
+  /// The token cache and the sessions (bounded per editor and, with every editor's, per process).
+  held: Arc<Held>,
 }
 
 impl ContextEditor {
   /// An editor with `options`.
   #[must_use]
   pub fn new(options: Options) -> Self {
-    let cache = Mutex::new(TokenCache::new(options.token_cache_size));
-    Self {
-      options,
-      cache,
-      sessions: SessionStore::shared(),
-    }
+    let held = Held::new(options.token_cache_size);
+    Self { options, held }
   }
 
   /// An editor configured from JSON options (see [`Options::from_json`]).
@@ -101,10 +98,15 @@ impl ContextEditor {
   pub fn clear_cache(&self) {
     self.lock_cache().clear();
     self.sessions().clear();
+    self.held.used();
   }
 
   fn lock_cache(&self) -> MutexGuard<'_, TokenCache> {
-    self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    self
+      .held
+      .cache
+      .lock()
+      .unwrap_or_else(PoisonError::into_inner)
   }
 
   /// The meter of a call: what counts is resolved by [`tokenizer::choose`] (never silently).
@@ -122,7 +124,7 @@ impl ContextEditor {
         index: None,
       });
     }
-    let cache = (self.options.token_cache_size > 0).then_some(&self.cache);
+    let cache = (self.options.token_cache_size > 0).then_some(&self.held.cache);
     let meter = match choice.hf {
       Some(hf) => Meter::with_tokenizer(method, hf, (choice.name, choice.framing), cache),
       None => Meter::new(method, choice.encoding, cache),
@@ -152,6 +154,7 @@ impl ContextEditor {
     let mut warnings = Vec::new();
     let meter = self.meter(context, &mut warnings);
     let measures = meter.measure(messages);
+    self.held.used();
     self.plan_with(messages, &measures, None, &meter, warnings, context)
   }
 
@@ -228,15 +231,11 @@ impl ContextEditor {
     Ok(true)
   }
 
-  /// Puts session `id` (back) into the store, then keeps the process's sessions within their
-  /// bound (see `session::Registry`), never evicting this editor's own for it.
+  /// Puts session `id` (back) into the store, then keeps what the process's editors hold within
+  /// their bound (see `session::Registry`), never evicting this editor's own for it.
   fn keep(&self, id: u64, session: Session) {
-    let registry = {
-      let mut store = self.sessions();
-      store.put(id, session);
-      store.registry()
-    };
-    registry.trim(&self.sessions);
+    self.sessions().put(id, session);
+    self.held.used();
   }
 
   /// Session `id` cut to `reuse` messages (taken out of the store) with `tail` appended; `None` on
@@ -262,7 +261,11 @@ impl ContextEditor {
   }
 
   fn sessions(&self) -> MutexGuard<'_, SessionStore> {
-    self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    self
+      .held
+      .sessions
+      .lock()
+      .unwrap_or_else(PoisonError::into_inner)
   }
 
   fn plan_with(
@@ -298,6 +301,7 @@ impl ContextEditor {
     let meter = self.meter(context, &mut warnings);
     let fixed = fixed_size(&meter, context)?;
     let measures = meter.measure(messages);
+    self.held.used();
     let meter = meter.adjusted(context, fixed, &measures);
     let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
     Ok(TokenCount {

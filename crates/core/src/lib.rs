@@ -54,6 +54,7 @@ mod message;
 mod options;
 mod pipeline;
 mod plan;
+mod registry;
 mod session;
 mod tokenizer;
 mod trigger;
@@ -85,6 +86,7 @@ pub use plan::{
   AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, RemovedOrphan, Report, SummaryRequest,
   Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
+pub use registry::MAX_PROCESS_SESSION_BYTES;
 pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
 #[doc(hidden)]
 pub use tokenizer::{in_background, pieces};

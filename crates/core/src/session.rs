@@ -10,29 +10,21 @@
 //! evicting one another. Counting them again (another model or encoding) would need the text: that
 //! call misses and the caller sends the conversation again.
 //!
-//! The sessions of every editor in the process are bounded together too ([`Registry`]): an
-//! editor's sessions are freed when the editor is, and a host frees a dropped editor only when it
-//! gets round to it (Node runs the finalizer on a later turn of its event loop, which a
-//! synchronous loop never gives). A loop that made a new editor per conversation kept every one
-//! of them. Past the process bound, the least recently used sessions of other editors go first:
-//! an editor no longer used holds the oldest.
+//! The sessions of every editor are bounded together too, with their token caches
+//! (`crate::registry`).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::draft::Pairing;
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message};
 use crate::options::TokenCountMethod;
+use crate::registry::Registry;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
 pub const MAX_SESSIONS: usize = 64;
-/// At most this many bytes of message text are held across sessions.
+/// At most this many bytes are held across one editor's sessions (text and structures).
 pub const MAX_SESSION_BYTES: usize = 256 << 20;
-/// At most this many bytes of message text are held across the sessions of every editor in the
-/// process (1 GiB, four editors' worth): past it, other editors' least recently used sessions go.
-pub const MAX_PROCESS_SESSION_BYTES: usize = 1 << 30;
 /// Bytes charged per message besides its strings: the message and its measure, and about 64 for
 /// its running size, its pairing and the room a session keeps to grow. (It was 160, a third of what
 /// a message holds: a dropped editor's sessions held 3.7 times what was counted.)
@@ -58,7 +50,7 @@ pub(crate) struct Session {
 }
 
 impl Session {
-  fn footprint(&self) -> usize {
+  pub(crate) fn footprint(&self) -> usize {
     self.bytes.last().copied().unwrap_or(0)
   }
 
@@ -186,95 +178,6 @@ fn message_bytes(m: &Message) -> usize {
     + calls
 }
 
-/// The session stores of a process (one registry, [`Registry::global`]; tests make their own):
-/// what they hold together, and a clock that orders their sessions' uses across stores.
-#[derive(Debug)]
-pub(crate) struct Registry {
-  stores: Mutex<Vec<Weak<Mutex<SessionStore>>>>,
-  held: AtomicUsize,
-  tick: AtomicU64,
-  max_bytes: usize,
-}
-
-static GLOBAL: Registry = Registry::new(MAX_PROCESS_SESSION_BYTES);
-
-/// An editor's sessions, shared with the registry (which holds it weakly).
-pub(crate) type SharedStore = Arc<Mutex<SessionStore>>;
-
-fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-  m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Registry {
-  pub const fn new(max_bytes: usize) -> Self {
-    Self {
-      stores: Mutex::new(Vec::new()),
-      held: AtomicUsize::new(0),
-      tick: AtomicU64::new(0),
-      max_bytes,
-    }
-  }
-
-  pub fn global() -> &'static Self {
-    &GLOBAL
-  }
-
-  /// A new store of this registry with the per-editor bounds.
-  pub fn store(&'static self, max_sessions: usize, max_bytes: usize) -> SharedStore {
-    let store = Arc::new(Mutex::new(SessionStore {
-      map: HashMap::new(),
-      bytes: 0,
-      max_sessions,
-      max_bytes,
-      registry: self,
-    }));
-    let mut stores = locked(&self.stores);
-    // Dropped editors leave dead entries: swept whenever the list doubles.
-    if stores.len() >= 64 && stores.len().is_power_of_two() {
-      stores.retain(|w| w.strong_count() > 0);
-    }
-    stores.push(Arc::downgrade(&store));
-    store
-  }
-
-  /// Bytes held by every store.
-  pub fn held(&self) -> usize {
-    self.held.load(Ordering::Relaxed)
-  }
-
-  /// While the stores hold more than the bound, evicts the least recently used session of the
-  /// stores other than `this` (its own bounds apply to it). A store in use by another thread at
-  /// that moment is passed over.
-  pub fn trim(&self, this: &SharedStore) {
-    if self.held() <= self.max_bytes {
-      return;
-    }
-    let stores = locked(&self.stores);
-    while self.held() > self.max_bytes {
-      let mut oldest: Option<(u64, SharedStore)> = None;
-      for store in stores.iter().filter_map(Weak::upgrade) {
-        if Arc::ptr_eq(&store, this) {
-          continue;
-        }
-        let used = match store.try_lock() {
-          Ok(s) => s.oldest().map(|(_, used)| used),
-          Err(_) => None,
-        };
-        if let Some(used) = used {
-          if oldest.as_ref().is_none_or(|(u, _)| used < *u) {
-            oldest = Some((used, store));
-          }
-        }
-      }
-      let Some((_, store)) = oldest else { break };
-      let Ok(mut s) = store.try_lock() else { break };
-      if let Some((id, _)) = s.oldest() {
-        s.remove(id);
-      }
-    }
-  }
-}
-
 /// The sessions of one editor.
 #[derive(Debug)]
 pub(crate) struct SessionStore {
@@ -287,14 +190,20 @@ pub(crate) struct SessionStore {
 
 impl Drop for SessionStore {
   fn drop(&mut self) {
-    self.registry.held.fetch_sub(self.bytes, Ordering::Relaxed);
+    self.registry.release(self.bytes);
   }
 }
 
 impl SessionStore {
-  /// A store of the process's registry with the per-editor bounds.
-  pub fn shared() -> SharedStore {
-    Registry::global().store(MAX_SESSIONS, MAX_SESSION_BYTES)
+  /// An empty store of `registry` with these bounds.
+  pub(crate) fn new(max_sessions: usize, max_bytes: usize, registry: &'static Registry) -> Self {
+    Self {
+      map: HashMap::new(),
+      bytes: 0,
+      max_sessions,
+      max_bytes,
+      registry,
+    }
   }
 
   pub fn len(&self) -> usize {
@@ -303,27 +212,19 @@ impl SessionStore {
 
   pub fn clear(&mut self) {
     self.map.clear();
-    self.registry.held.fetch_sub(self.bytes, Ordering::Relaxed);
+    self.registry.release(self.bytes);
     self.bytes = 0;
   }
 
   pub fn remove(&mut self, id: u64) -> Option<Session> {
     let s = self.map.remove(&id)?;
     self.bytes -= s.footprint();
-    self
-      .registry
-      .held
-      .fetch_sub(s.footprint(), Ordering::Relaxed);
+    self.registry.release(s.footprint());
     Some(s)
   }
 
-  /// The registry this store belongs to.
-  pub fn registry(&self) -> &'static Registry {
-    self.registry
-  }
-
   /// The least recently used session: its id and when it was used.
-  fn oldest(&self) -> Option<(u64, u64)> {
+  pub(crate) fn oldest(&self) -> Option<(u64, u64)> {
     self
       .map
       .iter()
@@ -361,9 +262,9 @@ impl SessionStore {
         self.remove(k);
       }
     }
-    session.used = self.registry.tick.fetch_add(1, Ordering::Relaxed) + 1;
+    session.used = self.registry.now();
     self.bytes += size;
-    self.registry.held.fetch_add(size, Ordering::Relaxed);
+    self.registry.hold(size);
     self.map.insert(id, session);
   }
 }
@@ -378,15 +279,14 @@ mod tests {
     s
   }
 
-  /// A registry of the test's own (the process's is shared by every test running at once).
   fn registry(max_bytes: usize) -> &'static Registry {
-    Box::leak(Box::new(Registry::new(max_bytes)))
+    crate::registry::tests::registry(max_bytes)
   }
 
   #[test]
   fn take_needs_enough_messages() {
-    let shared = registry(usize::MAX).store(MAX_SESSIONS, MAX_SESSION_BYTES);
-    let mut store = shared.lock().unwrap();
+    let held = registry(usize::MAX).editor(MAX_SESSIONS, MAX_SESSION_BYTES, 0);
+    let mut store = held.sessions.lock().unwrap();
     store.put(1, session(3, "hi"));
     assert!(store.take(1, 4).is_none(), "shorter than reuse: a miss");
     assert!(store.take(1, 1).is_none(), "the miss dropped it");
@@ -398,8 +298,8 @@ mod tests {
 
   #[test]
   fn evicts_least_recently_used_by_count_and_bytes() {
-    let shared = registry(usize::MAX).store(2, usize::MAX);
-    let mut store = shared.lock().unwrap();
+    let held = registry(usize::MAX).editor(2, usize::MAX, 0);
+    let mut store = held.sessions.lock().unwrap();
     store.put(1, session(1, "a"));
     store.put(2, session(1, "b"));
     let s = store.take(1, 1).unwrap();
@@ -409,8 +309,8 @@ mod tests {
     assert!(store.take(2, 1).is_none(), "2 was the least recently used");
 
     let one = message_bytes(&Message::user("x".repeat(1000)));
-    let shared = registry(usize::MAX).store(10, 2 * one + 10);
-    let mut store = shared.lock().unwrap();
+    let held = registry(usize::MAX).editor(10, 2 * one + 10, 0);
+    let mut store = held.sessions.lock().unwrap();
     store.put(1, session(1, &"x".repeat(1000)));
     store.put(2, session(1, &"x".repeat(1000)));
     store.put(3, session(1, &"x".repeat(1000)));
@@ -421,71 +321,5 @@ mod tests {
       store.take(4, 1).is_none(),
       "larger than the bound alone: not kept"
     );
-  }
-
-  #[test]
-  fn the_process_bound_evicts_other_stores_least_recently_used_first() {
-    let text = "x".repeat(1000);
-    let one = session(1, &text).footprint();
-    let reg = registry(3 * one);
-    let [a, b, c] = [(); 3].map(|()| reg.store(MAX_SESSIONS, MAX_SESSION_BYTES));
-    a.lock().unwrap().put(1, session(1, &text));
-    b.lock().unwrap().put(1, session(1, &text));
-    a.lock().unwrap().put(2, session(1, &text));
-    assert_eq!(reg.held(), 3 * one);
-    reg.trim(&a);
-    assert_eq!(reg.held(), 3 * one, "within the bound: nothing goes");
-    // A fourth session, in `c`: the oldest of the others (`a`'s first) goes, not `c`'s own.
-    c.lock().unwrap().put(1, session(1, &text));
-    reg.trim(&c);
-    assert_eq!(reg.held(), 3 * one);
-    assert_eq!(
-      a.lock().unwrap().len(),
-      1,
-      "a's least recently used session went"
-    );
-    assert!(
-      a.lock().unwrap().take(2, 1).is_some(),
-      "its newer one stays"
-    );
-    assert_eq!(b.lock().unwrap().len(), 1);
-    assert_eq!(c.lock().unwrap().len(), 1);
-  }
-
-  #[test]
-  fn a_dropped_store_gives_its_bytes_back_and_the_bound_never_evicts_the_callers_own() {
-    let text = "y".repeat(500);
-    let one = session(1, &text).footprint();
-    let reg = registry(one);
-    let gone = reg.store(MAX_SESSIONS, MAX_SESSION_BYTES);
-    gone.lock().unwrap().put(1, session(1, &text));
-    assert_eq!(reg.held(), one);
-    drop(gone);
-    assert_eq!(reg.held(), 0, "dropping a store subtracts what it held");
-    let own = reg.store(MAX_SESSIONS, MAX_SESSION_BYTES);
-    own.lock().unwrap().put(1, session(1, &text));
-    own.lock().unwrap().put(2, session(1, &text));
-    reg.trim(&own);
-    assert_eq!(
-      own.lock().unwrap().len(),
-      2,
-      "only other stores are trimmed"
-    );
-    own.lock().unwrap().clear();
-    assert_eq!(reg.held(), 0);
-  }
-
-  #[test]
-  fn many_dropped_stores_are_swept_from_the_registry() {
-    let reg = registry(usize::MAX);
-    for _ in 0..1000 {
-      drop(reg.store(1, 1));
-    }
-    let live = reg.store(1, 1);
-    assert!(
-      reg.stores.lock().unwrap().len() < 600,
-      "dead entries are swept as the list grows"
-    );
-    drop(live);
   }
 }

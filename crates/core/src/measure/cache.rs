@@ -61,10 +61,11 @@ impl TokenCache {
     self.capacity
   }
 
-  /// Drops every entry.
+  /// Drops every entry, and the memory they took (a cleared editor may never be used again, see
+  /// `session::Registry`).
   pub fn clear(&mut self) {
-    self.young.clear();
-    self.old.clear();
+    self.young = HashMap::new();
+    self.old = HashMap::new();
   }
 
   pub(super) fn get(&mut self, key: u128) -> Option<u32> {
@@ -77,7 +78,7 @@ impl TokenCache {
     Some(v)
   }
 
-  pub(super) fn insert(&mut self, key: u128, value: u32) {
+  pub(crate) fn insert(&mut self, key: u128, value: u32) {
     if self.capacity == 0 {
       return;
     }
