@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::measure::TokenCache;
-use crate::session::{SessionStore, MAX_SESSIONS, MAX_SESSION_BYTES};
+use crate::session::{SessionStore, Tally, MAX_SESSIONS, MAX_SESSION_BYTES};
 
 /// At most this many bytes are held by the sessions and token caches of every editor in the
 /// process (1 GiB, four editors' worth of sessions): past it, what other editors used least
@@ -23,8 +23,7 @@ pub const MAX_PROCESS_SESSION_BYTES: usize = 1 << 30;
 #[derive(Debug)]
 pub(crate) struct Registry {
   editors: Mutex<Vec<Weak<Held>>>,
-  held: AtomicUsize,
-  tick: AtomicU64,
+  tally: Tally,
   max_bytes: usize,
 }
 
@@ -52,8 +51,7 @@ pub(crate) struct Held {
 impl Drop for Held {
   fn drop(&mut self) {
     // The sessions give theirs back as their store is dropped.
-    let bytes = *self.cache_bytes.get_mut();
-    self.registry.held.fetch_sub(bytes, Ordering::Relaxed);
+    self.registry.tally.release(*self.cache_bytes.get_mut());
   }
 }
 
@@ -66,8 +64,9 @@ impl Held {
   /// After a call of this editor: marks it used, counts its token cache again, and keeps the
   /// process within its bound, never evicting what this editor holds for it.
   pub fn used(self: &Arc<Self>) {
-    let tick = self.registry.tick.fetch_add(1, Ordering::Relaxed) + 1;
-    self.last_used.store(tick, Ordering::Relaxed);
+    self
+      .last_used
+      .store(self.registry.tally.now(), Ordering::Relaxed);
     let entries = locked(&self.cache).len();
     self.recount_cache(entries);
     self.registry.trim(self);
@@ -78,15 +77,9 @@ impl Held {
     let bytes = entries * CACHE_ENTRY_BYTES;
     let before = self.cache_bytes.swap(bytes, Ordering::Relaxed);
     if bytes >= before {
-      self
-        .registry
-        .held
-        .fetch_add(bytes - before, Ordering::Relaxed);
+      self.registry.tally.hold(bytes - before);
     } else {
-      self
-        .registry
-        .held
-        .fetch_sub(before - bytes, Ordering::Relaxed);
+      self.registry.tally.release(before - bytes);
     }
   }
 
@@ -137,8 +130,7 @@ impl Registry {
   pub const fn new(max_bytes: usize) -> Self {
     Self {
       editors: Mutex::new(Vec::new()),
-      held: AtomicUsize::new(0),
-      tick: AtomicU64::new(0),
+      tally: Tally::new(),
       max_bytes,
     }
   }
@@ -155,7 +147,7 @@ impl Registry {
     cache_capacity: usize,
   ) -> Arc<Held> {
     let held = Arc::new(Held {
-      sessions: Mutex::new(SessionStore::new(max_sessions, max_bytes, self)),
+      sessions: Mutex::new(SessionStore::new(max_sessions, max_bytes, &self.tally)),
       cache: Mutex::new(TokenCache::new(cache_capacity)),
       cache_bytes: AtomicUsize::new(0),
       last_used: AtomicU64::new(0),
@@ -172,22 +164,7 @@ impl Registry {
 
   /// Bytes held by every editor.
   pub fn held(&self) -> usize {
-    self.held.load(Ordering::Relaxed)
-  }
-
-  /// Counts `bytes` more held.
-  pub(crate) fn hold(&self, bytes: usize) {
-    self.held.fetch_add(bytes, Ordering::Relaxed);
-  }
-
-  /// Counts `bytes` fewer held.
-  pub(crate) fn release(&self, bytes: usize) {
-    self.held.fetch_sub(bytes, Ordering::Relaxed);
-  }
-
-  /// The next tick of the clock that orders uses across editors.
-  pub(crate) fn now(&self) -> u64 {
-    self.tick.fetch_add(1, Ordering::Relaxed) + 1
+    self.tally.held()
   }
 
   /// While the editors hold more than the bound, evicts the least recently used of what the
@@ -221,13 +198,13 @@ impl Registry {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
   use super::*;
   use crate::message::Message;
   use crate::session::Session;
 
   /// A registry of the test's own (the process's is shared by every test running at once).
-  pub(crate) fn registry(max_bytes: usize) -> &'static Registry {
+  fn registry(max_bytes: usize) -> &'static Registry {
     Box::leak(Box::new(Registry::new(max_bytes)))
   }
 

@@ -14,12 +14,12 @@
 //! (`crate::registry`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::draft::Pairing;
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message};
 use crate::options::TokenCountMethod;
-use crate::registry::Registry;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
 pub const MAX_SESSIONS: usize = 64;
@@ -178,6 +178,48 @@ fn message_bytes(m: &Message) -> usize {
     + calls
 }
 
+/// What the session stores (and token caches) of a process hold together, and the clock that
+/// orders their uses across editors: the count `crate::registry` bounds.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+  held: AtomicUsize,
+  tick: AtomicU64,
+}
+
+impl Tally {
+  pub const fn new() -> Self {
+    Self {
+      held: AtomicUsize::new(0),
+      tick: AtomicU64::new(0),
+    }
+  }
+
+  /// Bytes held.
+  pub fn held(&self) -> usize {
+    self.held.load(Ordering::Relaxed)
+  }
+
+  /// Counts `bytes` more held.
+  pub fn hold(&self, bytes: usize) {
+    self.held.fetch_add(bytes, Ordering::Relaxed);
+  }
+
+  /// Counts `bytes` fewer held. Never below zero: a count that wrapped round would evict
+  /// everything on every call.
+  pub fn release(&self, bytes: usize) {
+    let _ = self
+      .held
+      .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+        Some(held.saturating_sub(bytes))
+      });
+  }
+
+  /// The next tick of the clock.
+  pub fn now(&self) -> u64 {
+    self.tick.fetch_add(1, Ordering::Relaxed) + 1
+  }
+}
+
 /// The sessions of one editor.
 #[derive(Debug)]
 pub(crate) struct SessionStore {
@@ -185,24 +227,24 @@ pub(crate) struct SessionStore {
   bytes: usize,
   max_sessions: usize,
   max_bytes: usize,
-  registry: &'static Registry,
+  tally: &'static Tally,
 }
 
 impl Drop for SessionStore {
   fn drop(&mut self) {
-    self.registry.release(self.bytes);
+    self.tally.release(self.bytes);
   }
 }
 
 impl SessionStore {
-  /// An empty store of `registry` with these bounds.
-  pub(crate) fn new(max_sessions: usize, max_bytes: usize, registry: &'static Registry) -> Self {
+  /// An empty store with these bounds, counted in `tally`.
+  pub(crate) fn new(max_sessions: usize, max_bytes: usize, tally: &'static Tally) -> Self {
     Self {
       map: HashMap::new(),
       bytes: 0,
       max_sessions,
       max_bytes,
-      registry,
+      tally,
     }
   }
 
@@ -212,14 +254,14 @@ impl SessionStore {
 
   pub fn clear(&mut self) {
     self.map.clear();
-    self.registry.release(self.bytes);
+    self.tally.release(self.bytes);
     self.bytes = 0;
   }
 
   pub fn remove(&mut self, id: u64) -> Option<Session> {
     let s = self.map.remove(&id)?;
     self.bytes -= s.footprint();
-    self.registry.release(s.footprint());
+    self.tally.release(s.footprint());
     Some(s)
   }
 
@@ -262,9 +304,9 @@ impl SessionStore {
         self.remove(k);
       }
     }
-    session.used = self.registry.now();
+    session.used = self.tally.now();
     self.bytes += size;
-    self.registry.hold(size);
+    self.tally.hold(size);
     self.map.insert(id, session);
   }
 }
@@ -279,14 +321,14 @@ mod tests {
     s
   }
 
-  fn registry(max_bytes: usize) -> &'static Registry {
-    crate::registry::tests::registry(max_bytes)
+  /// A store with these bounds, counted in a tally of the test's own.
+  fn new_store(max_sessions: usize, max_bytes: usize) -> SessionStore {
+    SessionStore::new(max_sessions, max_bytes, Box::leak(Box::default()))
   }
 
   #[test]
   fn take_needs_enough_messages() {
-    let held = registry(usize::MAX).editor(MAX_SESSIONS, MAX_SESSION_BYTES, 0);
-    let mut store = held.sessions.lock().unwrap();
+    let mut store = new_store(MAX_SESSIONS, MAX_SESSION_BYTES);
     store.put(1, session(3, "hi"));
     assert!(store.take(1, 4).is_none(), "shorter than reuse: a miss");
     assert!(store.take(1, 1).is_none(), "the miss dropped it");
@@ -298,8 +340,7 @@ mod tests {
 
   #[test]
   fn evicts_least_recently_used_by_count_and_bytes() {
-    let held = registry(usize::MAX).editor(2, usize::MAX, 0);
-    let mut store = held.sessions.lock().unwrap();
+    let mut store = new_store(2, usize::MAX);
     store.put(1, session(1, "a"));
     store.put(2, session(1, "b"));
     let s = store.take(1, 1).unwrap();
@@ -309,8 +350,7 @@ mod tests {
     assert!(store.take(2, 1).is_none(), "2 was the least recently used");
 
     let one = message_bytes(&Message::user("x".repeat(1000)));
-    let held = registry(usize::MAX).editor(10, 2 * one + 10, 0);
-    let mut store = held.sessions.lock().unwrap();
+    let mut store = new_store(10, 2 * one + 10);
     store.put(1, session(1, &"x".repeat(1000)));
     store.put(2, session(1, &"x".repeat(1000)));
     store.put(3, session(1, &"x".repeat(1000)));
