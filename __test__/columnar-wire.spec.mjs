@@ -371,6 +371,27 @@ describe('the native side: columns and JSON are the same messages', () => {
     }
   })
 
+  test('ids and names of any script cross as columns as they do as JSON (ASCII, Latin-1, CJK, astral)', () => {
+    const names = ['search', 'café', 'ÿ', '検索', 'tool😀', 'a"b\\c', 'tab\tnew\nline', '\u0080', '']
+    const messages = [new HumanMessage('go')]
+    for (const [k, name] of names.entries()) {
+      const id = `${name}-${k}`
+      messages.push(new AIMessage({ content: '', tool_calls: [{ id, name, args: { q: name } }] }))
+      messages.push(new ToolMessage({ content: `result ${name}`.repeat(30), tool_call_id: id, name }))
+    }
+    const opts = { sendText: false, placeholders: new Set(['[cleared]']) }
+    const wire = messages.map((m, i) => toWire(m, i, opts))
+    const ctx = toWireContext({ systemPrompt: 'be brief' })
+    const native = new NativeContextEditor({ trigger: { tokens: 50 }, keep: { messages: 1 } })
+    const [columns] = toColumns(messages, 0, messages.length, opts, [])
+    const viaColumns = native.planColumns(columns, ctx)
+    assert.equal(viaColumns, native.planJson(jsonText(wire), ctx))
+    // The ids came through: each cleared result is reported under its own id.
+    const ids = JSON.parse(viaColumns).report.cleared.map((c) => c.toolCallId)
+    assert.deepEqual(ids, names.slice(0, -1).map((name, k) => `${name}-${k}`))
+    assert.deepEqual(packed(native.planSessionColumns(1, 0, columns, ctx)), packed(native.planSession(2, 0, jsonText(wire), ctx)))
+  })
+
   test('columns that do not fit together are INVALID_MESSAGE naming the columns, never a crash', () => {
     const native = new NativeContextEditor({})
     const [good] = toColumns([new HumanMessage('hi'), new ToolMessage({ content: 'x', tool_call_id: 'c' })], 0, 2, { sendText: false }, [])

@@ -85,6 +85,13 @@ impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq> Pairing<K> {
     }
   }
 
+  /// Room for `messages` more (a call each half of them, as `with_capacity`), so that pairing a
+  /// new conversation does not grow the table a doubling at a time.
+  pub fn reserve(&mut self, messages: usize) {
+    self.open.reserve(messages / 2);
+    self.pairs.reserve(messages);
+  }
+
   /// Adds message `i` (the next after those pushed; `pairs` gets `None` for any skipped),
   /// leaving out the calls `skip` names.
   pub fn push<'a>(&mut self, i: usize, m: &'a Message, skip: impl Fn(usize) -> bool)

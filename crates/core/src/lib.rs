@@ -87,7 +87,7 @@ pub use plan::{
   Warning, CLEAR_TOOL_USES_STRATEGY, TRUNCATE_STRATEGY,
 };
 pub use registry::MAX_PROCESS_SESSION_BYTES;
-pub use session::{MAX_SESSIONS, MAX_SESSION_BYTES};
+pub use session::{session_capacity, MAX_SESSIONS, MAX_SESSION_BYTES};
 #[doc(hidden)]
 pub use tokenizer::{in_background, pieces};
 pub use tokenizer::{

@@ -33,6 +33,14 @@ const MESSAGE_OVERHEAD_BYTES: usize =
 /// Bytes charged per tool call besides its strings.
 const CALL_OVERHEAD_BYTES: usize = std::mem::size_of::<crate::message::ToolCall>();
 
+/// The capacity a session gives a list of `len` messages: room to grow by an eighth (and 16) before
+/// it moves. A caller that builds a new conversation's list with this capacity hands it to the
+/// session without a copy ([`Session::extend`]).
+#[must_use]
+pub const fn session_capacity(len: usize) -> usize {
+  len + len / 8 + 16
+}
+
 /// One conversation: its messages and, for a prefix of them, their measures.
 #[derive(Debug, Default)]
 pub(crate) struct Session {
@@ -67,28 +75,34 @@ impl Session {
 
   /// Appends messages (their measures are taken by the next [`measure`](Self::measure)).
   pub fn extend(&mut self, tail: Vec<Message>) {
-    let mut total = self.footprint();
+    let start = self.messages.len();
+    let added = tail.len();
     // Room to grow: a conversation grows a turn at a time, so a session filled to exactly its
     // length would move every list to a new, never touched allocation on its first growth
     // (benchmark/cold.mjs, many conversations served in turn: +4 ms of page faults at 2,000
     // messages). Untouched capacity costs no memory until it is used.
-    let room = |len: usize| len + tail.len() + (len + tail.len()) / 8 + 16;
-    if self.messages.capacity() < self.messages.len() + tail.len() {
-      let want = room(self.messages.len()) - self.messages.len();
-      self.messages.reserve_exact(want);
-      self
-        .measures
-        .reserve_exact(room(self.measures.len()) - self.measures.len());
-      self
-        .bytes
-        .reserve_exact(room(self.bytes.len()) - self.bytes.len());
+    let room = |len: usize| session_capacity(len + added) - len;
+    if start == 0 && tail.capacity() >= session_capacity(added) {
+      // A new conversation whose list already has room (`session_capacity`) is kept as it came,
+      // not copied into a new one.
+      self.messages = tail;
+    } else {
+      if self.messages.capacity() < start + added {
+        self.messages.reserve_exact(room(start));
+      }
+      self.messages.extend(tail);
     }
-    self.bytes.reserve(tail.len());
-    for m in &tail {
+    if self.measures.capacity() < start + added {
+      self.measures.reserve_exact(room(self.measures.len()));
+    }
+    if self.bytes.capacity() < start + added {
+      self.bytes.reserve_exact(room(self.bytes.len()));
+    }
+    let mut total = self.footprint();
+    for m in &self.messages[start..] {
       total += message_bytes(m);
       self.bytes.push(total);
     }
-    self.messages.extend(tail);
   }
 
   /// Measures the messages not measured yet; all of them when the method or encoding changed (or,
@@ -122,6 +136,9 @@ impl Session {
 
   /// Extends the pairing to every message (see [`Pairing`]): a next call pairs only its new ones.
   pub fn pair(&mut self) {
+    self
+      .pairing
+      .reserve(self.messages.len().saturating_sub(self.pairing.pairs.len()));
     for i in self.pairing.pairs.len()..self.messages.len() {
       self.pairing.push(i, &self.messages[i], |_| false);
     }
