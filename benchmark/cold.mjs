@@ -234,14 +234,24 @@ async function rowsForSize(n, seed, runs) {
     },
   )
   row('cold exact (model) `edit`', a, b, 'tiktoken-rs loop (`encode_ordinary`)', 'ranks loaded; our token cache empty')
-  return { out, breakdown: breakdown(messages, ctx, n), floors: floors(messages, label) }
+  return { out, breakdown: await breakdown(messages, ctx, n), floors: await floors(messages, label) }
 }
 
-/** CPU time of `f` (steadier than wall time on a shared machine), median of `runs` after one untimed call. */
-function cpuTime(f, runs) {
-  f()
+/**
+ * CPU time of `f` (steadier than wall time on a shared machine), median of `runs` after as many
+ * untimed calls, with a turn of the event loop before each (see `turn`: without it, what finalizers
+ * free piles up and each step is timed in a process that never gets its memory back). The untimed
+ * calls let V8 optimize the step as it is in a running process: after one, applying a 2,000-message
+ * plan still ran unoptimized code and measured 7 ms, against 1.4 ms warm.
+ */
+async function cpuTime(f, runs) {
+  for (let i = 0; i < runs; i++) {
+    await turn()
+    f()
+  }
   const t = []
   for (let i = 0; i < runs; i++) {
+    await turn()
     const c0 = cpu()
     f()
     t.push(cpu() - c0)
@@ -250,7 +260,7 @@ function cpuTime(f, runs) {
 }
 
 /** The floors under the cold rows (benchmark/floors.mjs), CPU time, median of 15. */
-function floors(messages, label) {
+async function floors(messages, label) {
   return floorRows(messages, label, (f) => cpuTime(f, 15), countTokensApproximately, ms)
 }
 
@@ -261,7 +271,7 @@ function floors(messages, label) {
  * untriggered) and applying it; and, for comparison, what the same messages cost as wire objects
  * and JSON text (the wire before columns).
  */
-function breakdown(messages, ctx, n) {
+async function breakdown(messages, ctx, n) {
   const time = (f) => cpuTime(f, 9)
   const opts = { sendText: false, placeholders: new Set(['[cleared]']) }
   const memo = () => ({ ...opts, cache: new WeakMap() })
@@ -272,14 +282,14 @@ function breakdown(messages, ctx, n) {
   const off = new NativeContextEditor({ ...OPTIONS, trigger: { tokens: 1e15 } })
   const plan = JSON.parse(on.planColumns(cols, wctx))
   const t = {
-    pass: time(() => jsClearToolUses(messages, OPTIONS)),
-    columns: time(columns),
-    memo: time(() => toColumns(messages, 0, messages.length, memo(), [])),
-    count: time(() => off.planColumns(cols, wctx)),
-    plan: time(() => on.planColumns(cols, wctx)),
-    apply: time(() => applyEdits(messages, plan, {})),
-    edit: time(() => new ContextEditor(OPTIONS).edit(messages, ctx)),
-    before: time(() => off.planJson(jsonText(messages.map((m, i) => toWire(m, i, opts))), wctx)),
+    pass: await time(() => jsClearToolUses(messages, OPTIONS)),
+    columns: await time(columns),
+    memo: await time(() => toColumns(messages, 0, messages.length, memo(), [])),
+    count: await time(() => off.planColumns(cols, wctx)),
+    plan: await time(() => on.planColumns(cols, wctx)),
+    apply: await time(() => applyEdits(messages, plan, {})),
+    edit: await time(() => new ContextEditor(OPTIONS).edit(messages, ctx)),
+    before: await time(() => off.planJson(jsonText(messages.map((m, i) => toWire(m, i, opts))), wctx)),
   }
   t.plan -= t.count
   t.memo -= t.columns
@@ -413,13 +423,13 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
   if (memory) lines.push(memoryRow(seed, 16))
   lines.push(
     '',
-    'Where a cold approx call goes (each step on its own, CPU time of this process, median of 9; "napi + core count" is an untriggered plan of the columns, "plan" the triggered one minus it; "apply" is the internal `applyEdits` that `edit` uses; the last column compares the wire before columns, `toWire` + JSON text + an untriggered `planJson`, with columns + an untriggered `planColumns`):',
+    'Where a cold approx call goes (each step on its own, CPU time of this process, median of 9 after 9 untimed runs, a turn of the event loop before each; "napi + core count" is an untriggered plan of the columns, "plan" the triggered one minus it; "apply" is the internal `applyEdits` that `edit` uses; the last column compares the wire before columns, `toWire` + JSON text + an untriggered `planJson`, with columns + an untriggered `planColumns`):',
     '',
     '| messages | JS walk to columns | memo (fingerprints) | napi + build + core count | plan + packed output | apply | sum | cold `edit` | JS single pass | JSON wire vs columns, to the count |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...breakdowns,
     '',
-    "Floors (benchmark/floors.mjs; CPU time, median of 15): LangChain's own count (`countTokensApproximately`, what its summarisation runs when it does not summarise); the least an exact copy of it reads (every content length, every call's `args` stringified); the same with the lone-surrogate check on each of those strings, as `ContextEditor` checks every string; and the JS single pass. A target under a floor needs a guarantee given up, not a faster boundary.",
+    "Floors (benchmark/floors.mjs; CPU time, median of 15 after 15 untimed runs, a turn of the event loop before each): LangChain's own count (`countTokensApproximately`, what its summarisation runs when it does not summarise); the least an exact copy of it reads (every content length, every call's `args` stringified); the same with the lone-surrogate check on each of those strings, as `ContextEditor` checks every string; and the JS single pass. A target under a floor needs a guarantee given up, not a faster boundary.",
     '',
     '| messages | LangChain count | exact-count floor (÷ LangChain) | + lone-surrogate check (÷ LangChain) | JS single pass | checked floor ÷ single pass |',
     '|---|---|---|---|---|---|',

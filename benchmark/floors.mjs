@@ -65,13 +65,13 @@ export function checkedFloor(messages) {
 /**
  * The floors' table for one conversation, timed as benchmark/cold.mjs times its rows (`time(f)`: CPU
  * time, median of runs), returned as table rows.
- * @param {(f: () => unknown) => number} time
+ * @param {(f: () => unknown) => Promise<number>} time
  */
-export function floorRows(messages, label, time, countApprox, ms) {
-  const lc = time(() => countApprox(messages))
-  const floor = time(() => countFloor(messages))
-  const checked = time(() => checkedFloor(messages))
-  const pass = time(() => jsClearToolUses(messages, OPTIONS))
+export async function floorRows(messages, label, time, countApprox, ms) {
+  const lc = await time(() => countApprox(messages))
+  const floor = await time(() => countFloor(messages))
+  const checked = await time(() => checkedFloor(messages))
+  const pass = await time(() => jsClearToolUses(messages, OPTIONS))
   const x = (a, b) => `${(a / b).toFixed(2)}×`
   return [`| ${label} | ${ms(lc)} | ${ms(floor)} (${x(floor, lc)}) | ${ms(checked)} (${x(checked, lc)}) | ${ms(pass)} | ${x(checked, pass)} |`]
 }
