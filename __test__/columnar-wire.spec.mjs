@@ -388,7 +388,10 @@ describe('the native side: columns and JSON are the same messages', () => {
     assert.equal(viaColumns, native.planJson(jsonText(wire), ctx))
     // The ids came through: each cleared result is reported under its own id.
     const ids = JSON.parse(viaColumns).report.cleared.map((c) => c.toolCallId)
-    assert.deepEqual(ids, names.slice(0, -1).map((name, k) => `${name}-${k}`))
+    assert.deepEqual(
+      ids,
+      names.slice(0, -1).map((name, k) => `${name}-${k}`),
+    )
     assert.deepEqual(packed(native.planSessionColumns(1, 0, columns, ctx)), packed(native.planSession(2, 0, jsonText(wire), ctx)))
   })
 
