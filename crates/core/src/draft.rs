@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message, Role};
@@ -79,14 +79,13 @@ impl<K> Default for Pairing<K> {
 
 impl<K: std::borrow::Borrow<str> + std::hash::Hash + Eq> Pairing<K> {
   pub fn with_capacity(messages: usize) -> Self {
-    Self {
-      open: FxHashMap::with_capacity_and_hasher(messages / 2, FxBuildHasher),
-      pairs: Vec::with_capacity(messages),
-    }
+    let mut pairing = Self::default();
+    pairing.reserve(messages);
+    pairing
   }
 
-  /// Room for `messages` more (a call each half of them, as `with_capacity`), so that pairing a
-  /// new conversation does not grow the table a doubling at a time.
+  /// Room for `messages` more (a call for every other message), so that pairing a new
+  /// conversation does not grow the table a doubling at a time.
   pub fn reserve(&mut self, messages: usize) {
     self.open.reserve(messages / 2);
     self.pairs.reserve(messages);
