@@ -158,8 +158,8 @@ impl From<core::Report> for EditReport {
         .into_iter()
         .map(|c| ClearedResult {
           index: idx(c.index),
-          tool_call_id: c.tool_call_id,
-          tool_name: c.tool_name,
+          tool_call_id: c.tool_call_id.to_string(),
+          tool_name: c.tool_name.to_string(),
           tokens_freed: num(c.tokens_freed),
           reason: c.reason.to_owned(),
         })

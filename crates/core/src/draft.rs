@@ -257,10 +257,6 @@ impl<'m, 'c> Draft<'m, 'c> {
     (0..self.msgs.len()).filter(|&i| !self.slots[i].removed)
   }
 
-  pub fn alive_count(&self) -> usize {
-    self.slots.iter().filter(|s| !s.removed).count()
-  }
-
   pub fn remove(&mut self, i: usize) {
     // Pairing changes only when a call or a paired result goes (an orphan never took a call).
     let paired = match self.msgs[i].role {
@@ -544,13 +540,18 @@ pub(crate) fn dangling_warnings(draft: &Draft<'_, '_>) -> Vec<Warning> {
   draft
     .dangling_calls(&pairs)
     .into_iter()
-    .map(|(i, k)| Warning {
-      code: "dangling_tool_call",
-      message: format!(
-        "tool call `{}` has no tool result after it",
-        draft.msgs[i].tool_calls[k].id
-      ),
-      index: Some(i),
-    })
+    .map(|call| dangling_warning(draft.msgs, call))
     .collect()
+}
+
+/// The warning of call `k` of message `i`, which no tool result answers.
+pub(crate) fn dangling_warning(msgs: &[Message], (i, k): CallRef) -> Warning {
+  Warning {
+    code: "dangling_tool_call",
+    message: format!(
+      "tool call `{}` has no tool result after it",
+      msgs[i].tool_calls[k].id
+    ),
+    index: Some(i),
+  }
 }

@@ -5,6 +5,7 @@
 //! plan depends on: the cache and the sessions only save work, so the same input always gets the
 //! same plan.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, MutexGuard, PoisonError};
 
 use serde_json::Value;
@@ -12,6 +13,7 @@ use serde_json::Value;
 pub use crate::context::{Context, MAX_CORRECTION};
 use crate::draft::CallRef;
 use crate::error::{Error, Result};
+use crate::grown::{simple_clearing, Grown};
 use crate::measure::{Measure, Meter, TokenCache};
 use crate::message::Message;
 use crate::options::{Edit, Options, TokenCountMethod};
@@ -64,6 +66,8 @@ pub struct ContextEditor {
   options: Options,
   /// The token cache and the sessions (bounded per editor and, with every editor's, per process).
   held: Arc<Held>,
+  /// Session plans made from running figures (see `Grown`).
+  grown_plans: AtomicU64,
 }
 
 impl ContextEditor {
@@ -71,7 +75,11 @@ impl ContextEditor {
   #[must_use]
   pub fn new(options: Options) -> Self {
     let held = Held::new(options.token_cache_size);
-    Self { options, held }
+    Self {
+      options,
+      held,
+      grown_plans: AtomicU64::new(0),
+    }
   }
 
   /// An editor configured from JSON options (see [`Options::from_json`]).
@@ -187,19 +195,63 @@ impl ContextEditor {
       return Ok(None);
     }
     session.pair();
-    let plan = self.plan_with(
-      &session.messages,
-      &session.measures,
-      Some(&session.pairing.pairs),
-      &meter,
-      warnings,
-      context,
-    );
+    let plan = match self.plan_grown(&mut session, &meter, &warnings, context) {
+      Ok(Some(plan)) => Ok(plan),
+      Ok(None) => self.plan_with(
+        &session.messages,
+        &session.measures,
+        Some(&session.pairing.pairs),
+        &meter,
+        warnings,
+        context,
+      ),
+      Err(e) => Err(e),
+    };
     if meter.method != TokenCountMethod::Approx && !self.reads_text() {
       session.drop_text();
     }
     self.keep(id, session);
     plan.map(Some)
+  }
+
+  /// The plan of a session from its running figures (see `Grown`), when the pipeline is one they
+  /// cover and the session allows it; `None` when it must be planned whole.
+  fn plan_grown(
+    &self,
+    session: &mut Session,
+    meter: &Meter<'_>,
+    warnings: &[Warning],
+    context: &Context,
+  ) -> Result<Option<EditPlan>> {
+    let Some(edit) = simple_clearing(&self.options.edits, &self.options.pin) else {
+      return Ok(None);
+    };
+    let fixed = fixed_size(meter, context)?;
+    let meter = meter.adjusted(context, fixed, &session.measures);
+    let grown = session.grown.get_or_insert_with(Grown::default);
+    let plan = grown.plan(
+      &self.options.edits,
+      edit,
+      &session.messages,
+      &session.measures,
+      &session.pairing.pairs,
+      &meter,
+      fixed,
+      self.max_input_tokens(context),
+      warnings.to_vec(),
+    );
+    if plan.is_some() {
+      self.grown_plans.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(plan)
+  }
+
+  /// How many session plans were made from the session's running figures instead of the whole
+  /// pipeline (for tests: both give the same plan).
+  #[doc(hidden)]
+  #[must_use]
+  pub fn grown_plans(&self) -> u64 {
+    self.grown_plans.load(Ordering::Relaxed)
   }
 
   /// Whether an edit reads message text after counting: summaries, truncation and `prefer`

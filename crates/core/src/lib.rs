@@ -49,6 +49,7 @@ mod draft;
 mod editor;
 mod edits;
 mod error;
+mod grown;
 mod measure;
 mod message;
 mod options;

@@ -206,7 +206,6 @@ impl Planner<'_> {
   /// The report's closing figures and warnings: dangling calls, totals after the edits, and
   /// whether a trigger still holds or the limit is exceeded.
   fn close_report(&self, draft: &Draft<'_, '_>, report: &mut Report) {
-    report.warnings.extend(dangling_warnings(draft));
     let triggers: Vec<Trigger> = self
       .edits
       .iter()
@@ -214,47 +213,57 @@ impl Planner<'_> {
       .flatten()
       .copied()
       .collect();
-    report
-      .warnings
-      .extend(pins_over_budget(&triggers, draft, self.max_input_tokens));
-    report.tokens_after = draft.tokens();
-    report.messages_after = draft.alive_count();
+    let pins = pins_over_budget(&triggers, draft, self.max_input_tokens);
     let facts = draft.facts(self.max_input_tokens);
-    report.still_triggered = report.triggered
-      && self
-        .edits
-        .iter()
-        .any(|e| trigger_of(e).is_some_and(|t| holds(e, t, &facts)));
-    // Warn only when a size condition still holds: count conditions stay met by design.
-    let over_budget = report.triggered
-      && self
-        .edits
-        .iter()
-        .any(|e| trigger_of(e).is_some_and(|t| is_over_budget(e, t, &facts)));
-    if over_budget {
-      report.warnings.push(Warning {
-        code: "still_over_trigger",
-        message: format!(
-          "{} tokens after editing still meet a trigger; these edits cannot bring this request under budget (add a summarize or trimming edit)",
-          report.tokens_after
-        ),
-        index: None,
-      });
-    }
-    report.over_max_input_tokens = self
-      .max_input_tokens
-      .is_some_and(|max| report.tokens_after > max);
-    if report.over_max_input_tokens {
-      report.warnings.push(Warning {
-        code: "over_max_input_tokens",
-        message: format!(
-          "{} tokens exceed the model's input limit of {}",
-          report.tokens_after,
-          self.max_input_tokens.unwrap_or(0)
-        ),
-        index: None,
-      });
-    }
+    close_report(self.edits, report, dangling_warnings(draft), pins, &facts);
+  }
+}
+
+/// Closes `report`: the warnings of dangling calls and of pinned messages over budget, the totals
+/// after the edits (`facts`: the request as the edits left it), and whether a trigger still holds
+/// or the limit is exceeded.
+pub(crate) fn close_report(
+  edits: &[Edit],
+  report: &mut Report,
+  dangling: Vec<Warning>,
+  pins: Option<Warning>,
+  facts: &Facts,
+) {
+  report.warnings.extend(dangling);
+  report.warnings.extend(pins);
+  report.tokens_after = facts.tokens;
+  report.messages_after = facts.messages;
+  report.still_triggered = report.triggered
+    && edits
+      .iter()
+      .any(|e| trigger_of(e).is_some_and(|t| holds(e, t, facts)));
+  // Warn only when a size condition still holds: count conditions stay met by design.
+  let over_budget = report.triggered
+    && edits
+      .iter()
+      .any(|e| trigger_of(e).is_some_and(|t| is_over_budget(e, t, facts)));
+  if over_budget {
+    report.warnings.push(Warning {
+      code: "still_over_trigger",
+      message: format!(
+        "{} tokens after editing still meet a trigger; these edits cannot bring this request under budget (add a summarize or trimming edit)",
+        report.tokens_after
+      ),
+      index: None,
+    });
+  }
+  let max_input_tokens = facts.max_input_tokens;
+  report.over_max_input_tokens = max_input_tokens.is_some_and(|max| report.tokens_after > max);
+  if report.over_max_input_tokens {
+    report.warnings.push(Warning {
+      code: "over_max_input_tokens",
+      message: format!(
+        "{} tokens exceed the model's input limit of {}",
+        report.tokens_after,
+        max_input_tokens.unwrap_or(0)
+      ),
+      index: None,
+    });
   }
 }
 

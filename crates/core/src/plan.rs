@@ -110,10 +110,10 @@ pub struct RemovedOrphan {
 pub struct ClearedResult {
   /// Index in the input.
   pub index: usize,
-  /// Its `tool_call_id`.
-  pub tool_call_id: String,
+  /// Its `tool_call_id` (shared: a session's next plan names the same results again).
+  pub tool_call_id: std::sync::Arc<str>,
   /// The tool's name (the tool message's own `name`, else the call's).
-  pub tool_name: String,
+  pub tool_name: std::sync::Arc<str>,
   /// Tokens of the request freed by this clear (including its call's arguments, when cleared too).
   pub tokens_freed: u64,
   /// Why it was cleared: `"superseded"` or `"duplicate"` (`prefer`: stale, cleared first),

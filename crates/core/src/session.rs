@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::draft::Pairing;
+use crate::grown::Grown;
 use crate::measure::{Measure, Meter};
 use crate::message::{utf16_len, Message};
 use crate::options::TokenCountMethod;
@@ -54,11 +55,19 @@ pub(crate) struct Session {
   text_dropped: usize,
   /// The pairing of tool results with calls of a prefix of `messages` (see [`Session::pair`]).
   pub pairing: Pairing<Box<str>>,
+  /// Running figures for planning the session as it grows (see [`Grown`]), when its pipeline is
+  /// one they cover; dropped when the session is cut below what they read or measured anew.
+  pub grown: Option<Grown>,
   used: u64,
 }
 
 impl Session {
   pub(crate) fn footprint(&self) -> usize {
+    self.text_footprint() + self.grown.as_ref().map_or(0, Grown::bytes)
+  }
+
+  /// The footprint of the messages and their measures.
+  fn text_footprint(&self) -> usize {
     self.bytes.last().copied().unwrap_or(0)
   }
 
@@ -71,6 +80,9 @@ impl Session {
     self.measures.truncate(len);
     self.bytes.truncate(len);
     self.text_dropped = self.text_dropped.min(len);
+    if self.grown.as_ref().is_some_and(|g| len < g.len()) {
+      self.grown = None;
+    }
   }
 
   /// Appends messages (their measures are taken by the next [`measure`](Self::measure)).
@@ -98,7 +110,7 @@ impl Session {
     if self.bytes.capacity() < start + added {
       self.bytes.reserve_exact(room(self.bytes.len()));
     }
-    let mut total = self.footprint();
+    let mut total = self.text_footprint();
     for m in &self.messages[start..] {
       total += message_bytes(m);
       self.bytes.push(total);
@@ -119,6 +131,8 @@ impl Session {
       }
       self.measures.clear();
       self.measured_with = Some(with);
+      // Its decisions hold measures taken another way.
+      self.grown = None;
     }
     let done = self.measures.len();
     if done < self.messages.len() {

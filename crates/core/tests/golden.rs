@@ -121,7 +121,7 @@ fn report_json(plan: &EditPlan) -> Value {
     "overMaxInputTokens": r.over_max_input_tokens,
     "removedOrphans": r.removed_orphans.iter().map(|o| json!([o.index, o.tool_call_id])).collect::<Vec<_>>(),
     "cleared": r.cleared.iter().map(|c| json!({
-      "index": c.index, "toolCallId": c.tool_call_id, "toolName": c.tool_name, "tokensFreed": c.tokens_freed
+      "index": c.index, "toolCallId": &*c.tool_call_id, "toolName": &*c.tool_name, "tokensFreed": c.tokens_freed
     })).collect::<Vec<_>>(),
     "clearedToolInputs": r.cleared_tool_inputs.iter().map(|c| json!([c.index, c.call_index, c.tool_call_id])).collect::<Vec<_>>(),
     "appliedEdits": r.applied_edits.iter().map(|a| json!({

@@ -36,15 +36,9 @@ pub(crate) fn clear_tool_uses(
     .filter(|&i| draft.msgs[i].role == Role::Tool)
     .collect();
   let facts = draft.facts(max_input_tokens);
-  if max_input_tokens.is_none()
-    && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_)))
-  {
-    report.warnings.push(Warning {
-      code: "max_input_tokens_unknown",
-      message: "a `fraction` option needs the model's input limit, which is unknown (pass `maxInputTokens`); fraction triggers do not fire and `keep.fraction` keeps 3 results".into(),
-      index: None,
-    });
-  }
+  report
+    .warnings
+    .extend(fraction_unknown(edit, max_input_tokens));
   if !is_triggered(&edit.trigger, &facts) {
     return applied;
   }
@@ -86,6 +80,20 @@ pub(crate) fn clear_tool_uses(
   applied.cleared_tool_uses = run.count;
   applied.cleared_input_tokens = run.freed;
   applied
+}
+
+/// The warning of an edit with a `fraction` option when the model's input limit is unknown.
+pub(crate) fn fraction_unknown(
+  edit: &ClearToolUses,
+  max_input_tokens: Option<u64>,
+) -> Option<Warning> {
+  (max_input_tokens.is_none()
+    && (edit.trigger.iter().any(|t| t.fraction.is_some()) || matches!(edit.keep, Keep::Fraction(_))))
+  .then(|| Warning {
+    code: "max_input_tokens_unknown",
+    message: "a `fraction` option needs the model's input limit, which is unknown (pass `maxInputTokens`); fraction triggers do not fire and `keep.fraction` keeps 3 results".into(),
+    index: None,
+  })
 }
 
 /// Clears the stale results (those of tools not excluded); returns the other candidates, which

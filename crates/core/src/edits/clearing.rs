@@ -84,8 +84,8 @@ impl Clearing<'_> {
     self.count += 1;
     self.cleared.push(ClearedResult {
       index: i,
-      tool_call_id,
-      tool_name,
+      tool_call_id: tool_call_id.into(),
+      tool_name: tool_name.into(),
       tokens_freed: before.saturating_sub(after),
       reason,
     });
@@ -99,7 +99,7 @@ pub(super) const TOOL_CALL_ID_SLOT: &str = "{tool_call_id}";
 /// `placeholder` cut at each `{tool_call_id}` slot (`None` without one): found once per run, as
 /// every result it clears names its call (searching the placeholder for the slot on each result
 /// was a tenth of a next call with the recall tool's placeholder).
-pub(super) fn slotted(placeholder: &str) -> Option<Box<[Box<str>]>> {
+pub(crate) fn slotted(placeholder: &str) -> Option<Box<[Box<str>]>> {
   placeholder.contains(TOOL_CALL_ID_SLOT).then(|| {
     placeholder
       .split(TOOL_CALL_ID_SLOT)
@@ -120,7 +120,7 @@ impl Clearing<'_> {
 }
 
 /// The pieces of a placeholder `slotted` cut, joined by `id`.
-fn filled(parts: &[Box<str>], id: &str) -> Arc<str> {
+pub(crate) fn filled(parts: &[Box<str>], id: &str) -> Arc<str> {
   let len = parts.iter().map(|p| p.len()).sum::<usize>() + parts.len().saturating_sub(1) * id.len();
   let mut out = String::with_capacity(len);
   for (k, part) in parts.iter().enumerate() {

@@ -220,7 +220,7 @@ fn rule_2_4_tool_message_name_wins_over_call_name() {
   );
   let p = plan(&e, &msgs);
   assert_eq!(cleared(&p), vec![2]);
-  assert_eq!(p.report.cleared[0].tool_name, "memory");
+  assert_eq!(&*p.report.cleared[0].tool_name, "memory");
 }
 
 #[test]
@@ -239,12 +239,7 @@ fn rule_2_4_empty_tool_message_name_falls_back_to_call_name() {
   assert_eq!(cleared(&p), vec![6]);
   let e = editor(json!({ "trigger": { "messages": 1 }, "keep": { "messages": 0 } }));
   let p = plan(&e, &msgs);
-  let names: Vec<&str> = p
-    .report
-    .cleared
-    .iter()
-    .map(|c| c.tool_name.as_str())
-    .collect();
+  let names: Vec<&str> = p.report.cleared.iter().map(|c| &*c.tool_name).collect();
   assert_eq!(names, vec!["memory", "memory", "search"]);
 }
 

@@ -153,3 +153,97 @@ fn sessions_that_dropped_their_text_miss_when_the_encoding_changes() {
     "the encodings count differently"
   );
 }
+
+/// An agent's history: mostly well-formed exchanges and user turns, now and then a lone call or
+/// result (a dangling call, an orphan, a re-used id) and a result cleared by an earlier call.
+fn agent_history() -> impl Strategy<Value = Vec<Message>> {
+  let item = prop_oneof![
+    8 => item().prop_filter("exchanges and turns", |it| matches!(it, Item::Exchange { .. } | Item::User(_))),
+    1 => item(),
+  ];
+  (
+    prop::collection::vec(text(40), 0..2),
+    prop::collection::vec(item, 0..24),
+  )
+    .prop_map(|(lead, items)| build(&lead, &items))
+}
+
+/// What LangChain's `ClearToolUsesEdit` is configured with, and nothing else: the pipeline a
+/// session plans from its running figures.
+fn langchain_clearing() -> impl Strategy<Value = Value> {
+  (
+    prop_oneof![
+      trigger_condition(),
+      prop::collection::vec(trigger_condition(), 1..3).prop_map(Value::from),
+      (1u64..6, prop::option::of(1u64..400)).prop_map(|(turns, tokens)| match tokens {
+        Some(t) => json!({ "turns": turns, "tokens": t }),
+        None => json!({ "turns": turns }),
+      }),
+    ],
+    1u64..6,
+    prop::sample::subsequence(TOOLS.to_vec(), 0..2),
+    select(
+      PLACEHOLDERS
+        .iter()
+        .copied()
+        .chain(["[cleared: recall {tool_call_id}]", "{tool_call_id}"])
+        .collect::<Vec<_>>(),
+    ),
+    prop_oneof![4 => Just("approx"), 2 => Just("model"), 1 => Just("estimate")],
+  )
+    .prop_map(|(trigger, keep, exclude, placeholder, method)| {
+      json!({
+        "trigger": trigger, "keep": { "messages": keep }, "excludeTools": exclude,
+        "placeholder": placeholder, "tokenCountMethod": method
+      })
+    })
+}
+
+proptest! {
+  #![proptest_config(config())]
+
+  /// With one LangChain-style `clear_tool_uses` edit, a session that grows a little at a time (an
+  /// agent loop) is planned from its running figures, not whole, and each plan is exactly the
+  /// whole conversation's: the same operations, cleared results, freed tokens, warnings and
+  /// totals, with any context (input limit, usage anchor, correction, system prompt, tools, a
+  /// chat template). A history cut or rewritten, an orphaned result or a pinned message sends it
+  /// back to the whole pipeline, which plans the same.
+  #[test]
+  fn grown_sessions_plan_like_whole_conversations(
+    msgs in agent_history(),
+    options in langchain_clearing(),
+    s in setup(),
+    steps in prop::collection::vec((1usize..6, prop::bool::weighted(0.1)), 1..14),
+    anchor in prop::option::weighted(0.2, (0usize..30, 1u64..5000)),
+    correction in prop::option::weighted(0.2, select(vec![0.5, 1.0, 1.37, 3.0])),
+    pinned in prop::option::weighted(0.1, 0usize..40),
+  ) {
+    let e = editor(&options);
+    let mut msgs = msgs;
+    if let Some(p) = pinned {
+      if let Some(m) = msgs.get_mut(p) {
+        m.pinned = true;
+      }
+    }
+    let ctx = Context { anchor, correction, ..s.context };
+    let (mut held, mut end, mut calls, mut clean) = (0usize, 0usize, 0u64, 0u64);
+    for (grow, cut) in steps {
+      end = (end + grow).min(msgs.len());
+      let reuse = if cut { held / 2 } else { held };
+      let got = e
+        .plan_session(7, reuse, msgs[reuse..end].to_vec(), &ctx)
+        .expect("valid messages never fail")
+        .expect("the session holds what the previous call left");
+      let want = e.plan(&msgs[..end], &ctx).unwrap();
+      prop_assert_eq!(&got, &want);
+      held = end;
+      calls += 1;
+      if reference_orphans(&msgs[..end]).is_empty() && !msgs[..end].iter().any(|m| m.pinned) {
+        clean += 1;
+      }
+    }
+    // Every call on a history without orphans or pins was planned from the running figures.
+    prop_assert!(e.grown_plans() >= clean, "{} of {calls} calls grown, {clean} clean", e.grown_plans());
+    prop_assert!(e.grown_plans() <= calls);
+  }
+}

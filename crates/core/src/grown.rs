@@ -1,0 +1,301 @@
+//! The plan of a conversation that only grew, at the cost of what is new (issue #19).
+//!
+//! An agent calls the model again and again with the same history plus a turn. With the pipeline
+//! most hosts run, one `clear_tool_uses` edit under LangChain's rule, a session's whole plan is a
+//! function of a few running figures and of one decision per tool result that never changes once
+//! made: whether the result is cleared when it leaves the kept window, and to what size. [`Grown`]
+//! keeps those figures and decisions across a session's calls, so a next call reads only the new
+//! messages and the results that left the window since, not every message of the history; the
+//! plan is the same as the whole pipeline's (`tests/properties/sessions.rs` compares them on
+//! random conversations, options and growth).
+//!
+//! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit that keeps a number of results
+//! (at least one), without `stable`, `cacheBreakpoints`, `prefer`, `clearAtLeast` or
+//! `clearToolInputs`, and no pin rule. A session with an orphaned tool result or a pinned message
+//! is planned whole (the pipeline removes orphans and skips pins).
+
+use std::sync::Arc;
+
+use crate::draft::{dangling_warning, CallRef};
+use crate::edits::{filled, fraction_unknown, slotted};
+use crate::measure::{Measure, Meter};
+use crate::message::{Message, Role};
+use crate::options::{ClearInputs, ClearToolUses, Edit, Keep, Pin};
+use crate::pipeline::close_report;
+use crate::plan::{
+  AppliedEdit, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_OLD, CLEAR_TOOL_USES_STRATEGY,
+};
+use crate::trigger::{is_triggered, Facts};
+
+/// The edit a grown session can plan from its running figures, when the pipeline is one that
+/// [`Grown`] covers (see the module's comment).
+pub(crate) fn simple_clearing<'a>(edits: &'a [Edit], pin: &Pin) -> Option<&'a ClearToolUses> {
+  let [Edit::ClearToolUses(edit)] = edits else {
+    return None;
+  };
+  let simple = matches!(edit.keep, Keep::Messages(n) if n >= 1)
+    && edit.stable.is_none()
+    && !edit.cache_breakpoints
+    && !edit.prefer.any()
+    && edit.clear_at_least == 0
+    && matches!(edit.clear_tool_inputs, ClearInputs::None)
+    && pin.tools.is_empty()
+    && !pin.current_run;
+  simple.then_some(edit)
+}
+
+/// A tool result the edit clears once it leaves the kept window, decided once.
+#[derive(Debug)]
+struct Decided {
+  index: usize,
+  /// Its measure, and its measure once cleared.
+  size: u64,
+  cleared_size: u64,
+  placeholder: Arc<str>,
+  tool_call_id: Arc<str>,
+  tool_name: Arc<str>,
+}
+
+/// A session's running figures for [`simple_clearing`] pipelines: what its messages up to `len`
+/// hold (tool results, user turns, unanswered calls) and the clearing decided for its oldest
+/// results.
+#[derive(Debug, Default)]
+pub(crate) struct Grown {
+  /// Messages read.
+  len: usize,
+  /// Positions of the tool results.
+  tools: Vec<usize>,
+  /// User messages.
+  users: usize,
+  /// Calls no result answers yet, in order.
+  dangling: Vec<CallRef>,
+  /// An orphaned result or a pinned message was read: the session is planned whole.
+  blocked: bool,
+  /// The results of `tools[..decided]` that the edit clears, in order.
+  cleared: Vec<Decided>,
+  decided: usize,
+  /// The edit's placeholder, shared by every result it clears (unless it names the call).
+  placeholder: Option<Arc<str>>,
+  /// Bytes of the strings `cleared` holds.
+  text_bytes: usize,
+  /// The sum of the measures of the messages before `summed`, never the last one (a chat
+  /// template may frame a last message differently: its measure changes when it is followed).
+  sum: u64,
+  summed: usize,
+}
+
+impl Grown {
+  /// Messages read: a session cut below it drops its figures.
+  pub fn len(&self) -> usize {
+    self.len
+  }
+
+  /// Bytes held, for the session's bound.
+  pub fn bytes(&self) -> usize {
+    self.tools.capacity() * std::mem::size_of::<usize>()
+      + self.dangling.capacity() * std::mem::size_of::<CallRef>()
+      + self.cleared.capacity() * std::mem::size_of::<Decided>()
+      + self.text_bytes
+  }
+
+  /// Reads the messages after those read before (`pairs`: the session's pairing, one entry per
+  /// message at least).
+  fn read(&mut self, msgs: &[Message], pairs: &[Option<CallRef>]) {
+    for (j, m) in msgs.iter().enumerate().skip(self.len) {
+      self.blocked |= m.pinned;
+      match m.role {
+        Role::Tool => match pairs[j] {
+          None => self.blocked = true,
+          Some(call) => {
+            self.tools.push(j);
+            // A result answers the newest open calls, near the end of the list.
+            if let Some(at) = self.dangling.iter().rposition(|&d| d == call) {
+              self.dangling.remove(at);
+            }
+          }
+        },
+        Role::User => self.users += 1,
+        Role::Assistant => self
+          .dangling
+          .extend((0..m.tool_calls.len()).map(|k| (j, k))),
+        Role::System => {}
+      }
+    }
+    self.len = self.len.max(msgs.len());
+  }
+
+  /// Decides the results of `tools[decided..split]`, as `Clearing::clear` would clear them.
+  fn decide(
+    &mut self,
+    edit: &ClearToolUses,
+    msgs: &[Message],
+    measures: &[Measure],
+    pairs: &[Option<CallRef>],
+    meter: &Meter<'_>,
+    split: usize,
+  ) {
+    if split <= self.decided {
+      return;
+    }
+    let slots = slotted(&edit.placeholder);
+    let shared = Arc::clone(
+      self
+        .placeholder
+        .get_or_insert_with(|| Arc::from(edit.placeholder.as_str())),
+    );
+    for &i in &self.tools[self.decided..split] {
+      let m = &msgs[i];
+      let Some((ai, k)) = pairs[i] else { continue };
+      if m.cleared {
+        continue;
+      }
+      let tool_name = match m.name.as_deref() {
+        Some(n) if !n.is_empty() => n,
+        _ => msgs[ai].tool_calls[k].name.as_str(),
+      };
+      if edit.exclude_tools.iter().any(|t| t == tool_name) {
+        continue;
+      }
+      let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+      let placeholder = match &slots {
+        None => Arc::clone(&shared),
+        Some(parts) => {
+          let p = filled(parts, &tool_call_id);
+          self.text_bytes += p.len();
+          p
+        }
+      };
+      let cleared_size = meter.cleared_size(m, &measures[i], &placeholder);
+      self.text_bytes += tool_call_id.len() + tool_name.len();
+      self.cleared.push(Decided {
+        index: i,
+        size: measures[i].total,
+        cleared_size,
+        placeholder,
+        tool_call_id: tool_call_id.into(),
+        tool_name: tool_name.into(),
+      });
+    }
+    self.decided = split;
+  }
+
+  /// The sum of the measures (a running sum of all but the last, which may change).
+  fn measured(&mut self, measures: &[Measure]) -> u64 {
+    let last = measures.len().saturating_sub(1);
+    if self.summed < last {
+      self.sum += measures[self.summed..last]
+        .iter()
+        .map(|m| m.total)
+        .sum::<u64>();
+      self.summed = last;
+    }
+    self.sum + measures[last..].iter().map(|m| m.total).sum::<u64>()
+  }
+
+  /// Clears the decided results in order from a request of `total` (its measure): their entries
+  /// of the report, with the tokens each frees from there, and their operations. Returns the
+  /// request's measure afterwards.
+  fn clear(
+    &self,
+    meter: &Meter<'_>,
+    mut total: u64,
+    cleared: &mut Vec<ClearedResult>,
+    ops: &mut Vec<Op>,
+  ) -> u64 {
+    cleared.reserve(self.cleared.len());
+    ops.reserve(self.cleared.len());
+    for d in &self.cleared {
+      let before = meter.total_tokens(total);
+      total = total - d.size + d.cleared_size;
+      let after = meter.total_tokens(total);
+      cleared.push(ClearedResult {
+        index: d.index,
+        tool_call_id: Arc::clone(&d.tool_call_id),
+        tool_name: Arc::clone(&d.tool_name),
+        tokens_freed: before.saturating_sub(after),
+        reason: CLEARED_OLD,
+      });
+      ops.push(Op::ClearToolResult {
+        index: d.index,
+        placeholder: Arc::clone(&d.placeholder),
+        strategy: CLEAR_TOOL_USES_STRATEGY,
+      });
+    }
+    total
+  }
+
+  /// The plan of the session's messages (`measures` taken, `pairs` paired) with `edit`, the
+  /// pipeline's only edit: what the pipeline plans, or `None` when this session must be planned
+  /// whole. `meter` is the call's (adjusted), `fixed` the measure of the system prompt and tools.
+  #[allow(clippy::too_many_arguments)]
+  pub fn plan(
+    &mut self,
+    edits: &[Edit],
+    edit: &ClearToolUses,
+    msgs: &[Message],
+    measures: &[Measure],
+    pairs: &[Option<CallRef>],
+    meter: &Meter<'_>,
+    fixed: u64,
+    max_input_tokens: Option<u64>,
+    warnings: Vec<Warning>,
+  ) -> Option<EditPlan> {
+    self.read(msgs, pairs);
+    let Keep::Messages(keep) = edit.keep else {
+      return None;
+    };
+    if self.blocked || self.len != msgs.len() {
+      return None;
+    }
+    let mut total = fixed + self.measured(measures);
+    let mut report = Report {
+      token_count_method: meter.method.as_str(),
+      warnings,
+      encoding: Some(meter.tokenizer),
+      max_input_tokens,
+      tokens_before: meter.total_tokens(total),
+      messages_before: msgs.len(),
+      ..Report::default()
+    };
+    let mut facts = Facts {
+      tokens: report.tokens_before,
+      messages: msgs.len(),
+      tool_uses: self.tools.len(),
+      turns: self.users,
+      max_input_tokens,
+    };
+    report
+      .warnings
+      .extend(fraction_unknown(edit, max_input_tokens));
+    let mut applied = AppliedEdit::new("clear_tool_uses");
+    let mut ops = Vec::new();
+    if is_triggered(&edit.trigger, &facts) {
+      applied.triggered = true;
+      let split = self
+        .tools
+        .len()
+        .saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
+      self.decide(edit, msgs, measures, pairs, meter, split);
+      let start = report.tokens_before;
+      total = self.clear(meter, total, &mut report.cleared, &mut ops);
+      applied.cleared_tool_uses = self.cleared.len() as u64;
+      if !self.cleared.is_empty() {
+        applied.cleared_input_tokens = start.saturating_sub(meter.total_tokens(total));
+      }
+    }
+    report.triggered = applied.triggered;
+    report.applied_edits.push(applied);
+    facts.tokens = meter.total_tokens(total);
+    let dangling = self
+      .dangling
+      .iter()
+      .map(|&call| dangling_warning(msgs, call))
+      .collect();
+    close_report(edits, &mut report, dangling, None, &facts);
+    Some(EditPlan {
+      ops,
+      summary: None,
+      report,
+    })
+  }
+}
