@@ -13,7 +13,7 @@ use serde_json::Value;
 pub use crate::context::{Context, MAX_CORRECTION};
 use crate::draft::CallRef;
 use crate::error::{Error, Result};
-use crate::grown::{simple_clearing, Grown};
+use crate::grown::{simple_clearing, Grown, Job};
 use crate::measure::{Measure, Meter, TokenCache};
 use crate::message::Message;
 use crate::options::{Edit, Options, TokenCountMethod};
@@ -228,14 +228,17 @@ impl ContextEditor {
     };
     let fixed = fixed_size(meter, context)?;
     let meter = meter.adjusted(context, fixed, &session.measures);
+    let job = Job {
+      edit,
+      msgs: &session.messages,
+      measures: &session.measures,
+      pairs: &session.pairing.pairs,
+      meter: &meter,
+    };
     let grown = session.grown.get_or_insert_with(Grown::default);
     let plan = grown.plan(
       &self.options.edits,
-      edit,
-      &session.messages,
-      &session.measures,
-      &session.pairing.pairs,
-      &meter,
+      &job,
       fixed,
       self.max_input_tokens(context),
       warnings.to_vec(),

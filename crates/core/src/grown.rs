@@ -9,18 +9,23 @@
 //! plan is the same as the whole pipeline's (`tests/properties/sessions.rs` compares them on
 //! random conversations, options and growth).
 //!
-//! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit that keeps a number of results
-//! (at least one), without `stable`, `cacheBreakpoints`, `prefer`, `clearAtLeast` or
-//! `clearToolInputs`, and no pin rule. A session with an orphaned tool result or a pinned message
-//! is planned whole (the pipeline removes orphans and skips pins).
+//! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit, whatever it keeps (results,
+//! tokens, a fraction of the input limit: a window that may grow again when the limit does),
+//! without `stable`, `cacheBreakpoints`, `prefer`, `clearAtLeast` or `clearToolInputs`, and no pin
+//! rule. A session with an orphaned tool result or a pinned message is planned whole (the pipeline
+//! removes orphans and skips pins).
+//!
+//! A message's measure never changes once a message follows it, so decisions and the running sum
+//! hold; the last message's measure may (a chat template can frame a last message differently:
+//! Qwen 3 does an assistant's), so it is never stored: it is read, and decided, afresh.
 
 use std::sync::Arc;
 
 use crate::draft::{dangling_warning, CallRef};
-use crate::edits::{filled, fraction_unknown, slotted};
+use crate::edits::{filled, fraction_unknown, keep_count_by, slotted};
 use crate::measure::{Measure, Meter};
 use crate::message::{Message, Role};
-use crate::options::{ClearInputs, ClearToolUses, Edit, Keep, Pin};
+use crate::options::{ClearInputs, ClearToolUses, Edit, Pin};
 use crate::pipeline::close_report;
 use crate::plan::{
   AppliedEdit, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_OLD, CLEAR_TOOL_USES_STRATEGY,
@@ -33,8 +38,7 @@ pub(crate) fn simple_clearing<'a>(edits: &'a [Edit], pin: &Pin) -> Option<&'a Cl
   let [Edit::ClearToolUses(edit)] = edits else {
     return None;
   };
-  let simple = matches!(edit.keep, Keep::Messages(n) if n >= 1)
-    && edit.stable.is_none()
+  let simple = edit.stable.is_none()
     && !edit.cache_breakpoints
     && !edit.prefer.any()
     && edit.clear_at_least == 0
@@ -54,6 +58,48 @@ struct Decided {
   placeholder: Arc<str>,
   tool_call_id: Arc<str>,
   tool_name: Arc<str>,
+}
+
+/// What one call plans with: the pipeline's only edit, the session's messages, their measures
+/// and pairing (one entry per message at least), and the call's meter (adjusted).
+pub(crate) struct Job<'a> {
+  pub edit: &'a ClearToolUses,
+  pub msgs: &'a [Message],
+  pub measures: &'a [Measure],
+  pub pairs: &'a [Option<CallRef>],
+  pub meter: &'a Meter<'a>,
+}
+
+impl Job<'_> {
+  /// Whether the edit clears result `i` when it leaves the kept window, and how: `None` when it is
+  /// cleared already, unpaired or of an excluded tool (as `Clearing::clear` decides).
+  fn decision(&self, i: usize, shared: &Arc<str>, slots: Option<&[Box<str>]>) -> Option<Decided> {
+    let m = &self.msgs[i];
+    let (ai, k) = self.pairs[i]?;
+    if m.cleared {
+      return None;
+    }
+    let tool_name = match m.name.as_deref() {
+      Some(n) if !n.is_empty() => n,
+      _ => self.msgs[ai].tool_calls[k].name.as_str(),
+    };
+    if self.edit.exclude_tools.iter().any(|t| t == tool_name) {
+      return None;
+    }
+    let tool_call_id = m.tool_call_id.as_deref().unwrap_or_default();
+    let placeholder = match slots {
+      None => Arc::clone(shared),
+      Some(parts) => filled(parts, tool_call_id),
+    };
+    Some(Decided {
+      index: i,
+      size: self.measures[i].total,
+      cleared_size: self.meter.cleared_size(m, &self.measures[i], &placeholder),
+      placeholder,
+      tool_call_id: tool_call_id.into(),
+      tool_name: tool_name.into(),
+    })
+  }
 }
 
 /// A session's running figures for [`simple_clearing`] pipelines: what its messages up to `len`
@@ -124,59 +170,37 @@ impl Grown {
     self.len = self.len.max(msgs.len());
   }
 
-  /// Decides the results of `tools[decided..split]`, as `Clearing::clear` would clear them.
-  fn decide(
-    &mut self,
-    edit: &ClearToolUses,
-    msgs: &[Message],
-    measures: &[Measure],
-    pairs: &[Option<CallRef>],
-    meter: &Meter<'_>,
-    split: usize,
-  ) {
+  /// Decides the results of `tools[decided..split]`, as `Clearing::clear` would clear them; not
+  /// the last message's (see the module's comment).
+  fn decide(&mut self, job: &Job<'_>, split: usize) {
+    let split = match split.checked_sub(1) {
+      Some(k) if self.tools[k] + 1 == job.msgs.len() => k,
+      _ => split,
+    };
     if split <= self.decided {
       return;
     }
-    let slots = slotted(&edit.placeholder);
-    let shared = Arc::clone(
+    let shared = self.shared_placeholder(job.edit);
+    let slots = slotted(&job.edit.placeholder);
+    for k in self.decided..split {
+      if let Some(d) = job.decision(self.tools[k], &shared, slots.as_deref()) {
+        self.text_bytes += d.tool_call_id.len() + d.tool_name.len();
+        if slots.is_some() {
+          self.text_bytes += d.placeholder.len();
+        }
+        self.cleared.push(d);
+      }
+    }
+    self.decided = split;
+  }
+
+  /// The edit's placeholder, shared by the results it clears (unless it names the call).
+  fn shared_placeholder(&mut self, edit: &ClearToolUses) -> Arc<str> {
+    Arc::clone(
       self
         .placeholder
         .get_or_insert_with(|| Arc::from(edit.placeholder.as_str())),
-    );
-    for &i in &self.tools[self.decided..split] {
-      let m = &msgs[i];
-      let Some((ai, k)) = pairs[i] else { continue };
-      if m.cleared {
-        continue;
-      }
-      let tool_name = match m.name.as_deref() {
-        Some(n) if !n.is_empty() => n,
-        _ => msgs[ai].tool_calls[k].name.as_str(),
-      };
-      if edit.exclude_tools.iter().any(|t| t == tool_name) {
-        continue;
-      }
-      let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
-      let placeholder = match &slots {
-        None => Arc::clone(&shared),
-        Some(parts) => {
-          let p = filled(parts, &tool_call_id);
-          self.text_bytes += p.len();
-          p
-        }
-      };
-      let cleared_size = meter.cleared_size(m, &measures[i], &placeholder);
-      self.text_bytes += tool_call_id.len() + tool_name.len();
-      self.cleared.push(Decided {
-        index: i,
-        size: measures[i].total,
-        cleared_size,
-        placeholder,
-        tool_call_id: tool_call_id.into(),
-        tool_name: tool_name.into(),
-      });
-    }
-    self.decided = split;
+    )
   }
 
   /// The sum of the measures (a running sum of all but the last, which may change).
@@ -192,19 +216,17 @@ impl Grown {
     self.sum + measures[last..].iter().map(|m| m.total).sum::<u64>()
   }
 
-  /// Clears the decided results in order from a request of `total` (its measure): their entries
-  /// of the report, with the tokens each frees from there, and their operations. Returns the
-  /// request's measure afterwards.
-  fn clear(
-    &self,
+  /// Clears `results` in order from a request of `total` (its measure): their entries of the
+  /// report, with the tokens each frees from there, and their operations. Returns the request's
+  /// measure afterwards.
+  fn clear<'d>(
     meter: &Meter<'_>,
     mut total: u64,
+    results: impl Iterator<Item = &'d Decided>,
     cleared: &mut Vec<ClearedResult>,
     ops: &mut Vec<Op>,
   ) -> u64 {
-    cleared.reserve(self.cleared.len());
-    ops.reserve(self.cleared.len());
-    for d in &self.cleared {
+    for d in results {
       let before = meter.total_tokens(total);
       total = total - d.size + d.cleared_size;
       let after = meter.total_tokens(total);
@@ -224,30 +246,22 @@ impl Grown {
     total
   }
 
-  /// The plan of the session's messages (`measures` taken, `pairs` paired) with `edit`, the
-  /// pipeline's only edit: what the pipeline plans, or `None` when this session must be planned
-  /// whole. `meter` is the call's (adjusted), `fixed` the measure of the system prompt and tools.
-  #[allow(clippy::too_many_arguments)]
+  /// The plan of `job`'s messages, what the pipeline plans, or `None` when this session must be
+  /// planned whole. `fixed` is the measure of the system prompt and tools.
   pub fn plan(
     &mut self,
     edits: &[Edit],
-    edit: &ClearToolUses,
-    msgs: &[Message],
-    measures: &[Measure],
-    pairs: &[Option<CallRef>],
-    meter: &Meter<'_>,
+    job: &Job<'_>,
     fixed: u64,
     max_input_tokens: Option<u64>,
     warnings: Vec<Warning>,
   ) -> Option<EditPlan> {
-    self.read(msgs, pairs);
-    let Keep::Messages(keep) = edit.keep else {
-      return None;
-    };
+    let (edit, msgs, meter) = (job.edit, job.msgs, job.meter);
+    self.read(msgs, job.pairs);
     if self.blocked || self.len != msgs.len() {
       return None;
     }
-    let mut total = fixed + self.measured(measures);
+    let mut total = fixed + self.measured(job.measures);
     let mut report = Report {
       token_count_method: meter.method.as_str(),
       warnings,
@@ -271,15 +285,33 @@ impl Grown {
     let mut ops = Vec::new();
     if is_triggered(&edit.trigger, &facts) {
       applied.triggered = true;
+      // Each result counted on its own, as the pipeline's `keep_count` does.
+      let keep = keep_count_by(edit.keep, &self.tools, max_input_tokens, |i| {
+        meter.tokens_of(job.measures[i].total)
+      });
       let split = self
         .tools
         .len()
         .saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
-      self.decide(edit, msgs, measures, pairs, meter, split);
+      self.decide(job, split);
+      // The decided results below the window (a window measured in tokens may have grown), and
+      // the last message when it left the window too (decided afresh on every call).
+      let below = self.tools.get(split).map_or(usize::MAX, |&b| b);
+      let n = self.cleared.partition_point(|d| d.index < below);
+      let last = if split > self.decided {
+        let shared = self.shared_placeholder(edit);
+        let slots = slotted(&edit.placeholder);
+        job.decision(self.tools[split - 1], &shared, slots.as_deref())
+      } else {
+        None
+      };
       let start = report.tokens_before;
-      total = self.clear(meter, total, &mut report.cleared, &mut ops);
-      applied.cleared_tool_uses = self.cleared.len() as u64;
-      if !self.cleared.is_empty() {
+      report.cleared.reserve(n + 1);
+      ops.reserve(n + 1);
+      let results = self.cleared[..n].iter().chain(last.as_ref());
+      total = Self::clear(meter, total, results, &mut report.cleared, &mut ops);
+      applied.cleared_tool_uses = report.cleared.len() as u64;
+      if !report.cleared.is_empty() {
         applied.cleared_input_tokens = start.saturating_sub(meter.total_tokens(total));
       }
     }

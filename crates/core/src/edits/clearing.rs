@@ -139,12 +139,24 @@ pub(super) fn keep_count(
   draft: &Draft<'_, '_>,
   max_input_tokens: Option<u64>,
 ) -> u64 {
+  // Each result counted on its own (LangChain's model mode charges the system prompt to each).
+  keep_count_by(keep, candidates, max_input_tokens, |i| {
+    draft.meter.tokens_of(draft.slots[i].size)
+  })
+}
+
+/// [`keep_count`] with each result's tokens given by `tokens`.
+pub(crate) fn keep_count_by(
+  keep: Keep,
+  candidates: &[usize],
+  max_input_tokens: Option<u64>,
+  tokens: impl Fn(usize) -> u64,
+) -> u64 {
   let walk = |budget: f64| -> u64 {
     let mut used = 0u64;
     let mut kept = 0u64;
     for &i in candidates.iter().rev() {
-      // Each result counted on its own (LangChain's model mode charges the system prompt to each).
-      let t = draft.meter.tokens_of(draft.slots[i].size);
+      let t = tokens(i);
       #[allow(clippy::cast_precision_loss)]
       if ((used + t) as f64) <= budget {
         used += t;
