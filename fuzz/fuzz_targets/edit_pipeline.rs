@@ -52,6 +52,8 @@ struct Input {
   edits: Vec<EditSpec>,
   messages: Vec<Msg>,
   context: Ctx,
+  /// How many messages each call of the session adds (1 to 4).
+  session_step: u8,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -427,10 +429,23 @@ fuzz_target!(|input: Input| {
   };
   let messages = input.messages();
   let editor = ContextEditor::new(options);
-  check_call(
-    &editor,
-    &messages,
-    &input.context(),
-    self_describing(&messages),
-  );
+  let context = input.context();
+  check_call(&editor, &messages, &context, self_describing(&messages));
+  // The same conversation grown a few messages at a time, as an agent's calls send it: a session
+  // plans each prefix exactly as the whole prefix is planned (from its running figures when the
+  // pipeline allows it, see `grown.rs`).
+  let step = usize::from(input.session_step % 4) + 1;
+  let mut held = 0;
+  while held < messages.len() {
+    let end = (held + step).min(messages.len());
+    let Ok(want) = editor.plan(&messages[..end], &context) else {
+      break;
+    };
+    let got = editor
+      .plan_session(1, held, messages[held..end].to_vec(), &context)
+      .expect("a prefix that plans whole plans in a session")
+      .expect("the session holds what the previous call left");
+    assert_eq!(got, want, "session plan of messages[..{end}]");
+    held = end;
+  }
 });
