@@ -226,6 +226,10 @@ impl ContextEditor {
     let Some(edit) = simple_clearing(&self.options.edits, &self.options.pin) else {
       return Ok(None);
     };
+    let grown = session.grown.get_or_insert_with(Grown::default);
+    if !grown.read(&session.messages, &session.pairing.pairs) {
+      return Ok(None);
+    }
     let fixed = fixed_size(meter, context)?;
     let meter = meter.adjusted(context, fixed, &session.measures);
     let job = Job {
@@ -235,7 +239,6 @@ impl ContextEditor {
       pairs: &session.pairing.pairs,
       meter: &meter,
     };
-    let grown = session.grown.get_or_insert_with(Grown::default);
     let plan = grown.plan(
       &self.options.edits,
       &job,
@@ -243,10 +246,8 @@ impl ContextEditor {
       self.max_input_tokens(context),
       warnings.to_vec(),
     );
-    if plan.is_some() {
-      self.grown_plans.fetch_add(1, Ordering::Relaxed);
-    }
-    Ok(plan)
+    self.grown_plans.fetch_add(1, Ordering::Relaxed);
+    Ok(Some(plan))
   }
 
   /// How many session plans were made from the session's running figures instead of the whole

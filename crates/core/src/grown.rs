@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use crate::draft::{dangling_warning, CallRef};
-use crate::edits::{filled, fraction_unknown, keep_count_by, slotted};
+use crate::edits::{filled, fraction_unknown, keep_count_by, slotted, tool_name};
 use crate::measure::{Measure, Meter};
 use crate::message::{Message, Role};
 use crate::options::{ClearInputs, ClearToolUses, Edit, Pin};
@@ -75,15 +75,9 @@ impl Job<'_> {
   /// cleared already, unpaired or of an excluded tool (as `Clearing::clear` decides).
   fn decision(&self, i: usize, shared: &Arc<str>, slots: Option<&[Box<str>]>) -> Option<Decided> {
     let m = &self.msgs[i];
-    let (ai, k) = self.pairs[i]?;
-    if m.cleared {
-      return None;
-    }
-    let tool_name = match m.name.as_deref() {
-      Some(n) if !n.is_empty() => n,
-      _ => self.msgs[ai].tool_calls[k].name.as_str(),
-    };
-    if self.edit.exclude_tools.iter().any(|t| t == tool_name) {
+    let call = self.pairs[i]?;
+    let name = tool_name(self.msgs, i, call);
+    if m.cleared || self.edit.excludes(name) {
       return None;
     }
     let tool_call_id = m.tool_call_id.as_deref().unwrap_or_default();
@@ -97,7 +91,7 @@ impl Job<'_> {
       cleared_size: self.meter.cleared_size(m, &self.measures[i], &placeholder),
       placeholder,
       tool_call_id: tool_call_id.into(),
-      tool_name: tool_name.into(),
+      tool_name: name.into(),
     })
   }
 }
@@ -145,8 +139,8 @@ impl Grown {
   }
 
   /// Reads the messages after those read before (`pairs`: the session's pairing, one entry per
-  /// message at least).
-  fn read(&mut self, msgs: &[Message], pairs: &[Option<CallRef>]) {
+  /// message at least). Returns whether the figures can plan `msgs` (no orphan, no pin).
+  pub fn read(&mut self, msgs: &[Message], pairs: &[Option<CallRef>]) -> bool {
     for (j, m) in msgs.iter().enumerate().skip(self.len) {
       self.blocked |= m.pinned;
       match m.role {
@@ -168,6 +162,7 @@ impl Grown {
       }
     }
     self.len = self.len.max(msgs.len());
+    !self.blocked && self.len == msgs.len()
   }
 
   /// Decides the results of `tools[decided..split]`, as `Clearing::clear` would clear them; not
@@ -246,8 +241,8 @@ impl Grown {
     total
   }
 
-  /// The plan of `job`'s messages, what the pipeline plans, or `None` when this session must be
-  /// planned whole. `fixed` is the measure of the system prompt and tools.
+  /// The plan of `job`'s messages, what the pipeline plans, once [`read`](Self::read) found that
+  /// the figures can plan them. `fixed` is the measure of the system prompt and tools.
   pub fn plan(
     &mut self,
     edits: &[Edit],
@@ -255,12 +250,8 @@ impl Grown {
     fixed: u64,
     max_input_tokens: Option<u64>,
     warnings: Vec<Warning>,
-  ) -> Option<EditPlan> {
+  ) -> EditPlan {
     let (edit, msgs, meter) = (job.edit, job.msgs, job.meter);
-    self.read(msgs, job.pairs);
-    if self.blocked || self.len != msgs.len() {
-      return None;
-    }
     let mut total = fixed + self.measured(job.measures);
     let mut report = Report {
       token_count_method: meter.method.as_str(),
@@ -324,10 +315,10 @@ impl Grown {
       .map(|&call| dangling_warning(msgs, call))
       .collect();
     close_report(edits, &mut report, dangling, None, &facts);
-    Some(EditPlan {
+    EditPlan {
       ops,
       summary: None,
       report,
-    })
+    }
   }
 }

@@ -34,15 +34,10 @@ impl Clearing<'_> {
     if draft.is_pinned(i) {
       return true;
     }
-    let m = &draft.msgs[i];
-    let Some((ai, k)) = self.pairs[i] else {
+    let Some(call) = self.pairs[i] else {
       return true;
     };
-    let name = match m.name.as_deref() {
-      Some(n) if !n.is_empty() => n,
-      _ => draft.msgs[ai].tool_calls[k].name.as_str(),
-    };
-    self.edit.exclude_tools.iter().any(|t| t == name)
+    self.edit.excludes(tool_name(draft.msgs, i, call))
   }
 
   /// Clears result `i` (and its call's arguments when the edit says so), unless it is cleared
@@ -54,16 +49,12 @@ impl Clearing<'_> {
       return;
     }
     let Some((ai, k)) = self.pairs[i] else { return };
-    let call = &msgs[ai].tool_calls[k];
-    let tool_name = match m.name.as_deref() {
-      Some(n) if !n.is_empty() => n,
-      _ => call.name.as_str(),
-    };
-    if self.edit.exclude_tools.iter().any(|t| t == tool_name) {
+    let name = tool_name(msgs, i, (ai, k));
+    if self.edit.excludes(name) {
       return;
     }
     let before = draft.tokens();
-    let tool_name = tool_name.to_owned();
+    let tool_name = name.to_owned();
     let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
     let placeholder = self.placeholder_for(&tool_call_id);
     draft.clear_result(i, &placeholder, CLEAR_TOOL_USES_STRATEGY);
@@ -89,6 +80,14 @@ impl Clearing<'_> {
       tokens_freed: before.saturating_sub(after),
       reason,
     });
+  }
+}
+
+/// The tool of result `i`, whose call is `(ai, k)`: the result's own `name`, else the call's.
+pub(crate) fn tool_name(msgs: &[Message], i: usize, (ai, k): CallRef) -> &str {
+  match msgs[i].name.as_deref() {
+    Some(n) if !n.is_empty() => n,
+    _ => msgs[ai].tool_calls[k].name.as_str(),
   }
 }
 

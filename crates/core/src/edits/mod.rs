@@ -29,7 +29,7 @@ use crate::plan::AppliedEdit;
 
 pub(crate) use clear::clear_tool_uses;
 pub(crate) use clear::fraction_unknown;
-pub(crate) use clearing::{filled, keep_count_by, slotted};
+pub(crate) use clearing::{filled, keep_count_by, slotted, tool_name};
 pub(crate) use pins::pins_over_budget;
 pub use structural::truncation_marker;
 pub(crate) use structural::{answered, gate};

@@ -271,6 +271,14 @@ impl Default for Stable {
   }
 }
 
+impl ClearToolUses {
+  /// Whether results of `tool` are never cleared (`excludeTools`).
+  #[must_use]
+  pub fn excludes(&self, tool: &str) -> bool {
+    self.exclude_tools.iter().any(|t| t == tool)
+  }
+}
+
 impl Default for ClearToolUses {
   /// LangChain's defaults: trigger at 100,000 tokens, keep the last 3 results, `"[cleared]"`.
   fn default() -> Self {
