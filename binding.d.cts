@@ -936,7 +936,10 @@ export declare const enum PackedOpKind {
   RemoveThinking = 2,
   /** `cache_breakpoint`: `a` and `b` unused. */
   CacheBreakpoint = 3,
-  /** Any other op: `a` is its position in `extra.ops`. */
+  /**
+   * Any other op: `a` is the position of its JSON text (a `PlanOp`) in the plan's strings, `b`
+   * unused.
+   */
   Other = 9,
 }
 
@@ -948,7 +951,7 @@ export interface PackedPlan {
   stringBytes: Uint8Array
   /** Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`). */
   stringEnds: Uint32Array
-  /** JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`. */
+  /** JSON text of `{ summary?: SummaryRequest }`. */
   extra: string
   /**
    * The report, kept native until read (it lists every cleared result: building its text on

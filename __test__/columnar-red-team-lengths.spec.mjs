@@ -158,8 +158,15 @@ describe('sessions: columns and JSON alternating, history changes in one convers
       const opts = { trigger: { tokens: 200 }, keep: { messages: 2 }, clearToolInputs: true }
       const editor = new ContextEditor(opts)
       let history = [new SystemMessage('sys')]
-      for (let k = 0; k < 800; k++) history = [...history, ...turn(r, k)]
-      await editor.editAsync(history)
+      let held
+      for (let k = 0; k < 800; k++) {
+        history = [...history, ...turn(r, k)]
+        if (k === 40) held = history
+      }
+      // The editor holds an early part of the conversation, so that the async call below plans and
+      // applies most of it as new messages (in pieces): a call that only adds a turn reuses the
+      // previous output and would be done before the loop's first turn.
+      await editor.editAsync(held)
       const grown = [...history, ...turn(r, 9000)]
       // The async call is in flight (planning, then applying in pieces) while sync calls, one per
       // turn of the event loop, grow the same conversation from its messages.

@@ -6,8 +6,11 @@
 //! name are interned, and cross as their UTF-8 bytes one after another (`stringBytes`, with where
 //! each ends in `stringEnds`): a placeholder that names its call (the recall tool's) is a string of
 //! its own for every cleared result, and as JSON they were escaped here and parsed there on every
-//! call, where a next call reads only the few its new operations name. The rare ops with lists
-//! (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`) cross whole in `extra.ops`.
+//! call, where a next call reads only the few its new operations name. An op with lists
+//! (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`) crosses as its JSON text, one
+//! more string of the table: a next call compares it as bytes with the previous call's, and parses
+//! only those past what it reuses (with `clearToolInputs` there is one per cleared result's call,
+//! and as one JSON list they were all written, parsed and applied again on every call).
 //! The report stays native until read (see `PackedReport` for its bound). `PackedOpKind` names
 //! the kinds on both sides (the shim's `unpack` in `ts/wire/packed.ts` reads the const enum napi
 //! generates into `binding.d.cts`).
@@ -42,7 +45,8 @@ pub enum PackedOpKind {
   RemoveThinking = 2,
   /// `cache_breakpoint`: `a` and `b` unused.
   CacheBreakpoint = 3,
-  /// Any other op: `a` is its position in `extra.ops`.
+  /// Any other op: `a` is the position of its JSON text (a `PlanOp`) in the plan's strings, `b`
+  /// unused.
   Other = 9,
 }
 
@@ -55,7 +59,7 @@ pub struct PackedPlan {
   pub string_bytes: Uint8Array,
   /// Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`).
   pub string_ends: Uint32Array,
-  /// JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`.
+  /// JSON text of `{ summary?: SummaryRequest }`.
   pub extra: String,
   /// The report, kept native until read (it lists every cleared result: building its text on
   /// every model call would cost more than planning). Absent when `reportJson` holds it.
@@ -187,9 +191,19 @@ fn report_bytes(r: &core::Report) -> i64 {
 
 #[derive(serde::Serialize)]
 struct PackedExtra {
-  ops: Vec<PlanOp>,
   #[serde(skip_serializing_if = "Option::is_none")]
   summary: Option<SummaryRequest>,
+}
+
+/// Whether `op` packs into its four numbers alone (its strings, if any, interned as they are).
+fn packs_bare(op: &core::Op) -> bool {
+  matches!(
+    op,
+    core::Op::Remove { .. }
+      | core::Op::ClearToolResult { .. }
+      | core::Op::RemoveThinking { .. }
+      | core::Op::CacheBreakpoint { .. }
+  )
 }
 
 fn word(n: usize) -> u32 {
@@ -200,7 +214,7 @@ fn word(n: usize) -> u32 {
 struct Strings<'a> {
   list: Vec<&'a str>,
   positions: FxHashMap<&'a str, u32>,
-  /// The map's room once it is built: a placeholder per op, and a strategy.
+  /// The map's room once it is built: a placeholder (or JSON text) per op, and a strategy.
   most: usize,
 }
 
@@ -238,13 +252,20 @@ impl<'a> Strings<'a> {
 
 /// Packs a plan (see the module's comment).
 pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
+  // The JSON text of each op the four numbers cannot hold, in op order (interned below).
+  let texts = plan
+    .ops
+    .iter()
+    .filter(|op| !packs_bare(op))
+    .map(|op| to_json("plan", &PlanOp::from(op.clone())))
+    .collect::<CoreResult<Vec<_>>>()?;
+  let mut texts_left = texts.iter();
   let mut words = Vec::with_capacity(plan.ops.len() * 4);
   let mut strings = Strings {
     list: Vec::new(),
     positions: FxHashMap::default(),
     most: plan.ops.len() + 1,
   };
-  let mut others = Vec::new();
   for op in &plan.ops {
     let index = word(op.index());
     let packed = match op {
@@ -262,14 +283,15 @@ pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
       core::Op::RemoveThinking { .. } => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
       core::Op::CacheBreakpoint { .. } => [PackedOpKind::CacheBreakpoint as u32, index, 0, 0],
       _ => {
-        others.push(PlanOp::from(op.clone()));
-        [PackedOpKind::Other as u32, index, word(others.len() - 1), 0]
+        let text = texts_left
+          .next()
+          .ok_or_else(|| core::Error::internal("packing the plan: an op without its text"))?;
+        [PackedOpKind::Other as u32, index, strings.intern(text), 0]
       }
     };
     words.extend_from_slice(&packed);
   }
   let extra = PackedExtra {
-    ops: others,
     summary: plan.summary.map(SummaryRequest::from),
   };
   let mut string_bytes = Vec::with_capacity(strings.list.iter().map(|s| s.len()).sum());

@@ -1,6 +1,6 @@
 // A session call's plan comes packed (src/packed.rs): four numbers per operation, `[kind, index,
 // a, b]`, in one Uint32Array, the strings they name as UTF-8 bytes (read when an operation is
-// made, see `StringTable`), the rare operations with lists whole in `extra.ops`, and the report
+// made, see `StringTable`), an operation with lists as its JSON text among those strings, and the report
 // native until read. `PackedOpKind` is the Rust enum napi generates into binding.d.cts as a const
 // enum: its values are inlined here at compile time, and tsc drops the import (it is type-level;
 // `isolatedModules` would keep it and load the binding from this module: replace it by the
@@ -18,7 +18,6 @@ const BARE_KINDS: Readonly<Record<number, 'remove' | 'remove_thinking' | 'cache_
 }
 
 interface Extra {
-  ops: PlanOp[]
   summary?: EditPlan['summary']
   /** A binding built before `stringBytes`. */
   strings?: string[]
@@ -92,7 +91,7 @@ export function unpack(packed: PackedPlan): { plan: EditPlan; strings: StringTab
   const strings = packed.stringEnds === undefined ? StringTable.of(extra.strings ?? []) : new StringTable(packed.stringBytes, packed.stringEnds)
   const opsFrom = (first: number): PlanOp[] => {
     const ops = new Array<PlanOp>(Math.max(0, (words.length >>> 2) - first))
-    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) ops[k] = opAt(words, w, strings, extra)
+    for (let k = 0, w = first * 4; w < words.length; k++, w += 4) ops[k] = opAt(words, w, strings)
     return ops
   }
   const plan = {} as EditPlan
@@ -130,13 +129,14 @@ export function unpack(packed: PackedPlan): { plan: EditPlan; strings: StringTab
 }
 
 /** The operation whose four numbers start at `words[w]`. */
-function opAt(words: Uint32Array, w: number, strings: StringTable, extra: Extra): PlanOp {
+function opAt(words: Uint32Array, w: number, strings: StringTable): PlanOp {
   const kind = words[w]
   const index = words[w + 1]
   if (kind === PackedOpKind.ClearToolResult) {
     return { type: 'clear_tool_result', index, placeholder: strings.at(words[w + 2]), strategy: strings.at(words[w + 3]) }
   }
-  if (kind === PackedOpKind.Other) return extra.ops[words[w + 2]]
+  // An operation with lists (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`): its JSON text.
+  if (kind === PackedOpKind.Other) return JSON.parse(strings.at(words[w + 2])) as PlanOp
   return { type: BARE_KINDS[kind], index }
 }
 
@@ -157,20 +157,20 @@ export function settled<P extends EditPlan>(plan: P): P {
  * string is taken as different. Strings are listed in the order first named, so a plan that only
  * clears more results than the previous one (each with a placeholder naming its call, as the
  * recall tool's does) shares the previous table as its start, and the operations that name it.
+ * The same holds for an operation with lists, whose string is its JSON text (with
+ * `clearToolInputs`, one per assistant message whose calls' arguments are cleared).
  */
 export function samePrefix(words: Uint32Array, before: Uint32Array, upTo: number, sharedStrings: number): { upTo: number; ops: number; removed: number } {
   let w = 0
   for (; w < words.length && w < before.length; w += 4) {
     const index = words[w + 1]
     if (index >= upTo) break
-    // `Other` refers to operations kept apart (compared only by position): not reused.
     if (
-      words[w] === PackedOpKind.Other ||
       words[w] !== before[w] ||
       index !== before[w + 1] ||
       words[w + 2] !== before[w + 2] ||
       words[w + 3] !== before[w + 3] ||
-      (words[w] === PackedOpKind.ClearToolResult && (words[w + 2] >= sharedStrings || words[w + 3] >= sharedStrings))
+      ((words[w] === PackedOpKind.ClearToolResult || words[w] === PackedOpKind.Other) && (words[w + 2] >= sharedStrings || words[w + 3] >= sharedStrings))
     )
       break
   }

@@ -476,22 +476,7 @@ impl<'m, 'c> Draft<'m, 'c> {
         .copied()
         .collect();
       if !cleared.is_empty() {
-        let tool_call_ids: Vec<String> = cleared
-          .iter()
-          .map(|&k| m.tool_calls[k].id.clone())
-          .collect();
-        let all: BTreeSet<String> = m
-          .cleared_tool_inputs
-          .iter()
-          .chain(tool_call_ids.iter())
-          .cloned()
-          .collect();
-        ops.push(Op::ClearToolInputs {
-          index: i,
-          call_indices: cleared,
-          tool_call_ids,
-          cleared_tool_inputs: all.into_iter().collect(),
-        });
+        ops.push(clear_inputs_op(m, i, cleared));
       }
       if !slot.removed_calls.is_empty() {
         let call_indices: Vec<usize> = slot.removed_calls.iter().copied().collect();
@@ -510,6 +495,27 @@ impl<'m, 'c> Draft<'m, 'c> {
       }
     }
     ops
+  }
+}
+
+/// The operation that clears the arguments of the calls at `call_indices` (ascending) of assistant
+/// message `m` (at `index`): their ids, and the message's complete new `cleared_tool_inputs` list.
+pub(crate) fn clear_inputs_op(m: &Message, index: usize, call_indices: Vec<usize>) -> Op {
+  let tool_call_ids: Vec<String> = call_indices
+    .iter()
+    .map(|&k| m.tool_calls[k].id.clone())
+    .collect();
+  let all: BTreeSet<String> = m
+    .cleared_tool_inputs
+    .iter()
+    .chain(tool_call_ids.iter())
+    .cloned()
+    .collect();
+  Op::ClearToolInputs {
+    index,
+    call_indices,
+    tool_call_ids,
+    cleared_tool_inputs: all.into_iter().collect(),
   }
 }
 

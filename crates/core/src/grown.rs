@@ -11,8 +11,8 @@
 //!
 //! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit, whatever it keeps (results,
 //! tokens, a fraction of the input limit: a window that may grow again when the limit does),
-//! without `stable`, `cacheBreakpoints`, `prefer`, `clearAtLeast` or `clearToolInputs`, and no pin
-//! rule. A session with an orphaned tool result or a pinned message is planned whole (the pipeline
+//! with or without `clearToolInputs` (what clearing a call's arguments frees is decided with its
+//! result), without `stable`, `cacheBreakpoints`, `prefer` or `clearAtLeast`, and no pin rule. A session with an orphaned tool result or a pinned message is planned whole (the pipeline
 //! removes orphans and skips pins).
 //!
 //! A message's measure never changes once a message follows it, so decisions and the running sum
@@ -21,14 +21,17 @@
 
 use std::sync::Arc;
 
-use crate::draft::{dangling_warning, CallRef};
+use rustc_hash::FxHashMap;
+
+use crate::draft::{clear_inputs_op, dangling_warning, CallRef};
 use crate::edits::{filled, fraction_unknown, keep_count_by, slotted, tool_name};
 use crate::measure::{Measure, Meter};
 use crate::message::{Message, Role};
-use crate::options::{ClearInputs, ClearToolUses, Edit, Pin};
+use crate::options::{ClearToolUses, Edit, Pin};
 use crate::pipeline::close_report;
 use crate::plan::{
-  AppliedEdit, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_OLD, CLEAR_TOOL_USES_STRATEGY,
+  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_OLD,
+  CLEAR_TOOL_USES_STRATEGY,
 };
 use crate::trigger::{is_triggered, Facts};
 
@@ -42,7 +45,6 @@ pub(crate) fn simple_clearing<'a>(edits: &'a [Edit], pin: &Pin) -> Option<&'a Cl
     && !edit.cache_breakpoints
     && !edit.prefer.any()
     && edit.clear_at_least == 0
-    && matches!(edit.clear_tool_inputs, ClearInputs::None)
     && pin.tools.is_empty()
     && !pin.current_run;
   simple.then_some(edit)
@@ -58,6 +60,54 @@ struct Decided {
   placeholder: Arc<str>,
   tool_call_id: Arc<str>,
   tool_name: Arc<str>,
+  /// Its call's arguments, cleared with it (`clearToolInputs`).
+  inputs: Option<Inputs>,
+}
+
+/// Bytes an operation clearing call arguments holds on the heap.
+fn op_bytes(op: &Op) -> usize {
+  let strings = |list: &[String]| {
+    list
+      .iter()
+      .map(|s| s.len() + std::mem::size_of::<String>())
+      .sum::<usize>()
+  };
+  match op {
+    Op::ClearToolInputs {
+      call_indices,
+      tool_call_ids,
+      cleared_tool_inputs,
+      ..
+    } => {
+      call_indices.len() * std::mem::size_of::<usize>()
+        + strings(tool_call_ids)
+        + strings(cleared_tool_inputs)
+    }
+    _ => 0,
+  }
+}
+
+/// The arguments of a cleared result's call, cleared with it.
+#[derive(Debug, Clone, Copy)]
+struct Inputs {
+  /// The call: its assistant message and its position there.
+  call: CallRef,
+  /// What clearing them frees, after the results decided before (nothing when one of them
+  /// answered the same call).
+  freed: u64,
+  /// Whether the report lists them (not when a result decided before answered the same call).
+  first: bool,
+}
+
+/// An assistant message whose calls' arguments decided results clear: its measure and its calls'
+/// part of it after them, and which calls (ascending, as `Draft::clear_args` keeps them), with the
+/// operation that clears them all (made once: a next call lists it again as it was).
+#[derive(Debug)]
+struct Args {
+  size: u64,
+  calls_size: u64,
+  cleared: Vec<usize>,
+  op: Option<Op>,
 }
 
 /// What one call plans with: the pipeline's only edit, the session's messages, their measures
@@ -92,6 +142,7 @@ impl Job<'_> {
       placeholder,
       tool_call_id: tool_call_id.into(),
       tool_name: name.into(),
+      inputs: None,
     })
   }
 }
@@ -114,6 +165,10 @@ pub(crate) struct Grown {
   /// The results of `tools[..decided]` that the edit clears, in order.
   cleared: Vec<Decided>,
   decided: usize,
+  /// The assistant messages whose calls' arguments `cleared` clears (`clearToolInputs`), by index.
+  args: FxHashMap<usize, Args>,
+  /// Bytes `args` holds on the heap (its calls and operations).
+  args_bytes: usize,
   /// The edit's placeholder, shared by every result it clears (unless it names the call).
   placeholder: Option<Arc<str>>,
   /// Bytes of the strings `cleared` holds.
@@ -135,6 +190,8 @@ impl Grown {
     self.tools.capacity() * std::mem::size_of::<usize>()
       + self.dangling.capacity() * std::mem::size_of::<CallRef>()
       + self.cleared.capacity() * std::mem::size_of::<Decided>()
+      + self.args.capacity() * (std::mem::size_of::<(usize, Args)>() + 8)
+      + self.args_bytes
       + self.text_bytes
   }
 
@@ -178,7 +235,8 @@ impl Grown {
     let shared = self.shared_placeholder(job.edit);
     let slots = slotted(&job.edit.placeholder);
     for k in self.decided..split {
-      if let Some(d) = job.decision(self.tools[k], &shared, slots.as_deref()) {
+      if let Some(mut d) = job.decision(self.tools[k], &shared, slots.as_deref()) {
+        d.inputs = self.inputs(job, &d, true);
         self.text_bytes += d.tool_call_id.len() + d.tool_name.len();
         if slots.is_some() {
           self.text_bytes += d.placeholder.len();
@@ -187,6 +245,42 @@ impl Grown {
       }
     }
     self.decided = split;
+  }
+
+  /// Whether clearing result `d` clears its call's arguments too, and what that frees after the
+  /// results decided before it (in `self.args`), as `Clearing::clear` and `Draft::clear_args` count it.
+  /// `keep`: `d` is decided for good, and `self.args` moves past it.
+  fn inputs(&mut self, job: &Job<'_>, d: &Decided, keep: bool) -> Option<Inputs> {
+    if !job.edit.clear_tool_inputs.applies_to(&d.tool_name) {
+      return None;
+    }
+    let call @ (ai, k) = job.pairs[d.index]?;
+    let measure = &job.measures[ai];
+    let state = self.args.entry(ai).or_insert_with(|| Args {
+      size: measure.total,
+      calls_size: measure.calls_total,
+      cleared: Vec::new(),
+      op: None,
+    });
+    let at = state.cleared.binary_search(&k);
+    let first = at.is_err();
+    let mut freed = 0;
+    if first {
+      freed = measure.args[k]
+        .saturating_sub(measure.empty_args)
+        .min(state.size)
+        .min(state.calls_size);
+      if let (true, Err(at)) = (keep, at) {
+        state.size -= freed;
+        state.calls_size -= freed;
+        state.cleared.insert(at, k);
+        self.args_bytes += std::mem::size_of::<usize>();
+        if let Some(op) = state.op.take() {
+          self.args_bytes -= op_bytes(&op);
+        }
+      }
+    }
+    Some(Inputs { call, freed, first })
   }
 
   /// The edit's placeholder, shared by the results it clears (unless it names the call).
@@ -212,20 +306,32 @@ impl Grown {
   }
 
   /// Clears `results` in order from a request of `total` (its measure): their entries of the
-  /// report, with the tokens each frees from there, and their operations. Returns the request's
-  /// measure afterwards.
+  /// report (with the tokens each frees from there, and the arguments cleared with them), their
+  /// operations, and the calls whose arguments they clear. Returns the request's measure afterwards.
   fn clear<'d>(
     meter: &Meter<'_>,
     mut total: u64,
     results: impl Iterator<Item = &'d Decided>,
-    cleared: &mut Vec<ClearedResult>,
+    report: &mut Report,
     ops: &mut Vec<Op>,
+    calls: &mut Vec<CallRef>,
   ) -> u64 {
     for d in results {
       let before = meter.total_tokens(total);
-      total = total - d.size + d.cleared_size;
+      total = (total + d.cleared_size).saturating_sub(d.size);
+      if let Some(inputs) = d.inputs {
+        total = total.saturating_sub(inputs.freed);
+        calls.push(inputs.call);
+        if inputs.first {
+          report.cleared_tool_inputs.push(ClearedInput {
+            index: inputs.call.0,
+            call_index: inputs.call.1,
+            tool_call_id: d.tool_call_id.to_string(),
+          });
+        }
+      }
       let after = meter.total_tokens(total);
-      cleared.push(ClearedResult {
+      report.cleared.push(ClearedResult {
         index: d.index,
         tool_call_id: Arc::clone(&d.tool_call_id),
         tool_name: Arc::clone(&d.tool_name),
@@ -239,6 +345,41 @@ impl Grown {
       });
     }
     total
+  }
+
+  /// `ops` (clearing results, by index) with the operations that clear the arguments of `calls`,
+  /// one per assistant message, in index order as the pipeline lists them.
+  fn with_input_ops(&mut self, msgs: &[Message], ops: Vec<Op>, mut calls: Vec<CallRef>) -> Vec<Op> {
+    calls.sort_unstable();
+    calls.dedup();
+    let mut inputs = calls
+      .chunk_by(|a, b| a.0 == b.0)
+      .map(|group| {
+        let ai = group[0].0;
+        let ks = group.iter().map(|&(_, k)| k);
+        match self.args.get_mut(&ai) {
+          // Every call whose arguments decided results clear: the operation made before.
+          Some(state) if ks.clone().eq(state.cleared.iter().copied()) => state
+            .op
+            .get_or_insert_with(|| {
+              let op = clear_inputs_op(&msgs[ai], ai, state.cleared.clone());
+              self.args_bytes += op_bytes(&op);
+              op
+            })
+            .clone(),
+          _ => clear_inputs_op(&msgs[ai], ai, ks.collect()),
+        }
+      })
+      .peekable();
+    let mut out = Vec::with_capacity(ops.len() + calls.len());
+    for op in ops {
+      while let Some(input) = inputs.next_if(|x| x.index() < op.index()) {
+        out.push(input);
+      }
+      out.push(op);
+    }
+    out.extend(inputs);
+    out
   }
 
   /// The plan of `job`'s messages, what the pipeline plans, once [`read`](Self::read) found that
@@ -292,15 +433,23 @@ impl Grown {
       let last = if split > self.decided {
         let shared = self.shared_placeholder(edit);
         let slots = slotted(&edit.placeholder);
-        job.decision(self.tools[split - 1], &shared, slots.as_deref())
+        let mut d = job.decision(self.tools[split - 1], &shared, slots.as_deref());
+        if let Some(d) = &mut d {
+          d.inputs = self.inputs(job, d, false);
+        }
+        d
       } else {
         None
       };
       let start = report.tokens_before;
       report.cleared.reserve(n + 1);
       ops.reserve(n + 1);
+      let mut calls = Vec::new();
       let results = self.cleared[..n].iter().chain(last.as_ref());
-      total = Self::clear(meter, total, results, &mut report.cleared, &mut ops);
+      total = Self::clear(meter, total, results, &mut report, &mut ops, &mut calls);
+      if !calls.is_empty() {
+        ops = self.with_input_ops(msgs, ops, calls);
+      }
       applied.cleared_tool_uses = report.cleared.len() as u64;
       if !report.cleared.is_empty() {
         applied.cleared_input_tokens = start.saturating_sub(meter.total_tokens(total));

@@ -392,7 +392,10 @@ fn count(editor: &ContextEditor, msgs: &[Message], ctx: &Context) -> u64 {
 
 fn config() -> ProptestConfig {
   ProptestConfig {
-    cases: 256,
+    cases: std::env::var("PROPERTY_CASES")
+      .ok()
+      .and_then(|v| v.parse().ok())
+      .unwrap_or(256),
     max_shrink_iters: 2000,
     ..ProptestConfig::default()
   }

@@ -209,11 +209,16 @@ fn langchain_clearing() -> impl Strategy<Value = Value> {
         .collect::<Vec<_>>(),
     ),
     prop_oneof![4 => Just("approx"), 2 => Just("model"), 1 => Just("estimate")],
+    prop_oneof![
+      2 => Just(Value::Bool(false)),
+      1 => Just(Value::Bool(true)),
+      1 => prop::sample::subsequence(TOOLS.to_vec(), 1..3).prop_map(Value::from),
+    ],
   )
-    .prop_map(|(trigger, keep, exclude, placeholder, method)| {
+    .prop_map(|(trigger, keep, exclude, placeholder, method, inputs)| {
       json!({
         "trigger": trigger, "keep": keep, "excludeTools": exclude,
-        "placeholder": placeholder, "tokenCountMethod": method
+        "placeholder": placeholder, "tokenCountMethod": method, "clearToolInputs": inputs
       })
     })
 }
@@ -221,7 +226,8 @@ fn langchain_clearing() -> impl Strategy<Value = Value> {
 proptest! {
   #![proptest_config(config())]
 
-  /// With one LangChain-style `clear_tool_uses` edit, a session that grows a little at a time (an
+  /// With one LangChain-style `clear_tool_uses` edit (its call arguments cleared with its results or
+  /// not), a session that grows a little at a time (an
   /// agent loop) is planned from its running figures, not whole, and each plan is exactly the
   /// whole conversation's: the same operations, cleared results, freed tokens, warnings and
   /// totals, whatever it keeps (results, tokens, a fraction of an input limit that may change
@@ -237,6 +243,7 @@ proptest! {
     anchor in prop::option::weighted(0.2, (0usize..30, 1u64..5000)),
     correction in prop::option::weighted(0.2, select(vec![0.5, 1.0, 1.37, 3.0])),
     pinned in prop::option::weighted(0.1, 0usize..40),
+    echoes in prop::collection::vec(0usize..40, 0..3),
     limit_changes in prop::bool::weighted(0.2),
     qwen in prop::bool::weighted(0.15),
   ) {
@@ -249,6 +256,14 @@ proptest! {
     }
     let e = editor(&options);
     let mut msgs = msgs;
+    // A result sent twice (a host retrying a tool): two results answer one call, whose arguments
+    // are cleared once.
+    for p in echoes {
+      if msgs.get(p).is_some_and(|m| m.role == Role::Tool) {
+        let echo = msgs[p].clone();
+        msgs.insert(p + 1, echo);
+      }
+    }
     if let Some(p) = pinned {
       if let Some(m) = msgs.get_mut(p) {
         m.pinned = true;
