@@ -392,7 +392,7 @@ fn count(editor: &ContextEditor, msgs: &[Message], ctx: &Context) -> u64 {
 
 fn config() -> ProptestConfig {
   ProptestConfig {
-    cases: std::env::var("PROPERTY_CASES")
+    cases: std::env::var("PROPTEST_CASES")
       .ok()
       .and_then(|v| v.parse().ok())
       .unwrap_or(256),
