@@ -947,7 +947,10 @@ export declare const enum PackedOpKind {
 export interface PackedPlan {
   /** Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`. */
   ops: Uint32Array
-  /** The strings ops name, each once, in the order first named: their UTF-8 bytes, one after another. */
+  /**
+   * The strings ops name (a placeholder or strategy once, however many ops name it), in the order
+   * first named: their UTF-8 bytes, one after another.
+   */
   stringBytes: Uint8Array
   /** Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`). */
   stringEnds: Uint32Array

@@ -55,7 +55,8 @@ pub enum PackedOpKind {
 pub struct PackedPlan {
   /// Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`.
   pub ops: Uint32Array,
-  /// The strings ops name, each once, in the order first named: their UTF-8 bytes, one after another.
+  /// The strings ops name (a placeholder or strategy once, however many ops name it), in the order
+  /// first named: their UTF-8 bytes, one after another.
   pub string_bytes: Uint8Array,
   /// Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`).
   pub string_ends: Uint32Array,
@@ -210,37 +211,51 @@ fn word(n: usize) -> u32 {
   u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The strings packed ops name, each once, in the order first named.
+/// The strings packed ops name, in the order first named: each placeholder and strategy once
+/// (`intern`), and each op's JSON text as it comes (`push`).
 struct Strings<'a> {
   list: Vec<&'a str>,
+  /// The positions of the interned strings, while there are at most `SCANNED` of them.
+  scanned: Vec<u32>,
+  /// The positions of the interned strings, once there are more.
   positions: FxHashMap<&'a str, u32>,
-  /// The map's room once it is built: a placeholder (or JSON text) per op, and a strategy.
+  /// The map's room once it is built: a placeholder per op, and a strategy.
   most: usize,
 }
 
 impl<'a> Strings<'a> {
-  /// The position of `s`: by a scan while the table holds at most `SCANNED` strings (the usual
-  /// plan: one placeholder, one strategy), where it beats hashing each op's strings; by hash after.
-  /// A placeholder with a `{tool_call_id}` slot (the recall tool's) is a string of its own for
-  /// every cleared result, and a scan for each made packing quadratic in them (a next call at
+  /// Appends `s` without looking it up: a string no other op names (an op's JSON text, which
+  /// names the op's index). Were an interned string equal to it, it would get a position of its
+  /// own, which costs only its bytes.
+  fn push(&mut self, s: &'a str) -> u32 {
+    self.list.push(s);
+    word(self.list.len() - 1)
+  }
+
+  /// The position of `s`: by a scan while the table holds at most `SCANNED` interned strings (the
+  /// usual plan: one placeholder, one strategy), where it beats hashing each op's strings; by hash
+  /// after. A placeholder with a `{tool_call_id}` slot (the recall tool's) is a string of its own
+  /// for every cleared result, and a scan for each made packing quadratic in them (a next call at
   /// 10,000 messages took 10x as long as with a shared placeholder; `benchmark/cold.mjs`, its
   /// recall row).
   /// Hashed with FxHash, not SipHash: the strings are ours (placeholders and strategy names), and
   /// SipHash of each was a tenth of such a next call.
   fn intern(&mut self, s: &'a str) -> u32 {
     const SCANNED: usize = 8;
-    if self.list.len() <= SCANNED {
-      if let Some(k) = self.list.iter().position(|x| *x == s) {
-        return word(k);
+    if self.scanned.len() <= SCANNED {
+      if let Some(&k) = self.scanned.iter().find(|&&k| self.list[k as usize] == s) {
+        return k;
       }
-      self.list.push(s);
-      if self.list.len() > SCANNED {
+      let k = self.push(s);
+      self.scanned.push(k);
+      if self.scanned.len() > SCANNED {
         self.positions = FxHashMap::with_capacity_and_hasher(self.most, FxBuildHasher);
+        let list = &self.list;
         self
           .positions
-          .extend((0..).zip(&self.list).map(|(k, x)| (*x, k)));
+          .extend(self.scanned.iter().map(|&k| (list[k as usize], k)));
       }
-      return word(self.list.len() - 1);
+      return k;
     }
     let list = &mut self.list;
     *self.positions.entry(s).or_insert_with(|| {
@@ -251,24 +266,38 @@ impl<'a> Strings<'a> {
 }
 
 /// Packs a plan (see the module's comment).
-pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
-  // The JSON text of each op the four numbers cannot hold, in op order (interned below).
+pub fn pack(mut plan: core::EditPlan) -> CoreResult<Packed> {
+  // The JSON text of each op the four numbers cannot hold, in op order (appended to the strings
+  // below): the op's lists move into its text, and a bare op takes its place in `plan.ops`,
+  // which `texts_at` marks.
+  let texts_at: Vec<bool> = plan.ops.iter().map(|op| !packs_bare(op)).collect();
   let texts = plan
     .ops
-    .iter()
+    .iter_mut()
     .filter(|op| !packs_bare(op))
-    .map(|op| to_json("plan", &PlanOp::from(op.clone())))
+    .map(|op| {
+      let taken = std::mem::replace(op, core::Op::Remove { index: op.index() });
+      to_json("plan", &PlanOp::from(taken))
+    })
     .collect::<CoreResult<Vec<_>>>()?;
   let mut texts_left = texts.iter();
   let mut words = Vec::with_capacity(plan.ops.len() * 4);
   let mut strings = Strings {
     list: Vec::new(),
+    scanned: Vec::new(),
     positions: FxHashMap::default(),
     most: plan.ops.len() + 1,
   };
-  for op in &plan.ops {
+  for (op, &text) in plan.ops.iter().zip(&texts_at) {
     let index = word(op.index());
     let packed = match op {
+      _ if text => {
+        let text = texts_left
+          .next()
+          .ok_or_else(|| core::Error::internal("packing the plan: an op without its text"))?;
+        // Its own string (the text names the op's index): nothing to look up.
+        [PackedOpKind::Other as u32, index, strings.push(text), 0]
+      }
       core::Op::Remove { .. } => [PackedOpKind::Remove as u32, index, 0, 0],
       core::Op::ClearToolResult {
         placeholder,
@@ -283,10 +312,9 @@ pub fn pack(plan: core::EditPlan) -> CoreResult<Packed> {
       core::Op::RemoveThinking { .. } => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
       core::Op::CacheBreakpoint { .. } => [PackedOpKind::CacheBreakpoint as u32, index, 0, 0],
       _ => {
-        let text = texts_left
-          .next()
-          .ok_or_else(|| core::Error::internal("packing the plan: an op without its text"))?;
-        [PackedOpKind::Other as u32, index, strings.intern(text), 0]
+        return Err(core::Error::internal(
+          "packing the plan: an op with lists and no text",
+        ))
       }
     };
     words.extend_from_slice(&packed);
