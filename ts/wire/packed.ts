@@ -1,8 +1,8 @@
 // A session call's plan comes packed (src/packed.rs): four numbers per operation, `[kind, index,
 // a, b]`, in one Uint32Array, the strings they name as UTF-8 bytes (read when an operation is
-// made, see `StringTable`), an operation with lists as its JSON text among those strings, and the report
-// native until read. `PackedOpKind` is the Rust enum napi generates into binding.d.cts as a const
-// enum: its values are inlined here at compile time, and tsc drops the import (it is type-level;
+// made, see `StringTable`), an operation with lists as its JSON text among those strings, and the
+// report native until read. `PackedOpKind` is the Rust enum napi generates into binding.d.cts as a
+// const enum: its values are inlined here at compile time, and tsc drops the import (it is type-level;
 // `isolatedModules` would keep it and load the binding from this module: replace it by the
 // run-time `PackedOpKind` of native.ts before turning that on).
 
@@ -135,7 +135,8 @@ function opAt(words: Uint32Array, w: number, strings: StringTable): PlanOp {
   if (kind === PackedOpKind.ClearToolResult) {
     return { type: 'clear_tool_result', index, placeholder: strings.at(words[w + 2]), strategy: strings.at(words[w + 3]) }
   }
-  // An operation with lists (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`): its JSON text.
+  // An operation with lists (`clear_tool_inputs`, `remove_tool_calls`, `truncate_tool_result`):
+  // its JSON text.
   if (kind === PackedOpKind.Other) return JSON.parse(strings.at(words[w + 2])) as PlanOp
   return { type: BARE_KINDS[kind], index }
 }

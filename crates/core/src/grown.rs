@@ -12,8 +12,9 @@
 //! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit, whatever it keeps (results,
 //! tokens, a fraction of the input limit: a window that may grow again when the limit does),
 //! with or without `clearToolInputs` (what clearing a call's arguments frees is decided with its
-//! result), without `stable`, `cacheBreakpoints`, `prefer` or `clearAtLeast`, and no pin rule. A session with an orphaned tool result or a pinned message is planned whole (the pipeline
-//! removes orphans and skips pins).
+//! result), without `stable`, `cacheBreakpoints`, `prefer` or `clearAtLeast`, and no pin rule. A
+//! session with an orphaned tool result or a pinned message is planned whole (the pipeline removes
+//! orphans and skips pins).
 //!
 //! A message's measure never changes once a message follows it, so decisions and the running sum
 //! hold; the last message's measure may (a chat template can frame a last message differently:
@@ -248,8 +249,8 @@ impl Grown {
   }
 
   /// Whether clearing result `d` clears its call's arguments too, and what that frees after the
-  /// results decided before it (in `self.args`), as `Clearing::clear` and `Draft::clear_args` count it.
-  /// `keep`: `d` is decided for good, and `self.args` moves past it.
+  /// results decided before it (in `self.args`), as `Clearing::clear` and `Draft::clear_args`
+  /// count it. `keep`: `d` is decided for good, and `self.args` moves past it.
   fn inputs(&mut self, job: &Job<'_>, d: &Decided, keep: bool) -> Option<Inputs> {
     if !job.edit.clear_tool_inputs.applies_to(&d.tool_name) {
       return None;
@@ -307,7 +308,8 @@ impl Grown {
 
   /// Clears `results` in order from a request of `total` (its measure): their entries of the
   /// report (with the tokens each frees from there, and the arguments cleared with them), their
-  /// operations, and the calls whose arguments they clear. Returns the request's measure afterwards.
+  /// operations, and the calls whose arguments they clear. Returns the request's measure
+  /// afterwards.
   fn clear<'d>(
     meter: &Meter<'_>,
     mut total: u64,
