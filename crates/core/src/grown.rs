@@ -12,9 +12,9 @@
 //! What it covers ([`simple_clearing`]): one `clear_tool_uses` edit, whatever it keeps (results,
 //! tokens, a fraction of the input limit: a window that may grow again when the limit does),
 //! with or without `clearToolInputs` (what clearing a call's arguments frees is decided with its
-//! result), without `stable`, `cacheBreakpoints`, `prefer` or `clearAtLeast`, and no pin rule. A
-//! session with an orphaned tool result or a pinned message is planned whole (the pipeline removes
-//! orphans and skips pins).
+//! result) and `clearAtLeast` (the kept results it clears are decided afresh on every call), without
+//! `stable`, `cacheBreakpoints` or `prefer`, and no pin rule. A session with an orphaned tool result
+//! or a pinned message is planned whole (the pipeline removes orphans and skips pins).
 //!
 //! A message's measure never changes once a message follows it, so decisions and the running sum
 //! hold; the last message's measure may (a chat template can frame a last message differently:
@@ -31,8 +31,8 @@ use crate::message::{Message, Role};
 use crate::options::{ClearToolUses, Edit, Pin};
 use crate::pipeline::close_report;
 use crate::plan::{
-  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_OLD,
-  CLEAR_TOOL_USES_STRATEGY,
+  AppliedEdit, ClearedInput, ClearedResult, EditPlan, Op, Report, Warning, CLEARED_AT_LEAST,
+  CLEARED_OLD, CLEAR_TOOL_USES_STRATEGY,
 };
 use crate::trigger::{is_triggered, Facts};
 
@@ -45,7 +45,6 @@ pub(crate) fn simple_clearing<'a>(edits: &'a [Edit], pin: &Pin) -> Option<&'a Cl
   let simple = edit.stable.is_none()
     && !edit.cache_breakpoints
     && !edit.prefer.any()
-    && edit.clear_at_least == 0
     && pin.tools.is_empty()
     && !pin.current_run;
   simple.then_some(edit)
@@ -109,6 +108,36 @@ struct Args {
   calls_size: u64,
   cleared: Vec<usize>,
   op: Option<Op>,
+}
+
+impl Args {
+  /// The arguments of no call cleared yet.
+  fn of(measure: &Measure) -> Self {
+    Self {
+      size: measure.total,
+      calls_size: measure.calls_total,
+      cleared: Vec::new(),
+      op: None,
+    }
+  }
+
+  /// Clears the arguments of call `k` (`keep`: for good, else only measured): what that frees,
+  /// and whether they were not cleared before.
+  fn clear(&mut self, measure: &Measure, k: usize, keep: bool) -> (u64, bool) {
+    let Err(at) = self.cleared.binary_search(&k) else {
+      return (0, false);
+    };
+    let freed = measure.args[k]
+      .saturating_sub(measure.empty_args)
+      .min(self.size)
+      .min(self.calls_size);
+    if keep {
+      self.size -= freed;
+      self.calls_size -= freed;
+      self.cleared.insert(at, k);
+    }
+    (freed, true)
+  }
 }
 
 /// What one call plans with: the pipeline's only edit, the session's messages, their measures
@@ -257,31 +286,97 @@ impl Grown {
     }
     let call @ (ai, k) = job.pairs[d.index]?;
     let measure = &job.measures[ai];
-    let state = self.args.entry(ai).or_insert_with(|| Args {
-      size: measure.total,
-      calls_size: measure.calls_total,
-      cleared: Vec::new(),
-      op: None,
-    });
-    let at = state.cleared.binary_search(&k);
-    let first = at.is_err();
-    let mut freed = 0;
-    if first {
-      freed = measure.args[k]
-        .saturating_sub(measure.empty_args)
-        .min(state.size)
-        .min(state.calls_size);
-      if let (true, Err(at)) = (keep, at) {
-        state.size -= freed;
-        state.calls_size -= freed;
-        state.cleared.insert(at, k);
-        self.args_bytes += std::mem::size_of::<usize>();
-        if let Some(op) = state.op.take() {
-          self.args_bytes -= op_bytes(&op);
-        }
+    let state = self.args.entry(ai).or_insert_with(|| Args::of(measure));
+    let (freed, first) = state.clear(measure, k, keep);
+    if keep && first {
+      self.args_bytes += std::mem::size_of::<usize>();
+      if let Some(op) = state.op.take() {
+        self.args_bytes -= op_bytes(&op);
       }
     }
     Some(Inputs { call, freed, first })
+  }
+
+  /// `clearAtLeast`: clears kept results too, newest first, while the request's measure `total`
+  /// has freed less than the edit asks since `start` (tokens), as `clear_oldest` does. The first
+  /// `n` decided results were cleared before them. Decided afresh on every call (the window moves
+  /// on), their arguments measured after what this call cleared before them. Returns the
+  /// request's measure afterwards.
+  #[allow(clippy::too_many_arguments)]
+  fn clear_kept(
+    &mut self,
+    job: &Job<'_>,
+    (split, n): (usize, usize),
+    start: u64,
+    mut total: u64,
+    report: &mut Report,
+    ops: &mut Vec<Op>,
+    calls: &mut Vec<CallRef>,
+  ) -> u64 {
+    let shared = self.shared_placeholder(job.edit);
+    let slots = slotted(&job.edit.placeholder);
+    // The assistant messages whose arguments this call's results clear, as those leave them.
+    let mut touched: Vec<(usize, Args)> = Vec::new();
+    let mut kept_ops = Vec::new();
+    for k in (split..self.tools.len()).rev() {
+      if start.saturating_sub(job.meter.total_tokens(total)) >= job.edit.clear_at_least {
+        break;
+      }
+      let Some(mut d) = job.decision(self.tools[k], &shared, slots.as_deref()) else {
+        continue;
+      };
+      if let (true, Some(call @ (ai, k))) = (
+        job.edit.clear_tool_inputs.applies_to(&d.tool_name),
+        job.pairs[d.index],
+      ) {
+        let at = touched
+          .iter()
+          .position(|(a, _)| *a == ai)
+          .unwrap_or_else(|| {
+            touched.push((ai, self.args_after(job, ai, n)));
+            touched.len() - 1
+          });
+        let (freed, first) = touched[at].1.clear(&job.measures[ai], k, true);
+        d.inputs = Some(Inputs { call, freed, first });
+      }
+      total = Self::clear(
+        job.meter,
+        total,
+        [&d].into_iter(),
+        CLEARED_AT_LEAST,
+        report,
+        &mut kept_ops,
+        calls,
+      );
+    }
+    // Operations go by index: these were made newest first.
+    ops.extend(kept_ops.into_iter().rev());
+    total
+  }
+
+  /// The arguments of assistant message `ai` once the first `n` decided results are cleared.
+  fn args_after(&self, job: &Job<'_>, ai: usize, n: usize) -> Args {
+    let measure = &job.measures[ai];
+    if n == self.cleared.len() {
+      return self.args.get(&ai).map_or_else(
+        || Args::of(measure),
+        |a| Args {
+          size: a.size,
+          calls_size: a.calls_size,
+          cleared: a.cleared.clone(),
+          op: None,
+        },
+      );
+    }
+    let mut args = Args::of(measure);
+    for d in &self.cleared[..n] {
+      if let Some(Inputs { call: (a, k), .. }) = d.inputs {
+        if a == ai {
+          args.clear(measure, k, true);
+        }
+      }
+    }
+    args
   }
 
   /// The edit's placeholder, shared by the results it clears (unless it names the call).
@@ -314,6 +409,7 @@ impl Grown {
     meter: &Meter<'_>,
     mut total: u64,
     results: impl Iterator<Item = &'d Decided>,
+    reason: &'static str,
     report: &mut Report,
     ops: &mut Vec<Op>,
     calls: &mut Vec<CallRef>,
@@ -338,7 +434,7 @@ impl Grown {
         tool_call_id: Arc::clone(&d.tool_call_id),
         tool_name: Arc::clone(&d.tool_name),
         tokens_freed: before.saturating_sub(after),
-        reason: CLEARED_OLD,
+        reason,
       });
       ops.push(Op::ClearToolResult {
         index: d.index,
@@ -384,6 +480,63 @@ impl Grown {
     out
   }
 
+  /// What a triggered edit clears from a request of `total` (its measure), into `report`: the
+  /// results outside the kept window, then those `clearAtLeast` asks for. Returns the request's
+  /// measure afterwards and the operations.
+  fn clear_triggered(
+    &mut self,
+    job: &Job<'_>,
+    max_input_tokens: Option<u64>,
+    mut total: u64,
+    report: &mut Report,
+  ) -> (u64, Vec<Op>) {
+    let (edit, meter) = (job.edit, job.meter);
+    // Each result counted on its own, as the pipeline's `keep_count` does.
+    let keep = keep_count_by(edit.keep, &self.tools, max_input_tokens, |i| {
+      meter.tokens_of(job.measures[i].total)
+    });
+    let kept = usize::try_from(keep).unwrap_or(usize::MAX);
+    let split = self.tools.len().saturating_sub(kept);
+    self.decide(job, split);
+    // The decided results below the window (a window measured in tokens may have grown), and
+    // the last message when it left the window too (decided afresh on every call).
+    let below = self.tools.get(split).map_or(usize::MAX, |&b| b);
+    let n = self.cleared.partition_point(|d| d.index < below);
+    let last = if split > self.decided {
+      let shared = self.shared_placeholder(edit);
+      let slots = slotted(&edit.placeholder);
+      let mut d = job.decision(self.tools[split - 1], &shared, slots.as_deref());
+      if let Some(d) = &mut d {
+        d.inputs = self.inputs(job, d, false);
+      }
+      d
+    } else {
+      None
+    };
+    let start = report.tokens_before;
+    report.cleared.reserve(n + 1);
+    let mut ops = Vec::with_capacity(n + 1);
+    let mut calls = Vec::new();
+    let results = self.cleared[..n].iter().chain(last.as_ref());
+    total = Self::clear(
+      meter,
+      total,
+      results,
+      CLEARED_OLD,
+      report,
+      &mut ops,
+      &mut calls,
+    );
+    // As in LangChain, `clearAtLeast` does nothing when every result is kept or none is.
+    if edit.clear_at_least > 0 && kept > 0 && kept < self.tools.len() {
+      total = self.clear_kept(job, (split, n), start, total, report, &mut ops, &mut calls);
+    }
+    if !calls.is_empty() {
+      ops = self.with_input_ops(job.msgs, ops, calls);
+    }
+    (total, ops)
+  }
+
   /// The plan of `job`'s messages, what the pipeline plans, once [`read`](Self::read) found that
   /// the figures can plan them. `fixed` is the measure of the system prompt and tools.
   pub fn plan(
@@ -419,39 +572,8 @@ impl Grown {
     let mut ops = Vec::new();
     if is_triggered(&edit.trigger, &facts) {
       applied.triggered = true;
-      // Each result counted on its own, as the pipeline's `keep_count` does.
-      let keep = keep_count_by(edit.keep, &self.tools, max_input_tokens, |i| {
-        meter.tokens_of(job.measures[i].total)
-      });
-      let split = self
-        .tools
-        .len()
-        .saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
-      self.decide(job, split);
-      // The decided results below the window (a window measured in tokens may have grown), and
-      // the last message when it left the window too (decided afresh on every call).
-      let below = self.tools.get(split).map_or(usize::MAX, |&b| b);
-      let n = self.cleared.partition_point(|d| d.index < below);
-      let last = if split > self.decided {
-        let shared = self.shared_placeholder(edit);
-        let slots = slotted(&edit.placeholder);
-        let mut d = job.decision(self.tools[split - 1], &shared, slots.as_deref());
-        if let Some(d) = &mut d {
-          d.inputs = self.inputs(job, d, false);
-        }
-        d
-      } else {
-        None
-      };
       let start = report.tokens_before;
-      report.cleared.reserve(n + 1);
-      ops.reserve(n + 1);
-      let mut calls = Vec::new();
-      let results = self.cleared[..n].iter().chain(last.as_ref());
-      total = Self::clear(meter, total, results, &mut report, &mut ops, &mut calls);
-      if !calls.is_empty() {
-        ops = self.with_input_ops(msgs, ops, calls);
-      }
+      (total, ops) = self.clear_triggered(job, max_input_tokens, total, &mut report);
       applied.cleared_tool_uses = report.cleared.len() as u64;
       if !report.cleared.is_empty() {
         applied.cleared_input_tokens = start.saturating_sub(meter.total_tokens(total));

@@ -214,20 +214,24 @@ fn langchain_clearing() -> impl Strategy<Value = Value> {
       1 => Just(Value::Bool(true)),
       1 => prop::sample::subsequence(TOOLS.to_vec(), 1..3).prop_map(Value::from),
     ],
+    prop_oneof![2 => Just(0u64), 1 => select(vec![1u64, 20, 150, 600, 5000])],
   )
-    .prop_map(|(trigger, keep, exclude, placeholder, method, inputs)| {
-      json!({
-        "trigger": trigger, "keep": keep, "excludeTools": exclude,
-        "placeholder": placeholder, "tokenCountMethod": method, "clearToolInputs": inputs
-      })
-    })
+    .prop_map(
+      |(trigger, keep, exclude, placeholder, method, inputs, at_least)| {
+        json!({
+          "trigger": trigger, "keep": keep, "excludeTools": exclude,
+          "placeholder": placeholder, "tokenCountMethod": method, "clearToolInputs": inputs,
+          "clearAtLeast": at_least
+        })
+      },
+    )
 }
 
 proptest! {
   #![proptest_config(config())]
 
   /// With one LangChain-style `clear_tool_uses` edit (its call arguments cleared with its results or
-  /// not), a session that grows a little at a time (an
+  /// not, `clearAtLeast` or not), a session that grows a little at a time (an
   /// agent loop) is planned from its running figures, not whole, and each plan is exactly the
   /// whole conversation's: the same operations, cleared results, freed tokens, warnings and
   /// totals, whatever it keeps (results, tokens, a fraction of an input limit that may change
@@ -244,6 +248,7 @@ proptest! {
     correction in prop::option::weighted(0.2, select(vec![0.5, 1.0, 1.37, 3.0])),
     pinned in prop::option::weighted(0.1, 0usize..40),
     echoes in prop::collection::vec(0usize..40, 0..3),
+    echo_last in prop::bool::weighted(0.3),
     limit_changes in prop::bool::weighted(0.2),
     qwen in prop::bool::weighted(0.15),
   ) {
@@ -258,7 +263,8 @@ proptest! {
     let mut msgs = msgs;
     // A result sent twice (a host retrying a tool): two results answer one call, whose arguments
     // are cleared once.
-    for p in echoes {
+    let last_tool = msgs.iter().rposition(|m| m.role == Role::Tool);
+    for p in echoes.into_iter().chain(last_tool.filter(|_| echo_last)) {
       if msgs.get(p).is_some_and(|m| m.role == Role::Tool) {
         let echo = msgs[p].clone();
         msgs.insert(p + 1, echo);
@@ -293,4 +299,54 @@ proptest! {
     prop_assert!(e.grown_plans() >= clean, "{} of {calls} calls grown, {clean} clean", e.grown_plans());
     prop_assert!(e.grown_plans() <= calls);
   }
+}
+
+/// A kept window that grows again (a larger input limit) while `clearAtLeast` clears kept results
+/// with their calls' arguments: the results decided before and kept now are cleared by
+/// `clearAtLeast`, their arguments counted and listed as if never cleared (the random property
+/// rarely draws a limit, a fraction, `clearAtLeast` and `clearToolInputs` together).
+#[test]
+fn clear_at_least_on_a_window_that_grew_again() {
+  let e = editor(&json!({
+    "trigger": { "tokens": 1 }, "keep": { "fraction": 0.5 },
+    "clearAtLeast": 100_000, "clearToolInputs": true,
+  }));
+  let mut msgs = vec![Message::user("start")];
+  for k in 0..6 {
+    let id = format!("c{k}");
+    msgs.push(Message::assistant(
+      "",
+      &[(
+        id.as_str(),
+        "read",
+        r#"{"path":"src/lib.rs","lines":[1,400]}"#,
+      )],
+    ));
+    msgs.push(Message::tool(id.as_str(), "read", "x".repeat(400)));
+  }
+  msgs.push(Message::user("next"));
+  let calls = [
+    (0, 8, Some(300)),
+    (8, 13, Some(300)),
+    (13, 14, Some(900)),
+    (14, 14, Some(300)),
+  ];
+  for (reuse, end, limit) in calls {
+    let ctx = Context {
+      max_input_tokens: limit,
+      ..Context::default()
+    };
+    let got = e
+      .plan_session(3, reuse, msgs[reuse..end].to_vec(), &ctx)
+      .expect("valid messages")
+      .expect("the session holds what the previous call left");
+    let want = e.plan(&msgs[..end], &ctx).unwrap();
+    assert_eq!(got, want, "{end} messages, limit {limit:?}");
+    assert!(
+      !got.report.cleared_tool_inputs.is_empty(),
+      "{end} messages, limit {limit:?}: {:?}",
+      got.report
+    );
+  }
+  assert_eq!(e.grown_plans(), 4);
 }
