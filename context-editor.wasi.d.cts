@@ -931,7 +931,10 @@ export declare const enum PackedOpKind {
   RemoveThinking = 2,
   /** `cache_breakpoint`: `a` and `b` unused. */
   CacheBreakpoint = 3,
-  /** Any other op: `a` is its position in `extra.ops`. */
+  /**
+   * Any other op: `a` is the position of its JSON text (a `PlanOp`) in the plan's strings, `b`
+   * unused.
+   */
   Other = 9,
 }
 
@@ -939,11 +942,14 @@ export declare const enum PackedOpKind {
 export interface PackedPlan {
   /** Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`. */
   ops: Uint32Array
-  /** The strings ops name, each once, in the order first named: their UTF-8 bytes, one after another. */
+  /**
+   * The strings ops name (a placeholder or strategy once, however many ops name it), in the order
+   * first named: their UTF-8 bytes, one after another.
+   */
   stringBytes: Uint8Array
   /** Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`). */
   stringEnds: Uint32Array
-  /** JSON text of `{ ops: PlanOp[], summary?: SummaryRequest }`. */
+  /** JSON text of `{ summary?: SummaryRequest }`. */
   extra: string
   /**
    * The report, kept native until read (it lists every cleared result: building its text on
