@@ -267,20 +267,19 @@ impl<'a> Strings<'a> {
 
 /// Packs a plan (see the module's comment).
 pub fn pack(mut plan: core::EditPlan) -> CoreResult<Packed> {
-  // The JSON text of each op the four numbers cannot hold, in op order (appended to the strings
-  // below): the op's lists move into its text, and a bare op takes its place in `plan.ops`,
-  // which `texts_at` marks.
-  let texts_at: Vec<bool> = plan.ops.iter().map(|op| !packs_bare(op)).collect();
+  // The JSON text of each op the four numbers cannot hold, by op (appended to the strings below):
+  // the op's lists move into its text, leaving a bare op in its place.
   let texts = plan
     .ops
     .iter_mut()
-    .filter(|op| !packs_bare(op))
     .map(|op| {
+      if packs_bare(op) {
+        return Ok(None);
+      }
       let taken = std::mem::replace(op, core::Op::Remove { index: op.index() });
-      to_json("plan", &PlanOp::from(taken))
+      to_json("plan", &PlanOp::from(taken)).map(Some)
     })
     .collect::<CoreResult<Vec<_>>>()?;
-  let mut texts_left = texts.iter();
   let mut words = Vec::with_capacity(plan.ops.len() * 4);
   let mut strings = Strings {
     list: Vec::new(),
@@ -288,30 +287,30 @@ pub fn pack(mut plan: core::EditPlan) -> CoreResult<Packed> {
     positions: FxHashMap::default(),
     most: plan.ops.len() + 1,
   };
-  for (op, &text) in plan.ops.iter().zip(&texts_at) {
+  for (op, text) in plan.ops.iter().zip(&texts) {
     let index = word(op.index());
-    let packed = match op {
-      _ if text => {
-        let text = texts_left
-          .next()
-          .ok_or_else(|| core::Error::internal("packing the plan: an op without its text"))?;
-        // Its own string (the text names the op's index): nothing to look up.
-        [PackedOpKind::Other as u32, index, strings.push(text), 0]
-      }
-      core::Op::Remove { .. } => [PackedOpKind::Remove as u32, index, 0, 0],
-      core::Op::ClearToolResult {
-        placeholder,
-        strategy,
-        ..
-      } => [
+    let packed = match (op, text) {
+      // Its own string (the text names the op's index): nothing to look up.
+      (_, Some(text)) => [PackedOpKind::Other as u32, index, strings.push(text), 0],
+      (core::Op::Remove { .. }, None) => [PackedOpKind::Remove as u32, index, 0, 0],
+      (
+        core::Op::ClearToolResult {
+          placeholder,
+          strategy,
+          ..
+        },
+        None,
+      ) => [
         PackedOpKind::ClearToolResult as u32,
         index,
         strings.intern(placeholder),
         strings.intern(strategy),
       ],
-      core::Op::RemoveThinking { .. } => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
-      core::Op::CacheBreakpoint { .. } => [PackedOpKind::CacheBreakpoint as u32, index, 0, 0],
-      _ => {
+      (core::Op::RemoveThinking { .. }, None) => [PackedOpKind::RemoveThinking as u32, index, 0, 0],
+      (core::Op::CacheBreakpoint { .. }, None) => {
+        [PackedOpKind::CacheBreakpoint as u32, index, 0, 0]
+      }
+      (_, None) => {
         return Err(core::Error::internal(
           "packing the plan: an op with lists and no text",
         ))

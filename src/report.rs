@@ -170,7 +170,7 @@ impl From<core::Report> for EditReport {
         .map(|c| ClearedInput {
           index: idx(c.index),
           call_index: idx(c.call_index),
-          tool_call_id: c.tool_call_id,
+          tool_call_id: c.tool_call_id.to_string(),
         })
         .collect(),
       applied_edits: r

@@ -430,8 +430,7 @@ impl<'m, 'c> Draft<'m, 'c> {
   pub fn clear_args(&mut self, i: usize, k: usize) {
     let slot = &mut self.slots[i];
     if slot.cleared_args.insert(k) {
-      let freed = slot.measure.args[k].saturating_sub(slot.measure.empty_args);
-      let freed = freed.min(slot.size).min(slot.calls_size);
+      let freed = args_freed(slot.measure, k, slot.size, slot.calls_size);
       slot.size -= freed;
       slot.calls_size -= freed;
       self.total -= freed;
@@ -496,6 +495,15 @@ impl<'m, 'c> Draft<'m, 'c> {
     }
     ops
   }
+}
+
+/// What clearing the arguments of call `k` frees from an assistant message measured `measure`,
+/// whose size and calls' part of it are now `size` and `calls_size` (never more than either).
+pub(crate) fn args_freed(measure: &Measure, k: usize, size: u64, calls_size: u64) -> u64 {
+  measure.args[k]
+    .saturating_sub(measure.empty_args)
+    .min(size)
+    .min(calls_size)
 }
 
 /// The operation that clears the arguments of the calls at `call_indices` (ascending) of assistant

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::draft::{clear_inputs_op, dangling_warning, CallRef};
+use crate::draft::{args_freed, clear_inputs_op, dangling_warning, CallRef};
 use crate::edits::{filled, fraction_unknown, keep_count_by, slotted, tool_name};
 use crate::measure::{Measure, Meter};
 use crate::message::{Message, Role};
@@ -127,10 +127,7 @@ impl Args {
     let Err(at) = self.cleared.binary_search(&k) else {
       return (0, false);
     };
-    let freed = measure.args[k]
-      .saturating_sub(measure.empty_args)
-      .min(self.size)
-      .min(self.calls_size);
+    let freed = args_freed(measure, k, self.size, self.calls_size);
     if keep {
       self.size -= freed;
       self.calls_size -= freed;
@@ -174,6 +171,15 @@ impl Job<'_> {
       tool_name: name.into(),
       inputs: None,
     })
+  }
+
+  /// The call whose arguments clearing result `d` clears too (`clearToolInputs`), if any.
+  fn inputs_call(&self, d: &Decided) -> Option<CallRef> {
+    if self.edit.clear_tool_inputs.applies_to(&d.tool_name) {
+      self.pairs[d.index]
+    } else {
+      None
+    }
   }
 }
 
@@ -281,10 +287,7 @@ impl Grown {
   /// results decided before it (in `self.args`), as `Clearing::clear` and `Draft::clear_args`
   /// count it. `keep`: `d` is decided for good, and `self.args` moves past it.
   fn inputs(&mut self, job: &Job<'_>, d: &Decided, keep: bool) -> Option<Inputs> {
-    if !job.edit.clear_tool_inputs.applies_to(&d.tool_name) {
-      return None;
-    }
-    let call @ (ai, k) = job.pairs[d.index]?;
+    let call @ (ai, k) = job.inputs_call(d)?;
     let measure = &job.measures[ai];
     let state = self.args.entry(ai).or_insert_with(|| Args::of(measure));
     let (freed, first) = state.clear(measure, k, keep);
@@ -325,10 +328,7 @@ impl Grown {
       let Some(mut d) = job.decision(self.tools[k], &shared, slots.as_deref()) else {
         continue;
       };
-      if let (true, Some(call @ (ai, k))) = (
-        job.edit.clear_tool_inputs.applies_to(&d.tool_name),
-        job.pairs[d.index],
-      ) {
+      if let Some(call @ (ai, k)) = job.inputs_call(&d) {
         let at = touched
           .iter()
           .position(|(a, _)| *a == ai)
@@ -424,7 +424,7 @@ impl Grown {
           report.cleared_tool_inputs.push(ClearedInput {
             index: inputs.call.0,
             call_index: inputs.call.1,
-            tool_call_id: d.tool_call_id.to_string(),
+            tool_call_id: Arc::clone(&d.tool_call_id),
           });
         }
       }

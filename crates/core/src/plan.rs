@@ -133,8 +133,8 @@ pub struct ClearedInput {
   pub index: usize,
   /// Position of the call in its `tool_calls`.
   pub call_index: usize,
-  /// The call's id.
-  pub tool_call_id: String,
+  /// The call's id (shared: a session's next plan names the same calls again).
+  pub tool_call_id: std::sync::Arc<str>,
 }
 
 /// What one edit of the pipeline did, in Anthropic's `applied_edits` vocabulary.

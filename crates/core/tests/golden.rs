@@ -123,7 +123,7 @@ fn report_json(plan: &EditPlan) -> Value {
     "cleared": r.cleared.iter().map(|c| json!({
       "index": c.index, "toolCallId": &*c.tool_call_id, "toolName": &*c.tool_name, "tokensFreed": c.tokens_freed
     })).collect::<Vec<_>>(),
-    "clearedToolInputs": r.cleared_tool_inputs.iter().map(|c| json!([c.index, c.call_index, c.tool_call_id])).collect::<Vec<_>>(),
+    "clearedToolInputs": r.cleared_tool_inputs.iter().map(|c| json!([c.index, c.call_index, &*c.tool_call_id])).collect::<Vec<_>>(),
     "appliedEdits": r.applied_edits.iter().map(|a| json!({
       "type": a.edit_type, "triggered": a.triggered,
       "clearedToolUses": a.cleared_tool_uses, "clearedInputTokens": a.cleared_input_tokens

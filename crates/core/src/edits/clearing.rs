@@ -55,7 +55,7 @@ impl Clearing<'_> {
     }
     let before = draft.tokens();
     let tool_name = name.to_owned();
-    let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+    let tool_call_id: Arc<str> = m.tool_call_id.as_deref().unwrap_or_default().into();
     let placeholder = self.placeholder_for(&tool_call_id);
     draft.clear_result(i, &placeholder, CLEAR_TOOL_USES_STRATEGY);
     if self.edit.clear_tool_inputs.applies_to(&tool_name)
@@ -65,7 +65,7 @@ impl Clearing<'_> {
         self.cleared_inputs.push(ClearedInput {
           index: ai,
           call_index: k,
-          tool_call_id: tool_call_id.clone(),
+          tool_call_id: Arc::clone(&tool_call_id),
         });
       }
       draft.clear_args(ai, k);
@@ -75,7 +75,7 @@ impl Clearing<'_> {
     self.count += 1;
     self.cleared.push(ClearedResult {
       index: i,
-      tool_call_id: tool_call_id.into(),
+      tool_call_id,
       tool_name: tool_name.into(),
       tokens_freed: before.saturating_sub(after),
       reason,

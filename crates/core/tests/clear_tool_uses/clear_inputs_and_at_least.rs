@@ -34,7 +34,7 @@ fn rule_2_5_clear_tool_inputs_clears_only_the_cleared_call() {
     (
       p.report.cleared_tool_inputs[0].index,
       p.report.cleared_tool_inputs[0].call_index,
-      p.report.cleared_tool_inputs[0].tool_call_id.as_str()
+      &*p.report.cleared_tool_inputs[0].tool_call_id
     ),
     (1, 0, "a")
   );
