@@ -55,8 +55,9 @@ describe('isWellFormed agrees with String.prototype.isWellFormed', () => {
   test('mostly-ASCII text with a short run of Chinese anywhere (found by a probe or not), with and without a lone surrogate', () => {
     const rng = new Rng(20261129)
     const rand = () => rng.next()
-    for (const n of [512, 700, 5000, 40_000]) {
-      for (let r = 0; r < 40; r++) {
+    // Past 2^21 units (64 Ki probes) the stride widens and a short run falls between probes.
+    for (const n of [512, 700, 5000, 40_000, 2 ** 21 - 1, 2 ** 21 + 1, 3_000_000]) {
+      for (let r = 0; r < (n > 40_000 ? 8 : 40); r++) {
         const run = '请注意并发'.slice(0, 1 + Math.floor(rand() * 5))
         const at = Math.floor(rand() * n)
         let s = 'a'.repeat(at) + run + 'b'.repeat(n - at)
