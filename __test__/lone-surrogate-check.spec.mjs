@@ -99,6 +99,32 @@ describe('isWellFormed agrees with String.prototype.isWellFormed', () => {
     assert.equal(isWellFormed(s.replace('\udc00', '')), true)
   })
 
+  test('the first unit past U+00FF is where the check starts: a surrogate there, the rest from it short or long', () => {
+    // Latin-1 text (one-byte alone, two-byte once joined to what follows) before the first unit past
+    // U+00FF; the rest from there is checked by V8 below 512 units and natively from 512.
+    const latin = 'aé{ÿ\n'.repeat(300)
+    for (const before of [0, 1, 511, 512, 1500]) {
+      for (const restLength of [1, 2, 511, 512, 513, 2000]) {
+        const tail = '这'.repeat(restLength)
+        const cases = [
+          ['a lone low surrogate first', '\udc00' + tail.slice(1), false],
+          ['a lone high surrogate first', '\ud800' + tail.slice(1), false],
+          ['a pair first', '😀' + tail.slice(2), true],
+          ['a lone high surrogate last', tail.slice(0, -1) + '\ud83d', false],
+          ['no surrogate', tail, true],
+        ]
+        for (const [what, rest, want] of cases) {
+          const s = latin.slice(0, before) + rest
+          assert.equal(isWellFormed(s), want, `${what}: ${before} Latin-1 units, then ${rest.length}`)
+          assert.equal(isWellFormed(s), s.isWellFormed(), `${what}: ${before} Latin-1 units, then ${rest.length}`)
+        }
+      }
+    }
+    // A slice of a two-byte string with nothing past U+00FF in it: no surrogate can be there.
+    const wide = ('这' + 'ü'.repeat(2000)).slice(1)
+    assert.equal(isWellFormed(wide), true)
+  })
+
   test('a string of more than a million units (its buffer is not kept)', () => {
     const big = '这'.repeat(1_200_000)
     assert.equal(isWellFormed(big), true)

@@ -7,9 +7,9 @@
 //   content's length, and `JSON.stringify` of every tool call's `args` (the length of
 //   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap).
 // - The same plus the lone-surrogate check on each of those strings, as `ContextEditor` makes it
-//   (ts/wire/shapes.ts `isWellFormed`: V8's for short or one-byte strings, which costs nothing on a
-//   one-byte one; natively for long two-byte ones): what our `INVALID_MESSAGE` for a lone UTF-16
-//   surrogate costs.
+//   (ts/wire/shapes.ts `isWellFormed`: V8's for short strings; a long one is searched for its first
+//   code unit past U+00FF, which costs nothing on a one-byte string, and checked natively from
+//   there): what our `INVALID_MESSAGE` for a lone UTF-16 surrogate costs.
 // - The JS single pass of the cold-edit rows next to both.
 //
 // Each floor is a loop over the caller's messages with nothing else in it: no format detection, no

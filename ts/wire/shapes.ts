@@ -107,41 +107,32 @@ export function checkString(v: unknown, i: number, field: string): string {
 }
 
 /**
- * From this length a string that looks two-byte is checked natively: below it the call costs more
- * than V8's own walk (measured: 0.26 us by V8 and 0.74 us natively at 256 CJK characters, 1.0 us
- * and 0.35 us at 1,024, 9.9 us and 1.3 us at 8,192).
+ * From this length a string is searched for its first code unit past U+00FF before it is checked
+ * (see `isWellFormed`), and the rest from there is checked natively: below it a native call costs
+ * more than V8's own walk (measured: 0.26 us by V8 and 0.74 us natively at 256 CJK characters,
+ * 1.0 us and 0.35 us at 1,024, 9.9 us and 1.3 us at 8,192).
  */
 const NATIVE_CHECK_FROM = 512
-/**
- * A long string is probed one code unit in this many for a character past U+00FF: mixed text (code
- * or logs with a few sentences of Chinese, say) is two-byte though nearly all of it is ASCII, and
- * eight probes missed most of it (V8 then walked 1.5 M units of the benchmark's 2,000-message
- * history, about 2 ns each; with this stride its strings check in 1.1 ms instead of 1.9-2.1 ms, for
- * 0.06-0.13 ms more of probes on its 1.7 M one-byte units).
- */
-const PROBE_STRIDE = 32
-/**
- * At most this many probes per string: past 2 M units the stride widens. Each probe of a long
- * string reads a cache line of its own, so one unit in 32 read the whole of a one-byte string from
- * memory (24-30 ms for 128 M units, which V8 then answers at once; 1.7-3 ms with this cap). A
- * two-byte string the probes miss is still checked right, by V8's walk.
- */
-const MAX_PROBES = 65536
+/** A code unit past U+00FF. V8 answers a search for it at once on a one-byte string. */
+const PAST_LATIN1 = /[^\x00-\xff]/
 
 /**
- * `s.isWellFormed()`, the lone-surrogate check every string a message holds goes through. V8 answers
- * at once for a one-byte string (it cannot hold a surrogate) and walks a two-byte one a code unit
- * at a time; a long string with a character past U+00FF at one of its probes (see `PROBE_STRIDE`
- * and `MAX_PROBES`) is two-byte, and is checked natively instead (src/text.rs: copied out, scanned
- * in blocks). Same answer either way.
+ * `s.isWellFormed()`, the lone-surrogate check every string a message holds goes through. A
+ * surrogate is a code unit past U+00FF, so a long string is first searched for one
+ * (`PAST_LATIN1`): V8 answers at once for a one-byte string, which cannot hold one, and finds the
+ * first in a two-byte string at about 0.6 ns a unit. Only the rest of the string from there can hold
+ * a lone surrogate (the unit before it is no high surrogate), and it is checked natively
+ * (src/text.rs: copied out, scanned in blocks, about 0.5 ns a unit against V8's 0.7-1.3 ns), or by V8
+ * on the WebAssembly build or when short. Same answer either way. (Probing one unit in 32 for a
+ * two-byte character, as before, read the whole of a long one-byte string from memory, 24-30 ms for
+ * 128 M units, and missed a short run of Chinese in a long log, which V8 then walked.)
  */
 export function isWellFormed(s: string): boolean {
-  const n = s.length
-  if (n >= NATIVE_CHECK_FROM && nativeIsWellFormed !== undefined) {
-    const stride = Math.max(PROBE_STRIDE, Math.ceil(n / MAX_PROBES))
-    for (let k = 0; k < n; k += stride) if (s.charCodeAt(k) > 0xff) return nativeIsWellFormed(s)
-  }
-  return s.isWellFormed()
+  if (s.length < NATIVE_CHECK_FROM) return s.isWellFormed()
+  const at = s.search(PAST_LATIN1)
+  if (at < 0) return true
+  const rest = at === 0 ? s : s.slice(at)
+  return rest.length >= NATIVE_CHECK_FROM && nativeIsWellFormed !== undefined ? nativeIsWellFormed(rest) : rest.isWellFormed()
 }
 
 export function stringify(v: unknown, i: number, field: string): string {
