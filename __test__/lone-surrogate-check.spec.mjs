@@ -125,6 +125,34 @@ describe('isWellFormed agrees with String.prototype.isWellFormed', () => {
     assert.equal(isWellFormed(wide), true)
   })
 
+  test('a string checked natively in pieces: a pair across a cut, a surrogate alone at one, after Latin-1 text or not', () => {
+    // Pieces of 2^20 - 1 units from the first unit past U+00FF (ts/wire/shapes.ts `NATIVE_PIECE`).
+    const piece = 2 ** 20 - 1
+    for (const prefix of ['', 'a'.repeat(700)]) {
+      const body = '这'.repeat(2 ** 21 + 50)
+      for (const cut of [piece, 2 * piece]) {
+        const at = prefix.length + cut
+        const put = (k, unit) => {
+          const s = prefix + body
+          return s.slice(0, k) + unit + s.slice(k + unit.length)
+        }
+        const cases = [
+          ['a pair across the cut', put(at - 1, '😀'), true],
+          ['a pair from the cut', put(at, '😀'), true],
+          ['a lone low surrogate at the cut', put(at, '\udc00'), false],
+          ['a lone high surrogate before the cut', put(at - 1, '\ud800'), false],
+          ['a lone high surrogate at the cut', put(at, '\ud800'), false],
+          ['a lone low surrogate after the cut', put(at + 1, '\udfff'), false],
+          ['two highs across the cut', put(at - 1, '\ud800\ud800'), false],
+        ]
+        for (const [what, s, want] of cases) {
+          assert.equal(isWellFormed(s), want, `${what} (${prefix.length} Latin-1 units first, cut at ${at})`)
+        }
+      }
+      assert.equal(isWellFormed(prefix + body + '\ud83d'), false, 'a lone high surrogate last')
+    }
+  })
+
   test('a string of more than a million units (its buffer is not kept)', () => {
     const big = '这'.repeat(1_200_000)
     assert.equal(isWellFormed(big), true)
