@@ -114,7 +114,7 @@ export function checkString(v: unknown, i: number, field: string): string {
  */
 const NATIVE_CHECK_FROM = 512
 /** A code unit past U+00FF. V8 answers a search for it at once on a one-byte string. */
-const PAST_LATIN1 = /[^\x00-\xff]/
+const PAST_LATIN1 = /[\u0100-\uffff]/
 
 /**
  * `s.isWellFormed()`, the lone-surrogate check every string a message holds goes through. A
