@@ -137,8 +137,9 @@ export function isWellFormed(s: string): boolean {
 
 /**
  * Units checked natively per call: the native side keeps a buffer of `2^20` units between calls
- * (src/text.rs `KEPT_UNITS`), and a longer string is checked in pieces that fit it (4 M units: 1.1-1.4
- * ms in pieces, 1.7-2.7 ms whole, where a buffer of its own is allocated and freed on every call).
+ * (src/text.rs `KEPT_UNITS`), and a longer string is checked in pieces that fit it (4 M units:
+ * 1.1-1.4 ms in pieces, 1.7-2.7 ms whole, where a buffer of its own is allocated and freed on every
+ * call).
  */
 const NATIVE_PIECE = 2 ** 20 - 1
 
