@@ -210,3 +210,25 @@ describe('a lone surrogate in a long two-byte string is INVALID_MESSAGE naming t
     assert.equal(report.cleared.length, 1)
   })
 })
+
+describe('a lone surrogate in a long system prompt or tool definition is INVALID_CONTEXT naming it', () => {
+  // Long and two-byte: past the length from which the check searches and checks natively.
+  const long = (extra) => '这个函数负责解析配置文件并返回默认值。'.repeat(80) + extra
+  const cases = [
+    ['the system prompt', (bad) => ({ systemPrompt: long(bad ? '\ud800' : '') }), 'systemPrompt'],
+    ['a tool definition given as text', (bad) => ({ tools: [long(bad ? '\udc00 tail' : ' tail')] }), 'tools[0]'],
+  ]
+  for (const method of ['approx', 'model']) {
+    for (const [what, context, path] of cases) {
+      test(`${what}, ${method} mode`, () => {
+        const editor = new ContextEditor({ tokenCountMethod: method, model: 'gpt-4o' })
+        const messages = [new HumanMessage('hi')]
+        assert.ok(editor.countTokens(messages, context(false)).total > 100)
+        assert.throws(
+          () => editor.edit(messages, context(true)),
+          (e) => e instanceof ContextEditorError && e.code === 'INVALID_CONTEXT' && e.path === path && /lone UTF-16 surrogate/.test(e.message),
+        )
+      })
+    }
+  }
+})

@@ -6,6 +6,7 @@ import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { NativeContextEditor, type EditContext as WireContext, type SummaryRequest } from './native.js'
 import { field, isList, isPolluted, jsonText, MAX_ITEMS, MAX_MESSAGES, own, systemPromptText, type AnyMessage } from './wire.js'
 import type { MessageFormat } from './formats/index.js'
+import { isWellFormed } from './wire/shapes.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
 export interface EditContext {
@@ -194,7 +195,7 @@ function readSystemPrompt(system: unknown, call: CallContext): void {
       throw unreadable('INVALID_CONTEXT', 'context.systemPrompt', e, { path: 'systemPrompt' })
     }
     if (text === undefined) throw contextError('systemPrompt', 'expected a string or a system message')
-    if (!text.isWellFormed()) throw contextError('systemPrompt', 'contains a lone UTF-16 surrogate (not valid Unicode)')
+    if (!isWellFormed(text)) throw contextError('systemPrompt', 'contains a lone UTF-16 surrogate (not valid Unicode)')
     out.systemPrompt = text
     call.systemPrompt = system
   }
@@ -209,7 +210,7 @@ function readTools(tools: unknown, call: CallContext): void {
     out.tools = list.map((t, k) => {
       // The binding would replace a lone surrogate silently (as it does for the system prompt's).
       if (typeof t === 'string') {
-        if (!t.isWellFormed()) throw contextError(`tools[${k}]`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+        if (!isWellFormed(t)) throw contextError(`tools[${k}]`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
         return t
       }
       let s: string | undefined

@@ -7,6 +7,7 @@
 import { ContextEditorError, errorText } from './errors.js'
 // Reads of the answer take what it and its class hold, never a key put on Object.prototype.
 import { field, hasField } from './wire/fields.js'
+import { isWellFormed } from './wire/shapes.js'
 
 /** The `path` that names the summary in errors and warnings. */
 export const SUMMARY_PATH = 'summary'
@@ -99,7 +100,7 @@ export function summaryTextOf(value: unknown): string {
     throw e instanceof ContextEditorError ? e : invalid(`reading it threw: ${errorText(e)}`, e)
   }
   text = text.trim()
-  if (!text.isWellFormed()) throw invalid('contains a lone UTF-16 surrogate (not valid Unicode)')
+  if (!isWellFormed(text)) throw invalid('contains a lone UTF-16 surrogate (not valid Unicode)')
   return text
 }
 
