@@ -8,6 +8,7 @@ import { NativeContextEditor, toWireMessages } from '../index.js'
 import { contextEditingMiddleware } from '../dist/langchain/index.js'
 import { ContextEditingStrategy } from '../dist/xpert/index.js'
 import { PIPELINES, SHAPES, dump, richSpecs } from './support/edits.mjs'
+import { ON_WASM } from './support/binding.mjs'
 
 /** Keys the library reads somewhere, each with a value that would change a decision if it were read. */
 const POLLUTION = {
@@ -131,8 +132,12 @@ async function everything(options, histories) {
   }
 }
 
+// On the WebAssembly build, two of the four shapes: every shape reaches the binding in the same wire
+// form, and the shim's reading of each shape is checked on the native run.
+const shapes = ON_WASM ? ['LangChain instance', 'OpenAI'].map((k) => [k, SHAPES[k]]) : Object.entries(SHAPES)
+
 describe('ContextEditor, applyPlan and toWireMessages decide as without the key', () => {
-  for (const [shape, build] of Object.entries(SHAPES)) {
+  for (const [shape, build] of shapes) {
     for (const [name, options] of Object.entries(OPTIONS)) {
       test(`${shape}, ${name}`, async () => {
         const want = JSON.stringify(await everything(options, [build(richSpecs()), build(richSpecs()), build(richSpecs())]))

@@ -10,7 +10,8 @@
 # RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them. The corpus grows in fuzz/corpus/<target>
 # (git-ignored), seeded from fuzz/seeds/<target> (committed); crashes land in fuzz/artifacts/<target>
 # and make this script exit non-zero. Each run's libFuzzer log is kept in fuzz/target/logs/<target>.log
-# (git-ignored) and its last stats line is printed.
+# (git-ignored) and its last stats lines are printed. Every target is built in one build, then the
+# targets run side by side (one libFuzzer process each).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,22 +33,36 @@ if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]
 fi
 
 mkdir -p fuzz/target/logs
-status=0
+for t in "${targets[@]}"; do mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"; done
+# One build for every target (they share the instrumented core), then the targets run side by
+# side: each libFuzzer run is one process on one core, so on a 2-core machine two targets take the
+# time of one.
+echo "fuzz.sh: building ${targets[*]} (sanitizer: $sanitizer)" >&2
+if [ ${#targets[@]} -eq 1 ]; then
+  cargo fuzz build --sanitizer "$sanitizer" "${targets[0]}"
+else
+  cargo fuzz build --sanitizer "$sanitizer"
+fi
+flags=(-max_total_time="$seconds" -max_len=16384 -timeout=30 -rss_limit_mb=2048 -print_final_stats=1)
+if [ "$jobs" -gt 1 ]; then
+  flags+=(-fork="$jobs" -ignore_crashes=0)
+fi
+pids=()
 for t in "${targets[@]}"; do
-  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
-  echo "fuzz.sh: building $t (sanitizer: $sanitizer)" >&2
-  cargo fuzz build --sanitizer "$sanitizer" "$t"
   echo "fuzz.sh: running $t for ${seconds}s" >&2
-  flags=(-max_total_time="$seconds" -max_len=16384 -timeout=30 -rss_limit_mb=2048 -print_final_stats=1)
-  if [ "$jobs" -gt 1 ]; then
-    flags+=(-fork="$jobs" -ignore_crashes=0)
-  fi
-  set +e
   cargo fuzz run --sanitizer "$sanitizer" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- "${flags[@]}" \
-    >"fuzz/target/logs/$t.log" 2>&1
+    >"fuzz/target/logs/$t.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for k in "${!targets[@]}"; do
+  t=${targets[$k]}
+  set +e
+  wait "${pids[$k]}"
   rc=$?
   set -e
-  grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)' "fuzz/target/logs/$t.log" || tail -n 5 "fuzz/target/logs/$t.log"
+  grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)' "fuzz/target/logs/$t.log" | sed "s/^/$t: /" ||
+    tail -n 5 "fuzz/target/logs/$t.log"
   if [ $rc -ne 0 ]; then
     echo "fuzz.sh: $t FAILED (exit $rc); see fuzz/target/logs/$t.log and fuzz/artifacts/$t/" >&2
     grep -E 'panicked at|SUMMARY|Test unit written' "fuzz/target/logs/$t.log" | head -n 10 >&2 || true

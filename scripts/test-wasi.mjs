@@ -8,8 +8,10 @@
 // chat templates) compiled to wasm32, the async calls and their pacing (wasi threads), huge and
 // hostile inputs, sessions, worker threads, and one real host of each kind. The rest of the suite
 // drives the shim's own JavaScript, which is the same on either build. `--all` runs every spec
-// (about 3x as long). The two packaging specs are always left out: they install given tarballs
-// and choose the binding themselves (their WebAssembly cases force it).
+// (about 3x as long). A spec may leave out, on this build, what checks only the shim's JavaScript or
+// an independent reference (`ON_WASM`, __test__/support/binding.mjs). The two packaging specs are
+// always left out: they install given tarballs and choose the binding themselves (their
+// WebAssembly cases force it).
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
