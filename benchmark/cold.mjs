@@ -15,7 +15,8 @@
 //   object identity), approx and model (the model loop counts new messages with tiktoken-rs), and
 //   approx with the recall tool's placeholder (`{tool_call_id}`: each cleared result's own text);
 // - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
-// - `countTokens`, cold, vs LangChain's `countTokensApproximately` (what that middleware runs);
+// - `countTokens`, cold and on a history counted twice before, vs LangChain's
+//   `countTokensApproximately` (what that middleware runs);
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
 // - session memory per 2,000-message conversation in model mode vs the text it holds;
@@ -223,6 +224,22 @@ async function rowsForSize(n, seed, runs) {
     },
   )
   row('`countTokens`, approx, cold', a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
+  // The same history counted again (a host that counts every turn): from the third count on, an
+  // unchanged message is not read again (ts/wire/columns.ts).
+  ;[a, b] = await paired(
+    runs,
+    (ed) => ed.countTokens(messages, ctx),
+    () => countTokensApproximately(messages),
+    {
+      oursSetup: () => {
+        const ed = new ContextEditor(OPTIONS)
+        ed.countTokens(messages, ctx)
+        ed.countTokens(messages, ctx)
+        return ed
+      },
+    },
+  )
+  row('`countTokens`, approx, the same history a third time', a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
 
   const texts = messages.flatMap(textsOf)
   ;[a, b] = await paired(

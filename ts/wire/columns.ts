@@ -11,7 +11,7 @@
 // the same plans and errors.
 
 import { NativeContextEditor, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
-import { newParts, readWire, type WireOptions, type WireParts } from './convert.js'
+import { newParts, readWire, wireOf, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
 import { memoHit, rememberedPrint } from './memo.js'
@@ -262,10 +262,15 @@ export function toColumns(
     let print: unknown[] | undefined
     let wire: WireMessage | undefined
     try {
-      // A message the memo holds unchanged as a wire object is not read again.
+      // A message the memo holds unchanged as a wire object is not read again. One read a second
+      // time unchanged (a count each turn, a history planned whole again) keeps its wire form for
+      // the reads after; a first read keeps none, so a cold call makes no object per message.
       const hit = memoHit(m, i, opts)
       wire = hit?.wire
-      if (wire === undefined) readWire(m, i, opts, w)
+      if (wire === undefined) {
+        readWire(m, i, opts, w)
+        if (hit !== undefined) wire = hit.wire = wireOf(w)
+      }
       print = hit !== undefined ? hit.print : rememberedPrint(m, i, opts)
     } catch (e) {
       throw messageError(e, i, m)

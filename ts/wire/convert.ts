@@ -328,7 +328,7 @@ function toolCallsLength(raw: unknown[], i: number, calls: readonly CallView[]):
 }
 
 /** The wire message of what `readWire` read. */
-function wireOf(w: WireParts): WireMessage {
+export function wireOf(w: WireParts): WireMessage {
   const wire: WireMessage = { role: w.role as WireMessage['role'] }
   if (w.sendText) {
     if (w.text) wire.content = w.text
