@@ -1,11 +1,10 @@
 // `npm run test:js` (part of `npm test`): every __test__/*.spec.mjs, two files at a time, longest
 // first (scripts/spec-order.mjs). Arguments: flags for `node --test` (`--test-name-pattern=…`),
 // or spec files to run instead of all of them.
-import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { specOrder } from './spec-order.mjs'
+import { runSpecs } from './spec-order.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
@@ -16,9 +15,4 @@ const specs = given.length
   : readdirSync(join(root, '__test__'))
       .filter((f) => f.endsWith('.spec.mjs'))
       .map((f) => join('__test__', f))
-const { status, error } = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...flags, ...specOrder(specs)], {
-  cwd: root,
-  stdio: 'inherit',
-})
-if (error) throw error
-process.exit(status ?? 1)
+process.exit(runSpecs(specs, { cwd: root, flags }))

@@ -12,11 +12,10 @@
 // an independent reference (`ON_WASM`, __test__/support/binding.mjs). The two packaging specs are
 // always left out: they install given tarballs and choose the binding themselves (their
 // WebAssembly cases force it).
-import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { specOrder } from './spec-order.mjs'
+import { runSpecs } from './spec-order.mjs'
 
 process.env.NAPI_RS_FORCE_WASI = 'error'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -57,5 +56,4 @@ const specs = readdirSync(join(root, '__test__'))
   .filter((f) => f.endsWith('.spec.mjs') && !own.has(f) && (all || BINDING_SPECS.some((r) => r.test(f))))
   .map((f) => join('__test__', f))
 console.log(`test:wasi: ${specs.length} spec files on the wasm32-wasi binding`)
-const { status } = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...specOrder(specs)], { cwd: root, stdio: 'inherit' })
-process.exit(status ?? 1)
+process.exit(runSpecs(specs, { cwd: root }))
