@@ -271,3 +271,61 @@ describe('purity', () => {
     }
   })
 })
+
+describe('strings the binding reads', () => {
+  // Node-API hands the addon a string as UTF-8 with each lone surrogate replaced by U+FFFD. The
+  // WebAssembly build reads through emnapi, whose own UTF-8 pairs a lone surrogate with the next
+  // code unit (`'a\ud800b'` would arrive as `'a\u{10062}'`): src/wasi.rs gives Node's text. The
+  // summary request quotes each message's text as the binding read it.
+  const long = 'x'.repeat(70_000)
+  const texts = [
+    ['ASCII', 'plain text'],
+    ['empty', ''],
+    ['a NUL', 'a\u0000b'],
+    ['Latin-1 and CJK', 'café 中文 ー'],
+    ['valid pairs (emoji, astral)', '😀 👨\u200d👩\u200d👧 \u{1d400}'],
+    ['a lone high surrogate in the middle', 'a\ud800b'],
+    ['a lone high surrogate at the end', 'ab\ud83d'],
+    ['a lone low surrogate first', '\ude00ab'],
+    ['a reversed pair', '\ude00\ud83d'],
+    ['two high surrogates', '\ud83d\ud83d\ude00'],
+    ['a lone surrogate beside a valid pair', '😀\ud800😀'],
+    ['a long text, a lone surrogate at its end', `${long}\udfff`],
+    ['a long text with a pair at its end', `${long}😀`],
+    ['a long Chinese text, a lone surrogate mid-way', `${'中'.repeat(30_000)}\ud800${'文'.repeat(30_000)}`],
+    // Around 64 KiB of UTF-8, where the WebAssembly build's first read of a string ends.
+    ...[-6, -5, -4, -3, -2, -1, 0, 1].flatMap((d) => [
+      [`${2 ** 16 + d} bytes of ASCII`, 'y'.repeat(2 ** 16 + d)],
+      [`${2 ** 16 + d} bytes ending in a three-byte character`, `${'y'.repeat(2 ** 16 + d - 3)}中`],
+      [`${2 ** 16 + d} bytes ending in an emoji`, `${'y'.repeat(2 ** 16 + d - 4)}😀`],
+      [`${2 ** 16 + d} bytes ending in a lone surrogate`, `${'y'.repeat(2 ** 16 + d - 3)}\ud800`],
+    ]),
+  ]
+  const summarizer = () =>
+    new NativeContextEditor({
+      edits: [{ type: 'summarize', trigger: { messages: 3 }, keep: { messages: 1 }, trimTokensToSummarize: 0, model: 'gpt-4o-mini', maxTokens: 400 }],
+    })
+
+  for (const [name, text] of texts) {
+    test(`${name}: read as Node reads it, lone surrogates as U+FFFD`, () => {
+      const plan = summarizer().plan([
+        { role: 'user', content: text },
+        { role: 'assistant', content: 'a1' },
+        { role: 'user', content: 'q2' },
+      ])
+      const prompt = plan.summary.prompt
+      const expected = `Human: ${text.toWellFormed()}\nAI: a1`
+      assert.ok(prompt.includes(expected), `the prompt quotes ${JSON.stringify(text.slice(-12))} as ${JSON.stringify(text.toWellFormed().slice(-12))}`)
+    })
+  }
+
+  test('many strings in one call, each read as Node reads it', () => {
+    const messages = texts.flatMap(([, text]) => [
+      { role: 'user', content: text },
+      { role: 'assistant', content: `${text}!` },
+    ])
+    messages.push({ role: 'user', content: 'last' })
+    const prompt = summarizer().plan(messages).summary.prompt
+    for (const [name, text] of texts) assert.ok(prompt.includes(`Human: ${text.toWellFormed()}\nAI: ${text.toWellFormed()}!`), name)
+  })
+})

@@ -4,7 +4,8 @@
 //!   encodes a lone UTF-16 surrogate by pairing it with the next code unit: `"a\u{d800}b"` arrives
 //!   as `"a\u{10062}"`, the `b` gone. Node replaces a lone surrogate by U+FFFD and keeps the rest.
 //!   build.rs links every call of `napi_get_value_string_utf8` (napi's string conversions) to the
-//!   function below (`--wrap`), which reads the UTF-16 code units and encodes them as Node does.
+//!   function below (`--wrap`), which gives Node's text: emnapi's own UTF-8 where that is Node's
+//!   (no surrogate in the string), else the UTF-16 code units encoded as Node does.
 //! - Panics: Rust's standard library for WebAssembly cannot unwind, so a panic aborts the call (a
 //!   WebAssembly trap, thrown in JavaScript as `RuntimeError: unreachable`) instead of becoming an
 //!   `INTERNAL` error in `guarded`. The panic's message is kept here for the JavaScript side
@@ -57,6 +58,10 @@ fn record_panics() {
 /// `napi_get_value_string_utf8` with Node's semantics: without a buffer, the UTF-8 length;
 /// with one, at most `bufsize - 1` bytes, never part of a character, then a NUL.
 ///
+/// napi's string conversions ask for the length, then read into a buffer of that size: the text
+/// read for the length is kept (`LAST_READ`) and copied by the read that follows, so each string is
+/// converted once, not twice.
+///
 /// # Safety
 /// The Node-API contract: `buf` holds `bufsize` bytes when not null; `result` is writable when not
 /// null.
@@ -69,31 +74,25 @@ pub unsafe extern "C" fn __wrap_napi_get_value_string_utf8(
   bufsize: usize,
   result: *mut usize,
 ) -> sys::napi_status {
-  let mut len = 0;
-  // SAFETY: a length query (null buffer) into a local.
-  let status =
-    unsafe { sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut len) };
-  if status != sys::Status::napi_ok {
-    return status;
-  }
-  let mut units = vec![0u16; len + 1];
-  let mut read = 0;
-  // SAFETY: `units` holds `len + 1` code units.
-  let status =
-    unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), len + 1, &mut read) };
-  if status != sys::Status::napi_ok {
-    return status;
-  }
-  units.truncate(read);
-  let text: String = char::decode_utf16(units)
-    .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-    .collect();
+  let key = (env as usize, value as usize);
+  let kept = LAST_READ
+    .with_borrow_mut(Option::take)
+    .filter(|(k, _)| *k == key);
+  let text = match kept {
+    Some((_, text)) => text,
+    // SAFETY: the caller's `env` and `value` (contract).
+    None => match unsafe { node_utf8(env, value) } {
+      Ok(text) => text,
+      Err(status) => return status,
+    },
+  };
   if buf.is_null() {
     if result.is_null() {
       return sys::Status::napi_invalid_arg;
     }
     // SAFETY: `result` is writable (contract).
     unsafe { *result = text.len() };
+    LAST_READ.with_borrow_mut(|last| *last = Some((key, text)));
     return sys::Status::napi_ok;
   }
   let mut copied = 0;
@@ -113,4 +112,156 @@ pub unsafe extern "C" fn __wrap_napi_get_value_string_utf8(
     unsafe { *result = copied };
   }
   sys::Status::napi_ok
+}
+
+#[cfg(target_family = "wasm")]
+thread_local! {
+  /// The text of the last string whose length was asked for (by `env` and `napi_value`), until the
+  /// next read: napi's conversions read a string right after asking for its length. Any other read
+  /// (another value, or none asked before) converts its string afresh.
+  static LAST_READ: std::cell::RefCell<Option<((usize, usize), String)>> =
+    const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(target_family = "wasm")]
+extern "C" {
+  /// emnapi's own `napi_get_value_string_utf8` (the linker's `--wrap` names it so).
+  fn __real_napi_get_value_string_utf8(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    buf: *mut c_char,
+    bufsize: usize,
+    result: *mut usize,
+  ) -> sys::napi_status;
+}
+
+/// The string `value` as Node encodes it in UTF-8 (a lone surrogate as U+FFFD).
+///
+/// emnapi's UTF-8 read is fast (a JavaScript loop into the memory) and exact for text without
+/// surrogates. It reads every surrogate code unit, lone or not, as the first half of a pair, which
+/// it writes as one four-byte sequence: text it wrote without a four-byte sequence held no
+/// surrogate, and is Node's. Otherwise (emoji, other astral characters, a lone surrogate) the
+/// string is read again as UTF-16 code units and decoded as Node does: emnapi copies those a unit
+/// at a time, each through a fresh view of the shared memory (about 20 times slower).
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`.
+#[cfg(target_family = "wasm")]
+unsafe fn node_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+) -> Result<String, sys::napi_status> {
+  // SAFETY: as above.
+  let bytes = unsafe { emnapi_utf8(env, value) }?;
+  if !bytes.iter().any(|&b| b >= 0xf0) {
+    if let Ok(text) = String::from_utf8(bytes) {
+      return Ok(text);
+    }
+  }
+  // SAFETY: as above.
+  unsafe { utf16_to_node_utf8(env, value) }
+}
+
+/// Bytes of the scratch buffer `emnapi_utf8` reads into first (64 KiB).
+#[cfg(target_family = "wasm")]
+const SCRATCH_BYTES: usize = 1 << 16;
+
+#[cfg(target_family = "wasm")]
+thread_local! {
+  /// Where `emnapi_utf8` reads a string first, kept from call to call.
+  static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// emnapi's UTF-8 of `value`, in one call of it when the text fits the scratch buffer (each call
+/// of emnapi's costs a few microseconds besides the copy: views of the shared memory made anew),
+/// else a length query and a read of that length.
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`.
+#[cfg(target_family = "wasm")]
+unsafe fn emnapi_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+) -> Result<Vec<u8>, sys::napi_status> {
+  let first = SCRATCH.with_borrow_mut(|scratch| {
+    scratch.resize(SCRATCH_BYTES, 0);
+    let mut written = 0;
+    // SAFETY: `scratch` holds `SCRATCH_BYTES` bytes.
+    let status = unsafe {
+      __real_napi_get_value_string_utf8(
+        env,
+        value,
+        scratch.as_mut_ptr().cast(),
+        SCRATCH_BYTES,
+        &raw mut written,
+      )
+    };
+    if status != sys::Status::napi_ok {
+      return Err(status);
+    }
+    // emnapi stops where the next character (at most four bytes) would not leave room for the NUL:
+    // a text that ends further from the end is whole.
+    Ok((written + 4 < SCRATCH_BYTES).then(|| scratch[..written].to_vec()))
+  })?;
+  if let Some(bytes) = first {
+    return Ok(bytes);
+  }
+  let mut len = 0;
+  // SAFETY: a length query (null buffer) into a local.
+  let status =
+    unsafe { __real_napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &raw mut len) };
+  if status != sys::Status::napi_ok {
+    return Err(status);
+  }
+  let mut bytes = vec![0u8; len + 1];
+  let mut written = 0;
+  // SAFETY: `bytes` holds `len + 1` bytes.
+  let status = unsafe {
+    __real_napi_get_value_string_utf8(
+      env,
+      value,
+      bytes.as_mut_ptr().cast(),
+      len + 1,
+      &raw mut written,
+    )
+  };
+  if status != sys::Status::napi_ok {
+    return Err(status);
+  }
+  bytes.truncate(written);
+  Ok(bytes)
+}
+
+/// The string `value` read as UTF-16 code units, a lone surrogate replaced by U+FFFD (as Node's
+/// `napi_get_value_string_utf8` does).
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`.
+#[cfg(target_family = "wasm")]
+unsafe fn utf16_to_node_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+) -> Result<String, sys::napi_status> {
+  let mut len = 0;
+  // SAFETY: a length query (null buffer) into a local.
+  let status =
+    unsafe { sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &raw mut len) };
+  if status != sys::Status::napi_ok {
+    return Err(status);
+  }
+  let mut units = vec![0u16; len + 1];
+  let mut read = 0;
+  // SAFETY: `units` holds `len + 1` code units.
+  let status = unsafe {
+    sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), len + 1, &raw mut read)
+  };
+  if status != sys::Status::napi_ok {
+    return Err(status);
+  }
+  units.truncate(read);
+  Ok(
+    char::decode_utf16(units)
+      .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+      .collect(),
+  )
 }
