@@ -183,22 +183,10 @@ unsafe fn emnapi_utf8(
   env: sys::napi_env,
   value: sys::napi_value,
 ) -> Result<Vec<u8>, sys::napi_status> {
-  let first = SCRATCH.with_borrow_mut(|scratch| {
+  let first = SCRATCH.with_borrow_mut(|scratch| -> Result<_, sys::napi_status> {
     scratch.resize(SCRATCH_BYTES, 0);
-    let mut written = 0;
-    // SAFETY: `scratch` holds `SCRATCH_BYTES` bytes.
-    let status = unsafe {
-      __real_napi_get_value_string_utf8(
-        env,
-        value,
-        scratch.as_mut_ptr().cast(),
-        SCRATCH_BYTES,
-        &raw mut written,
-      )
-    };
-    if status != sys::Status::napi_ok {
-      return Err(status);
-    }
+    // SAFETY: as above.
+    let written = unsafe { emnapi_read(env, value, scratch) }?;
     // emnapi stops where the next character (at most four bytes) would not leave room for the NUL:
     // a text that ends further from the end is whole.
     Ok((written + 4 < SCRATCH_BYTES).then(|| scratch[..written].to_vec()))
@@ -214,22 +202,39 @@ unsafe fn emnapi_utf8(
     return Err(status);
   }
   let mut bytes = vec![0u8; len + 1];
+  // SAFETY: as above.
+  let written = unsafe { emnapi_read(env, value, &mut bytes) }?;
+  bytes.truncate(written);
+  Ok(bytes)
+}
+
+/// emnapi's UTF-8 of `value` into `buf`: at most `buf.len() - 1` bytes, then a NUL. Returns the
+/// bytes written before the NUL.
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`.
+#[cfg(target_family = "wasm")]
+unsafe fn emnapi_read(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  buf: &mut [u8],
+) -> Result<usize, sys::napi_status> {
   let mut written = 0;
-  // SAFETY: `bytes` holds `len + 1` bytes.
+  // SAFETY: `buf` holds `buf.len()` bytes.
   let status = unsafe {
     __real_napi_get_value_string_utf8(
       env,
       value,
-      bytes.as_mut_ptr().cast(),
-      len + 1,
+      buf.as_mut_ptr().cast(),
+      buf.len(),
       &raw mut written,
     )
   };
-  if status != sys::Status::napi_ok {
-    return Err(status);
+  if status == sys::Status::napi_ok {
+    Ok(written)
+  } else {
+    Err(status)
   }
-  bytes.truncate(written);
-  Ok(bytes)
 }
 
 /// The string `value` read as UTF-16 code units, a lone surrogate replaced by U+FFFD (as Node's
