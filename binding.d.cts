@@ -745,6 +745,17 @@ export declare function __referenceCountHf(texts: Array<string>, source: string)
 export declare function __referenceCountTokens(texts: Array<string>, encoding: string): Array<number>
 
 /**
+ * Installs the shim's string encoder (ts/wasi.ts; WebAssembly only, a no-op that returns `false`
+ * on native builds). `make` is called once with a `Uint8Array` over a buffer in the WebAssembly
+ * memory and returns the encoder: a function of a string that writes, from the buffer's fifth
+ * byte, the string's UTF-8 as `TextEncoder.encodeInto` writes it (a lone surrogate as U+FFFD, as
+ * Node does), and in its first four bytes the bytes written (little-endian; `0xFFFF_FFFF` when the
+ * string does not fit, `0xFFFF_FFFE` when the encoder failed). Returns whether it was installed.
+ * Not part of the public API.
+ */
+export declare function __setStringEncoder(make: unknown): boolean
+
+/**
  * The message of the last panic not yet taken (WebAssembly only; native panics are caught where
  * they happen and never recorded). Not part of the public API.
  */

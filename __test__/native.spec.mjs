@@ -8,7 +8,7 @@ import { describe, test } from 'node:test'
 
 import { ContextEditor, ContextEditorError } from '../dist/index.js'
 import { NativeContextEditor } from '../index.js'
-import { __panicForTests } from '../dist/internal.js'
+import { __panicForTests, __stringEncoder } from '../dist/internal.js'
 import { buildMessages, conversationSpecs } from './support/conversations.mjs'
 import { CLEAR_NOW, lcHistory, openaiHistory } from './support/native.mjs'
 import { Rng } from './support/prng.mjs'
@@ -293,7 +293,14 @@ describe('strings the binding reads', () => {
     ['a long text, a lone surrogate at its end', `${long}\udfff`],
     ['a long text with a pair at its end', `${long}😀`],
     ['a long Chinese text, a lone surrogate mid-way', `${'中'.repeat(30_000)}\ud800${'文'.repeat(30_000)}`],
-    // Around 64 KiB of UTF-8, where the WebAssembly build's first read of a string ends.
+    // Around 1 MiB of UTF-8 (1,048,572 bytes fit), the most the WebAssembly build's encoder writes
+    // at once; a longer string is read through emnapi.
+    ...[-1, 0, 1].flatMap((d) => [
+      [`${2 ** 20 - 4 + d} bytes of ASCII`, 'z'.repeat(2 ** 20 - 4 + d)],
+      [`${2 ** 20 - 4 + d} bytes ending in a three-byte character`, `${'z'.repeat(2 ** 20 - 4 + d - 3)}文`],
+      [`${2 ** 20 - 4 + d} bytes ending in a lone surrogate`, `${'z'.repeat(2 ** 20 - 4 + d - 3)}\udc00`],
+    ]),
+    // Around 64 KiB of UTF-8, where the WebAssembly build's first read through emnapi ends.
     ...[-6, -5, -4, -3, -2, -1, 0, 1].flatMap((d) => [
       [`${2 ** 16 + d} bytes of ASCII`, 'y'.repeat(2 ** 16 + d)],
       [`${2 ** 16 + d} bytes ending in a three-byte character`, `${'y'.repeat(2 ** 16 + d - 3)}中`],
@@ -327,5 +334,61 @@ describe('strings the binding reads', () => {
     messages.push({ role: 'user', content: 'last' })
     const prompt = summarizer().plan(messages).summary.prompt
     for (const [name, text] of texts) assert.ok(prompt.includes(`Human: ${text.toWellFormed()}\nAI: ${text.toWellFormed()}!`), name)
+  })
+})
+
+describe("the WebAssembly build's string encoder", () => {
+  /** What the encoder writes for `text` into a buffer of `size` bytes: the count and the text. */
+  const encoded = (text, size = 64) => {
+    const buffer = new Uint8Array(size).fill(0xaa)
+    __stringEncoder(buffer)(text)
+    const count = buffer[0] | (buffer[1] << 8) | (buffer[2] << 16) | (buffer[3] << 24)
+    return { count: count >>> 0, text: new TextDecoder().decode(buffer.subarray(4, 4 + Math.min(count >>> 0, size - 4))) }
+  }
+
+  test("writes Node's UTF-8 and its byte count, lone surrogates as U+FFFD", () => {
+    for (const text of ['', 'plain', 'a\u0000b', 'café 中文', '😀 \u{1d400}', 'a\ud800b', 'ab\ud83d', '\ude00\ud83d', '😀\ud800😀']) {
+      const out = encoded(text)
+      assert.equal(out.text, text.toWellFormed(), JSON.stringify(text))
+      assert.equal(out.count, Buffer.byteLength(text.toWellFormed()), JSON.stringify(text))
+    }
+  })
+
+  test('a string that does not fit, or a value that is no string, is left to emnapi (0xFFFFFFFF)', () => {
+    assert.equal(encoded('x'.repeat(60), 64).count, 60, 'exactly fits')
+    assert.equal(encoded('x'.repeat(61), 64).count, 0xffffffff)
+    assert.equal(encoded(`${'x'.repeat(58)}文`, 64).count, 0xffffffff, 'a character cut at the end')
+    for (const value of [42, null, undefined, {}, ['a'], Symbol('s'), { toString: () => 'no' }]) {
+      assert.equal(encoded(value).count, 0xffffffff, String(typeof value))
+    }
+  })
+
+  test("one string after another, each read whole (the encoder's buffer is reused)", () => {
+    const model = { tokenCountMethod: 'model', model: 'gpt-4o' }
+    const editor = new NativeContextEditor(model)
+    const texts = ['long '.repeat(2000), 'short', '中文'.repeat(500), 'a\ud800b', '', 'z'.repeat(3), 'long '.repeat(1999)]
+    const alone = (t) => new NativeContextEditor(model).countTokens([{ role: 'user', content: t.toWellFormed() }]).messages[0]
+    const expected = texts.map(alone)
+    assert.deepEqual(
+      texts.map((t) => editor.countTokens([{ role: 'user', content: t }]).messages[0]),
+      expected,
+    )
+    assert.deepEqual(editor.countTokens(texts.map((t) => ({ role: 'user', content: t }))).messages, expected)
+    assert.notEqual(expected[0], expected[6], 'the two long texts differ')
+  })
+
+  test('values that are no string fail as on the native build', () => {
+    const editor = new NativeContextEditor({ tokenCountMethod: 'model', model: 'gpt-4o' })
+    for (const [field, value] of [
+      ['content', 42],
+      ['content', true],
+      ['name', 5],
+    ]) {
+      assert.throws(
+        () => editor.countTokens([{ role: 'user', content: 'x', [field]: value }]),
+        (e) => e.code === 'INVALID_MESSAGE' && e.message.startsWith(`messages[0].${field}: `) && e.message.includes('into rust type `String`'),
+        `${field}: ${String(value)}`,
+      )
+    }
   })
 })

@@ -4,8 +4,9 @@
 //!   encodes a lone UTF-16 surrogate by pairing it with the next code unit: `"a\u{d800}b"` arrives
 //!   as `"a\u{10062}"`, the `b` gone. Node replaces a lone surrogate by U+FFFD and keeps the rest.
 //!   build.rs links every call of `napi_get_value_string_utf8` (napi's string conversions) to the
-//!   function below (`--wrap`), which gives Node's text: emnapi's own UTF-8 where that is Node's
-//!   (no surrogate in the string), else the UTF-16 code units encoded as Node does.
+//!   function below (`--wrap`), which gives Node's text: written by the shim's encoder
+//!   (`TextEncoder.encodeInto`, installed by ts/wasi.ts), else emnapi's own UTF-8 where that is
+//!   Node's (no surrogate in the string), else the UTF-16 code units encoded as Node does.
 //! - Panics: Rust's standard library for WebAssembly cannot unwind, so a panic aborts the call (a
 //!   WebAssembly trap, thrown in JavaScript as `RuntimeError: unreachable`) instead of becoming an
 //!   `INTERNAL` error in `guarded`. The panic's message is kept here for the JavaScript side
@@ -137,12 +138,14 @@ extern "C" {
 
 /// The string `value` as Node encodes it in UTF-8 (a lone surrogate as U+FFFD).
 ///
-/// emnapi's UTF-8 read is fast (a JavaScript loop into the memory) and exact for text without
-/// surrogates. It reads every surrogate code unit, lone or not, as the first half of a pair, which
-/// it writes as one four-byte sequence: text it wrote without a four-byte sequence held no
+/// First through the shim's encoder (`TextEncoder.encodeInto`, see `set_string_encoder`), which
+/// writes Node's text natively. Without it (or for a string over 1 MiB), through emnapi's UTF-8
+/// read: a JavaScript loop into the memory, about 30 ns a character, exact for text without
+/// surrogates. emnapi reads every surrogate code unit, lone or not, as the first half of a pair,
+/// which it writes as one four-byte sequence: text it wrote without a four-byte sequence held no
 /// surrogate, and is Node's. Otherwise (emoji, other astral characters, a lone surrogate) the
 /// string is read again as UTF-16 code units and decoded as Node does: emnapi copies those a unit
-/// at a time, each through a fresh view of the shared memory (about 20 times slower).
+/// at a time, each through a fresh view of the shared memory (about 20 times slower still).
 ///
 /// # Safety
 /// The Node-API contract for `env` and `value`.
@@ -151,6 +154,10 @@ unsafe fn node_utf8(
   env: sys::napi_env,
   value: sys::napi_value,
 ) -> Result<String, sys::napi_status> {
+  // SAFETY: as above.
+  if let Some(text) = unsafe { encoded_by_shim(env, value) } {
+    return Ok(text);
+  }
   // SAFETY: as above.
   let bytes = unsafe { emnapi_utf8(env, value) }?;
   if !bytes.iter().any(|&b| b >= 0xf0) {
@@ -269,4 +276,168 @@ unsafe fn utf16_to_node_utf8(
       .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
       .collect(),
   )
+}
+
+/// Installs the shim's string encoder (ts/wasi.ts; WebAssembly only, a no-op that returns `false`
+/// on native builds). `make` is called once with a `Uint8Array` over a buffer in the WebAssembly
+/// memory and returns the encoder: a function of a string that writes, from the buffer's fifth
+/// byte, the string's UTF-8 as `TextEncoder.encodeInto` writes it (a lone surrogate as U+FFFD, as
+/// Node does), and in its first four bytes the bytes written (little-endian; `0xFFFF_FFFF` when the
+/// string does not fit, `0xFFFF_FFFE` when the encoder failed). Returns whether it was installed.
+/// Not part of the public API.
+#[napi(js_name = "__setStringEncoder")]
+#[must_use]
+#[allow(clippy::needless_pass_by_value)] // the value is only read
+pub fn set_string_encoder(env: napi::Env, make: napi::Unknown<'_>) -> bool {
+  #[cfg(target_family = "wasm")]
+  {
+    use napi::JsValue as _;
+    // SAFETY: `make` is a live value of this call's environment.
+    unsafe { install_encoder(env.raw(), make.raw()) }
+  }
+  #[cfg(not(target_family = "wasm"))]
+  {
+    let _ = (env, make);
+    false
+  }
+}
+
+/// Bytes of the buffer the shim's encoder writes into (1 MiB, the count included): a longer string
+/// is read through emnapi.
+#[cfg(target_family = "wasm")]
+const ENCODED_BYTES: usize = 1 << 20;
+
+/// The shim's encoder (a reference to the function) and the buffer it writes into, once installed.
+#[cfg(target_family = "wasm")]
+struct ShimEncoder {
+  encode: sys::napi_ref,
+  buffer: &'static mut [u8],
+}
+
+#[cfg(target_family = "wasm")]
+thread_local! {
+  /// The encoder of the thread that installed it (the JavaScript thread, where strings are read).
+  static ENCODER: std::cell::RefCell<Option<ShimEncoder>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(target_family = "wasm")]
+extern "C" {
+  /// emnapi's typed array over WebAssembly memory (`emnapi_memory_view_type`: 1 is `Uint8Array`).
+  fn emnapi_create_memory_view(
+    env: sys::napi_env,
+    typedarray_type: i32,
+    external_data: *mut std::ffi::c_void,
+    byte_length: usize,
+    finalize_cb: sys::napi_finalize,
+    finalize_hint: *mut std::ffi::c_void,
+    result: *mut sys::napi_value,
+  ) -> sys::napi_status;
+}
+
+/// Makes the buffer, its view, and the encoder from `make`; keeps them for this thread.
+///
+/// # Safety
+/// The Node-API contract for `env` and `make`.
+#[cfg(target_family = "wasm")]
+unsafe fn install_encoder(env: sys::napi_env, make: sys::napi_value) -> bool {
+  if ENCODER.with_borrow(Option::is_some) {
+    return true;
+  }
+  // Never freed: the view the encoder keeps points into it for the life of the instance.
+  let buffer: &'static mut [u8] = Box::leak(vec![0u8; ENCODED_BYTES].into_boxed_slice());
+  let mut view = std::ptr::null_mut();
+  let mut encode = std::ptr::null_mut();
+  let mut reference = std::ptr::null_mut();
+  // SAFETY: the view covers `buffer`, which lives as long as the instance; `make` is called with
+  // it and its answer referenced (count 1: kept alive) in this call's environment.
+  let ok = unsafe {
+    emnapi_create_memory_view(
+      env,
+      1,
+      buffer.as_mut_ptr().cast(),
+      buffer.len(),
+      None,
+      std::ptr::null_mut(),
+      &raw mut view,
+    ) == sys::Status::napi_ok
+      && sys::napi_call_function(env, make, make, 1, &raw const view, &raw mut encode)
+        == sys::Status::napi_ok
+      && sys::napi_create_reference(env, encode, 1, &raw mut reference) == sys::Status::napi_ok
+  };
+  if !ok {
+    // SAFETY: clears what `make` may have thrown, so that the caller's call goes on.
+    unsafe { clear_exception(env) };
+    return false;
+  }
+  ENCODER.with_borrow_mut(|slot| {
+    *slot = Some(ShimEncoder {
+      encode: reference,
+      buffer,
+    });
+  });
+  true
+}
+
+/// The string `value` as the shim's encoder writes it (Node's UTF-8); `None` when no encoder is
+/// installed, or the string does not fit its buffer. An encoder that fails is dropped, and strings
+/// are read through emnapi from then on.
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`.
+#[cfg(target_family = "wasm")]
+unsafe fn encoded_by_shim(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
+  ENCODER.with(|cell| {
+    // Never while a read through it is under way (the encoder calls nothing of ours).
+    let mut slot = cell.try_borrow_mut().ok()?;
+    let encoder = slot.as_mut()?;
+    // "Does not fit" until the encoder writes its count: a count left from an earlier string is
+    // never taken.
+    encoder.buffer[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let mut encode = std::ptr::null_mut();
+    // SAFETY: the reference is this thread's, made in this environment; `value` is live.
+    let called = unsafe {
+      sys::napi_get_reference_value(env, encoder.encode, &raw mut encode) == sys::Status::napi_ok
+        && !encode.is_null()
+        && sys::napi_call_function(
+          env,
+          encode,
+          encode,
+          1,
+          &raw const value,
+          std::ptr::null_mut(),
+        ) == sys::Status::napi_ok
+    };
+    let count = u32::from_le_bytes([
+      encoder.buffer[0],
+      encoder.buffer[1],
+      encoder.buffer[2],
+      encoder.buffer[3],
+    ]);
+    if !called || count == 0xFFFF_FFFE {
+      // SAFETY: as above.
+      unsafe { clear_exception(env) };
+      *slot = None;
+      return None;
+    }
+    let written = usize::try_from(count)
+      .ok()
+      .filter(|&n| n <= encoder.buffer.len() - 4)?;
+    String::from_utf8(encoder.buffer[4..4 + written].to_vec()).ok()
+  })
+}
+
+/// Clears a pending JavaScript exception, if any.
+///
+/// # Safety
+/// The Node-API contract for `env`.
+#[cfg(target_family = "wasm")]
+unsafe fn clear_exception(env: sys::napi_env) {
+  let mut pending = false;
+  let mut error = std::ptr::null_mut();
+  // SAFETY: locals as out-parameters.
+  unsafe {
+    if sys::napi_is_exception_pending(env, &raw mut pending) == sys::Status::napi_ok && pending {
+      sys::napi_get_and_clear_last_exception(env, &raw mut error);
+    }
+  }
 }

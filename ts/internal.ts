@@ -4,6 +4,7 @@
 import { nativeBinding } from './native.js'
 import { alwaysSendText } from './text-wire.js'
 import { sendContextLengths } from './call-context.js'
+import { stringEncoder } from './wasi.js'
 
 /**
  * While on, editors made afterwards send every message's text whenever a `summarize` edit may need
@@ -21,6 +22,12 @@ export function __alwaysSendText(on: boolean): void {
 export function __contextLengths(on: boolean): boolean {
   return sendContextLengths(on)
 }
+
+/**
+ * The encoder the WebAssembly build reads strings through (ts/wasi.ts, `stringEncoder`): the tests
+ * check what it writes on either build.
+ */
+export const __stringEncoder = stringEncoder
 
 /** At most as many texts as an editor takes messages. */
 const MAX_REFERENCE_TEXTS = 10_000_000
