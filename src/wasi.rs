@@ -307,11 +307,12 @@ pub fn set_string_encoder(env: napi::Env, make: napi::Unknown<'_>) -> bool {
 #[cfg(target_family = "wasm")]
 const ENCODED_BYTES: usize = 1 << 20;
 
-/// The shim's encoder (a reference to the function) and the buffer it writes into, once installed.
+/// The shim's encoder (a reference to the function) and the buffer it writes into, once installed:
+/// `ENCODED_BYTES` bytes, held by a raw pointer only (JavaScript writes into them during a call).
 #[cfg(target_family = "wasm")]
 struct ShimEncoder {
   encode: sys::napi_ref,
-  buffer: &'static mut [u8],
+  buffer: *mut u8,
 }
 
 #[cfg(target_family = "wasm")]
@@ -344,7 +345,7 @@ unsafe fn install_encoder(env: sys::napi_env, make: sys::napi_value) -> bool {
     return true;
   }
   // Never freed: the view the encoder keeps points into it for the life of the instance.
-  let buffer: &'static mut [u8] = Box::leak(vec![0u8; ENCODED_BYTES].into_boxed_slice());
+  let buffer = Box::leak(vec![0u8; ENCODED_BYTES].into_boxed_slice()).as_mut_ptr();
   let mut view = std::ptr::null_mut();
   let mut encode = std::ptr::null_mut();
   let mut reference = std::ptr::null_mut();
@@ -354,8 +355,8 @@ unsafe fn install_encoder(env: sys::napi_env, make: sys::napi_value) -> bool {
     emnapi_create_memory_view(
       env,
       1,
-      buffer.as_mut_ptr().cast(),
-      buffer.len(),
+      buffer.cast(),
+      ENCODED_BYTES,
       None,
       std::ptr::null_mut(),
       &raw mut view,
@@ -392,7 +393,8 @@ unsafe fn encoded_by_shim(env: sys::napi_env, value: sys::napi_value) -> Option<
     let encoder = slot.as_mut()?;
     // "Does not fit" until the encoder writes its count: a count left from an earlier string is
     // never taken.
-    encoder.buffer[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    // SAFETY: the buffer holds `ENCODED_BYTES` bytes and is only reached through this pointer.
+    unsafe { std::ptr::copy_nonoverlapping(u32::MAX.to_le_bytes().as_ptr(), encoder.buffer, 4) };
     let mut encode = std::ptr::null_mut();
     // SAFETY: the reference is this thread's, made in this environment; `value` is live.
     let called = unsafe {
@@ -407,22 +409,19 @@ unsafe fn encoded_by_shim(env: sys::napi_env, value: sys::napi_value) -> Option<
           std::ptr::null_mut(),
         ) == sys::Status::napi_ok
     };
-    let count = u32::from_le_bytes([
-      encoder.buffer[0],
-      encoder.buffer[1],
-      encoder.buffer[2],
-      encoder.buffer[3],
-    ]);
+    // SAFETY: as above; the encoder has returned, nothing writes into the buffer while it is read.
+    let written = unsafe { std::slice::from_raw_parts(encoder.buffer, ENCODED_BYTES) };
+    let count = u32::from_le_bytes([written[0], written[1], written[2], written[3]]);
     if !called || count == 0xFFFF_FFFE {
       // SAFETY: as above.
       unsafe { clear_exception(env) };
       *slot = None;
       return None;
     }
-    let written = usize::try_from(count)
+    let n = usize::try_from(count)
       .ok()
-      .filter(|&n| n <= encoder.buffer.len() - 4)?;
-    String::from_utf8(encoder.buffer[4..4 + written].to_vec()).ok()
+      .filter(|&n| n <= ENCODED_BYTES - 4)?;
+    String::from_utf8(written[4..4 + n].to_vec()).ok()
   })
 }
 
