@@ -300,7 +300,7 @@ describe('strings the binding reads', () => {
       [`${2 ** 20 - 4 + d} bytes ending in a three-byte character`, `${'z'.repeat(2 ** 20 - 4 + d - 3)}文`],
       [`${2 ** 20 - 4 + d} bytes ending in a lone surrogate`, `${'z'.repeat(2 ** 20 - 4 + d - 3)}\udc00`],
     ]),
-    // Around 64 KiB of UTF-8, where the WebAssembly build's first read through emnapi ends.
+    // Around 64 KiB of UTF-8 (where an earlier WebAssembly build's first read through emnapi ended).
     ...[-6, -5, -4, -3, -2, -1, 0, 1].flatMap((d) => [
       [`${2 ** 16 + d} bytes of ASCII`, 'y'.repeat(2 ** 16 + d)],
       [`${2 ** 16 + d} bytes ending in a three-byte character`, `${'y'.repeat(2 ** 16 + d - 3)}中`],

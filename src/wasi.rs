@@ -169,19 +169,7 @@ unsafe fn node_utf8(
   unsafe { utf16_to_node_utf8(env, value) }
 }
 
-/// Bytes of the scratch buffer `emnapi_utf8` reads into first (64 KiB).
-#[cfg(target_family = "wasm")]
-const SCRATCH_BYTES: usize = 1 << 16;
-
-#[cfg(target_family = "wasm")]
-thread_local! {
-  /// Where `emnapi_utf8` reads a string first, kept from call to call.
-  static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// emnapi's UTF-8 of `value`, in one call of it when the text fits the scratch buffer (each call
-/// of emnapi's costs a few microseconds besides the copy: views of the shared memory made anew),
-/// else a length query and a read of that length.
+/// emnapi's UTF-8 of `value`: a length query, then a read of that length.
 ///
 /// # Safety
 /// The Node-API contract for `env` and `value`.
@@ -190,17 +178,6 @@ unsafe fn emnapi_utf8(
   env: sys::napi_env,
   value: sys::napi_value,
 ) -> Result<Vec<u8>, sys::napi_status> {
-  let first = SCRATCH.with_borrow_mut(|scratch| -> Result<_, sys::napi_status> {
-    scratch.resize(SCRATCH_BYTES, 0);
-    // SAFETY: as above.
-    let written = unsafe { emnapi_read(env, value, scratch) }?;
-    // emnapi stops where the next character (at most four bytes) would not leave room for the NUL:
-    // a text that ends further from the end is whole.
-    Ok((written + 4 < SCRATCH_BYTES).then(|| scratch[..written].to_vec()))
-  })?;
-  if let Some(bytes) = first {
-    return Ok(bytes);
-  }
   let mut len = 0;
   // SAFETY: a length query (null buffer) into a local.
   let status =

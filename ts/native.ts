@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type * as Binding from '../binding.cjs'
 import { ContextEditorError } from './errors.js'
-import { guardTraps } from './wasi.js'
+import { asNative } from './wasi.js'
 
 export type {
   AppliedEdit,
@@ -69,7 +69,7 @@ try {
  */
 function load(): typeof Binding {
   try {
-    return guardTraps(withoutWasiWarning(() => require('../binding.cjs') as typeof Binding))
+    return asNative(withoutWasiWarning(() => require('../binding.cjs') as typeof Binding))
   } catch (e) {
     const wasiRequired = process.env.NAPI_RS_FORCE_WASI === 'error' || !!process.env.NAPI_RS_WASI_FLAVOR
     if (process.platform !== 'win32' || process.arch !== 'x64' || wasiRequired) throw e

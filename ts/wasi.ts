@@ -160,10 +160,18 @@ function installStringEncoder(binding: typeof Binding): void {
   }
 }
 
-/** The binding with every function, method and constructor guarded (WebAssembly builds only). */
-export function guardTraps(binding: typeof Binding): typeof Binding {
+/**
+ * The loaded binding as the shim uses it: a WebAssembly build gets its string encoder and has
+ * every function, method and constructor guarded; the native addon is returned as it is.
+ */
+export function asNative(binding: typeof Binding): typeof Binding {
   if (binding.__napiBindingTarget === 'native' || binding.__napiBindingTarget === undefined) return binding
   installStringEncoder(binding)
+  return guardTraps(binding)
+}
+
+/** The binding with every function, method and constructor guarded (WebAssembly builds only). */
+function guardTraps(binding: typeof Binding): typeof Binding {
   const guarded: Record<string, unknown> = { __napiBindingTarget: binding.__napiBindingTarget }
   for (const [name, value] of Object.entries(binding)) {
     if (typeof value !== 'function') {
