@@ -745,6 +745,14 @@ export declare function __referenceCountHf(texts: Array<string>, source: string)
 export declare function __referenceCountTokens(texts: Array<string>, encoding: string): Array<number>
 
 /**
+ * Sets how many threads a large batch of texts is counted on, process-wide (at most 8; 0: the
+ * platform's own count). The shim calls it when it loads the WebAssembly build in Node.js, where
+ * the platform reports one core (ts/wasi.ts); natively the cores are found without it. Not part
+ * of the public API.
+ */
+export declare function __setCountingThreads(threads: number): void
+
+/**
  * Installs the shim's string encoder (ts/wasi.ts; WebAssembly only, a no-op that returns `false`
  * on native builds). `make` is called once with a `Uint8Array` over a buffer in the WebAssembly
  * memory and returns the encoder: a function of a string that writes, from the buffer's fifth

@@ -1446,6 +1446,7 @@ export const __isWellFormed = __napiModule.exports.__isWellFormed
 export const __panicForTests = __napiModule.exports.__panicForTests
 export const __referenceCountHf = __napiModule.exports.__referenceCountHf
 export const __referenceCountTokens = __napiModule.exports.__referenceCountTokens
+export const __setCountingThreads = __napiModule.exports.__setCountingThreads
 export const __setStringEncoder = __napiModule.exports.__setStringEncoder
 export const __takePanicMessage = __napiModule.exports.__takePanicMessage
 export const loadTokenizer = __napiModule.exports.loadTokenizer

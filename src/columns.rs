@@ -80,15 +80,36 @@ pub struct Columns {
   pub ints: Vec<u32>,
   pub nums: Vec<f64>,
   pub args: Vec<f64>,
-  /// The strings, joined, in UTF-16 code units.
-  pub strings: Vec<u16>,
+  /// The strings, joined.
+  pub strings: Joined,
   pub lengths: Vec<u32>,
+}
+
+/// The `strings` column, copied out as UTF-16 code units (natively, where napi copies them at
+/// once) or as UTF-8 (on WebAssembly, where the shim's encoder writes UTF-8 natively and emnapi
+/// copies code units one at a time). Its `lengths` are UTF-16 code units either way.
+pub enum Joined {
+  Units(Vec<u16>),
+  /// Text that held no lone surrogate (the reader of the column keeps code units otherwise, so that
+  /// it is refused as natively). Made by the WebAssembly build's reader only.
+  #[cfg_attr(not(target_family = "wasm"), allow(dead_code))]
+  Utf8(String),
+}
+
+impl Joined {
+  /// The code units, or bytes, held.
+  fn len(&self) -> usize {
+    match self {
+      Joined::Units(units) => units.len(),
+      Joined::Utf8(text) => text.len(),
+    }
+  }
 }
 
 /// Reads the columns in order, message by message.
 struct Reader<'c> {
   cols: &'c Columns,
-  /// The next string's index in `lengths` and its first code unit in `strings`.
+  /// The next string's index in `lengths` and its first code unit (or byte) in `strings`.
   string: usize,
   unit: usize,
   call: usize,
@@ -187,24 +208,65 @@ impl Reader<'_> {
       .get(self.string)
       .ok_or_else(|| mismatch("the messages use more strings than lengths holds".to_owned()))?
       as usize;
-    let units = self
-      .cols
-      .strings
-      .get(self.unit..self.unit + len)
-      .ok_or_else(|| mismatch("lengths add up to more than strings holds".to_owned()))?;
-    let text = utf16_to_string(units).ok_or_else(|| {
+    let past_end = || mismatch("lengths add up to more than strings holds".to_owned());
+    let not_utf16 = || {
       mismatch(format!(
         "string {} is not valid UTF-16 (a lone surrogate)",
         self.string
       ))
-    })?;
+    };
+    let (text, taken) = match &self.cols.strings {
+      Joined::Units(all) => {
+        let units = all.get(self.unit..self.unit + len).ok_or_else(past_end)?;
+        (utf16_to_string(units).ok_or_else(not_utf16)?, len)
+      }
+      Joined::Utf8(all) => match utf8_prefix(&all[self.unit..], len) {
+        Prefix::Text(text) => (text.to_owned(), text.len()),
+        Prefix::PastEnd => return Err(past_end()),
+        Prefix::HalfAPair => return Err(not_utf16()),
+      },
+    };
     self.string += 1;
-    self.unit += len;
+    self.unit += taken;
     Ok(text)
   }
 
   fn string_if(&mut self, present: bool) -> CoreResult<Option<String>> {
     present.then(|| self.string()).transpose()
+  }
+}
+
+/// What the first `units` UTF-16 code units of some UTF-8 text are.
+#[derive(Debug, PartialEq)]
+enum Prefix<'t> {
+  Text(&'t str),
+  /// The text holds fewer.
+  PastEnd,
+  /// They end between the two halves of a character's surrogate pair: a lone surrogate.
+  HalfAPair,
+}
+
+/// The prefix of `text` that holds `units` UTF-16 code units. ASCII (ids, names, most text) is one
+/// byte a unit and checked at once; other text is walked a character at a time.
+fn utf8_prefix(text: &str, units: usize) -> Prefix<'_> {
+  let bytes = text.as_bytes();
+  if bytes.len() >= units && bytes[..units].is_ascii() {
+    return Prefix::Text(&text[..units]);
+  }
+  let mut counted = 0;
+  for (at, c) in text.char_indices() {
+    if counted == units {
+      return Prefix::Text(&text[..at]);
+    }
+    counted += c.len_utf16();
+    if counted > units {
+      return Prefix::HalfAPair;
+    }
+  }
+  if counted == units {
+    Prefix::Text(text)
+  } else {
+    Prefix::PastEnd
   }
 }
 

@@ -79,3 +79,12 @@ pub fn reference_count_hf(texts: Vec<String>, source: String) -> Result<Vec<u32>
       .collect(),
   )
 }
+
+/// Sets how many threads a large batch of texts is counted on, process-wide (at most 8; 0: the
+/// platform's own count). The shim calls it when it loads the WebAssembly build in Node.js, where
+/// the platform reports one core (ts/wasi.ts); natively the cores are found without it. Not part
+/// of the public API.
+#[napi(js_name = "__setCountingThreads")]
+pub fn set_counting_threads(threads: u32) {
+  core::set_counting_threads(usize::try_from(threads).unwrap_or(usize::MAX));
+}

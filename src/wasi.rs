@@ -280,16 +280,23 @@ pub fn set_string_encoder(env: napi::Env, make: napi::Unknown<'_>) -> bool {
 }
 
 /// Bytes of the buffer the shim's encoder writes into (1 MiB, the count included): a longer string
-/// is read through emnapi.
+/// is written into a buffer of its own (`encoded_alone`).
 #[cfg(target_family = "wasm")]
 const ENCODED_BYTES: usize = 1 << 20;
 
+/// The longest string (in UTF-16 code units) written into a buffer of its own, three bytes a unit:
+/// 64 M units, a 192 MiB buffer. A longer one is read through emnapi.
+#[cfg(target_family = "wasm")]
+const ALONE_MAX_UNITS: usize = 64 << 20;
+
 /// The shim's encoder (a reference to the function) and the buffer it writes into, once installed:
-/// `ENCODED_BYTES` bytes, held by a raw pointer only (JavaScript writes into them during a call).
+/// `ENCODED_BYTES` bytes, held by a raw pointer only (JavaScript writes into them during a call);
+/// and `make`, which makes an encoder for another buffer.
 #[cfg(target_family = "wasm")]
 struct ShimEncoder {
   encode: sys::napi_ref,
   buffer: *mut u8,
+  make: sys::napi_ref,
 }
 
 #[cfg(target_family = "wasm")]
@@ -323,24 +330,15 @@ unsafe fn install_encoder(env: sys::napi_env, make: sys::napi_value) -> bool {
   }
   // Never freed: the view the encoder keeps points into it for the life of the instance.
   let buffer = Box::leak(vec![0u8; ENCODED_BYTES].into_boxed_slice()).as_mut_ptr();
-  let mut view = std::ptr::null_mut();
-  let mut encode = std::ptr::null_mut();
   let mut reference = std::ptr::null_mut();
-  // SAFETY: the view covers `buffer`, which lives as long as the instance; `make` is called with
-  // it and its answer referenced (count 1: kept alive) in this call's environment.
+  let mut maker = std::ptr::null_mut();
+  // SAFETY: the buffer lives as long as the instance; the encoder made for it and `make` are
+  // referenced (count 1: kept alive) in this call's environment.
   let ok = unsafe {
-    emnapi_create_memory_view(
-      env,
-      1,
-      buffer.cast(),
-      ENCODED_BYTES,
-      None,
-      std::ptr::null_mut(),
-      &raw mut view,
-    ) == sys::Status::napi_ok
-      && sys::napi_call_function(env, make, make, 1, &raw const view, &raw mut encode)
-        == sys::Status::napi_ok
+    let encode = encoder_for(env, make, buffer, ENCODED_BYTES);
+    !encode.is_null()
       && sys::napi_create_reference(env, encode, 1, &raw mut reference) == sys::Status::napi_ok
+      && sys::napi_create_reference(env, make, 1, &raw mut maker) == sys::Status::napi_ok
   };
   if !ok {
     // SAFETY: clears what `make` may have thrown, so that the caller's call goes on.
@@ -351,14 +349,96 @@ unsafe fn install_encoder(env: sys::napi_env, make: sys::napi_value) -> bool {
     *slot = Some(ShimEncoder {
       encode: reference,
       buffer,
+      make: maker,
     });
   });
   true
 }
 
+/// The encoder `make` makes for the `len` bytes at `buffer` (a `Uint8Array` over them); null when
+/// it could not be made (a pending exception is left to the caller).
+///
+/// # Safety
+/// The Node-API contract for `env` and `make`; `buffer` holds `len` bytes for as long as the
+/// encoder is called.
+#[cfg(target_family = "wasm")]
+unsafe fn encoder_for(
+  env: sys::napi_env,
+  make: sys::napi_value,
+  buffer: *mut u8,
+  len: usize,
+) -> sys::napi_value {
+  let mut view = std::ptr::null_mut();
+  let mut encode = std::ptr::null_mut();
+  // SAFETY: the view covers the caller's `len` bytes at `buffer`; locals as out-parameters.
+  let ok = unsafe {
+    emnapi_create_memory_view(
+      env,
+      1,
+      buffer.cast(),
+      len,
+      None,
+      std::ptr::null_mut(),
+      &raw mut view,
+    ) == sys::Status::napi_ok
+      && sys::napi_call_function(env, make, make, 1, &raw const view, &raw mut encode)
+        == sys::Status::napi_ok
+  };
+  if ok {
+    encode
+  } else {
+    std::ptr::null_mut()
+  }
+}
+
+/// Calls `encode` with `value` and reads what it wrote into `buffer` (`len` bytes, the count
+/// first): `Ok(None)` when the string does not fit (or `value` is no string), `Err(())` when the
+/// call or the encoder failed.
+///
+/// # Safety
+/// The Node-API contract for `env`, `encode` and `value`; `encode` writes into the `len` bytes at
+/// `buffer`, which nothing else reaches during the call.
+#[cfg(target_family = "wasm")]
+unsafe fn call_encoder(
+  env: sys::napi_env,
+  encode: sys::napi_value,
+  value: sys::napi_value,
+  buffer: *mut u8,
+  len: usize,
+) -> Result<Option<String>, ()> {
+  // "Does not fit" until the encoder writes its count: a count left from an earlier string is
+  // never taken.
+  // SAFETY: the buffer holds `len >= 4` bytes, only reached through this pointer.
+  unsafe { std::ptr::copy_nonoverlapping(u32::MAX.to_le_bytes().as_ptr(), buffer, 4) };
+  // SAFETY: the caller's `env`, `encode` and `value`.
+  let called = unsafe {
+    sys::napi_call_function(
+      env,
+      encode,
+      encode,
+      1,
+      &raw const value,
+      std::ptr::null_mut(),
+    ) == sys::Status::napi_ok
+  };
+  // SAFETY: as above; the encoder has returned, nothing writes into the buffer while it is read.
+  let written = unsafe { std::slice::from_raw_parts(buffer, len) };
+  let count = u32::from_le_bytes([written[0], written[1], written[2], written[3]]);
+  if !called || count == 0xFFFF_FFFE {
+    return Err(());
+  }
+  Ok(
+    usize::try_from(count)
+      .ok()
+      .filter(|&n| n <= len - 4)
+      .and_then(|n| String::from_utf8(written[4..4 + n].to_vec()).ok()),
+  )
+}
+
 /// The string `value` as the shim's encoder writes it (Node's UTF-8); `None` when no encoder is
-/// installed, or the string does not fit its buffer. An encoder that fails is dropped, and strings
-/// are read through emnapi from then on.
+/// installed, or `value` is no string. A string too long for the encoder's buffer is written into
+/// one of its own (`encoded_alone`). An encoder that fails is dropped, and strings are read through
+/// emnapi from then on.
 ///
 /// # Safety
 /// The Node-API contract for `env` and `value`.
@@ -368,38 +448,75 @@ unsafe fn encoded_by_shim(env: sys::napi_env, value: sys::napi_value) -> Option<
     // Never while a read through it is under way (the encoder calls nothing of ours).
     let mut slot = cell.try_borrow_mut().ok()?;
     let encoder = slot.as_mut()?;
-    // "Does not fit" until the encoder writes its count: a count left from an earlier string is
-    // never taken.
-    // SAFETY: the buffer holds `ENCODED_BYTES` bytes and is only reached through this pointer.
-    unsafe { std::ptr::copy_nonoverlapping(u32::MAX.to_le_bytes().as_ptr(), encoder.buffer, 4) };
     let mut encode = std::ptr::null_mut();
-    // SAFETY: the reference is this thread's, made in this environment; `value` is live.
-    let called = unsafe {
-      sys::napi_get_reference_value(env, encoder.encode, &raw mut encode) == sys::Status::napi_ok
+    // SAFETY: the reference is this thread's, made in this environment; `value` is live; the
+    // buffer holds `ENCODED_BYTES` bytes and is only reached through its pointer.
+    let read = unsafe {
+      if sys::napi_get_reference_value(env, encoder.encode, &raw mut encode) == sys::Status::napi_ok
         && !encode.is_null()
-        && sys::napi_call_function(
-          env,
-          encode,
-          encode,
-          1,
-          &raw const value,
-          std::ptr::null_mut(),
-        ) == sys::Status::napi_ok
+      {
+        match call_encoder(env, encode, value, encoder.buffer, ENCODED_BYTES) {
+          Ok(None) => Ok(encoded_alone(env, encoder.make, value)),
+          other => other,
+        }
+      } else {
+        Err(())
+      }
     };
-    // SAFETY: as above; the encoder has returned, nothing writes into the buffer while it is read.
-    let written = unsafe { std::slice::from_raw_parts(encoder.buffer, ENCODED_BYTES) };
-    let count = u32::from_le_bytes([written[0], written[1], written[2], written[3]]);
-    if !called || count == 0xFFFF_FFFE {
+    read.unwrap_or_else(|()| {
       // SAFETY: as above.
       unsafe { clear_exception(env) };
       *slot = None;
-      return None;
-    }
-    let n = usize::try_from(count)
-      .ok()
-      .filter(|&n| n <= ENCODED_BYTES - 4)?;
-    String::from_utf8(written[4..4 + n].to_vec()).ok()
+      None
+    })
   })
+}
+
+/// A string too long for the encoder's buffer, written by an encoder made for a buffer of its own
+/// (three bytes a UTF-16 code unit, the most UTF-8 takes), freed once read: emnapi's own read would
+/// copy it a character at a time. `None` for a value that is no string, a string over
+/// `ALONE_MAX_UNITS`, or an encoder that could not be made (then emnapi reads it).
+///
+/// # Safety
+/// The Node-API contract for `env` and `value`; `make` is a reference of this environment.
+#[cfg(target_family = "wasm")]
+unsafe fn encoded_alone(
+  env: sys::napi_env,
+  make: sys::napi_ref,
+  value: sys::napi_value,
+) -> Option<String> {
+  let mut units = 0;
+  let mut make_fn = std::ptr::null_mut();
+  // SAFETY: a length query (null buffer) into a local; the reference is this environment's.
+  let known = unsafe {
+    sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &raw mut units)
+      == sys::Status::napi_ok
+      && sys::napi_get_reference_value(env, make, &raw mut make_fn) == sys::Status::napi_ok
+      && !make_fn.is_null()
+  };
+  if !known || units > ALONE_MAX_UNITS {
+    return None;
+  }
+  let len = units * 3 + 4;
+  let mut buffer = vec![0u8; len];
+  // SAFETY: `buffer` holds `len` bytes and outlives both calls; the encoder made for it is a value
+  // of this call only (nothing keeps it, so nothing writes there once `buffer` is freed).
+  let text = unsafe {
+    let encode = encoder_for(env, make_fn, buffer.as_mut_ptr(), len);
+    if encode.is_null() {
+      None
+    } else {
+      call_encoder(env, encode, value, buffer.as_mut_ptr(), len)
+        .ok()
+        .flatten()
+    }
+  };
+  if text.is_none() {
+    // SAFETY: clears what the encoder may have thrown: emnapi reads the string instead.
+    unsafe { clear_exception(env) };
+  }
+  drop(buffer);
+  text
 }
 
 /// Clears a pending JavaScript exception, if any.

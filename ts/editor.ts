@@ -22,7 +22,7 @@ import {
   notePollution,
   own,
   toWireRemembered,
-  columnarWire,
+  columnsCarry,
   toColumns,
   type WireCache,
   type WireOptions,
@@ -218,7 +218,7 @@ export class ContextEditor {
    * 3x the time of a count at 2,000 messages).
    */
   #columns(list: readonly unknown[], messageTokens: CallContext['messageTokens']): WireColumns | undefined {
-    return this.#sendText || !columnarWire() ? undefined : toColumns(list, 0, list.length, this.#wireOptions(messageTokens), [])?.[0]
+    return columnsCarry(this.#sendText) ? toColumns(list, 0, list.length, this.#wireOptions(messageTokens), [])?.[0] : undefined
   }
 
   /** Plans `list` whole, without a session (caller-supplied counts, or a session lost meanwhile). */

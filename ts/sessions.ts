@@ -10,7 +10,7 @@ import type { EditResult, Finished } from './edit-result.js'
 import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE_TAIL, nextTurn, PIECE_CHARS } from './scheduler.js'
 import {
   appendSession,
-  columnarWire,
+  columnsCarry,
   jsonText,
   messageError,
   planSession,
@@ -152,7 +152,7 @@ export class Sessions {
   #piece(messages: readonly unknown[], from: number, to: number, prints: Array<unknown[] | undefined>, maxChars = Infinity): [Tail, number] {
     const opts = this.#host.wireOptions()
     // Lengths only (approx): columns (ts/wire/columns.ts), unless a message cannot cross so.
-    const columns = this.#host.sendText || !columnarWire() ? undefined : toColumns(messages, from, to, opts, prints, maxChars)
+    const columns = columnsCarry(this.#host.sendText) ? toColumns(messages, from, to, opts, prints, maxChars) : undefined
     if (columns !== undefined) return columns
     const out: WireMessage[] = []
     let chars = 0

@@ -4,6 +4,8 @@
 // functions and classes turns that trap into the same `INTERNAL` error, with the panic's message
 // (recorded by src/wasi.rs). After such a trap the WebAssembly instance may hold a lock the call
 // never released: like any `INTERNAL` error, it is a bug to report, and the process should restart.
+import { availableParallelism } from 'node:os'
+
 import type * as Binding from '../binding.cjs'
 
 // The compiler's lib has no WebAssembly declarations; Node has the class.
@@ -167,7 +169,23 @@ function installStringEncoder(binding: typeof Binding): void {
 export function asNative(binding: typeof Binding): typeof Binding {
   if (binding.__napiBindingTarget === 'native' || binding.__napiBindingTarget === undefined) return binding
   installStringEncoder(binding)
+  countOnCores(binding)
   return guardTraps(binding)
+}
+
+/**
+ * Lets the WebAssembly build count large batches on every core (at most 8), as the native build
+ * does: WASI reports one core, so it would count on the calling thread only. Its threads are Web
+ * Workers that Node lets the main thread wait for (a browser's main thread may not wait, and the
+ * browser loader never gets here).
+ */
+function countOnCores(binding: typeof Binding): void {
+  if (typeof binding.__setCountingThreads !== 'function') return
+  try {
+    binding.__setCountingThreads(availableParallelism())
+  } catch {
+    // an older build or a failing call: it counts on one thread, as before
+  }
 }
 
 /** The binding with every function, method and constructor guarded (WebAssembly builds only). */

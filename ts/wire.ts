@@ -25,7 +25,17 @@ export { fingerprint, unchanged } from './wire/fingerprint.js'
 export { messageError } from './wire/locate.js'
 export { messageList, systemPromptText, toWire, type WireCache, type WireOptions } from './wire/convert.js'
 export { forgetMessage, toWireMessages, toWireRemembered } from './wire/memo.js'
-export { appendSession, columnarWire, planSession, planSessionAsync, setColumnarWire, type Tail, toColumns } from './wire/columns.js'
+export {
+  appendSession,
+  columnarWire,
+  columnsCarry,
+  planSession,
+  planSessionAsync,
+  setColumnarWire,
+  setTextColumns,
+  type Tail,
+  toColumns,
+} from './wire/columns.js'
 export { countCacheBreakpoints } from './wire/breakpoints.js'
 export type { ApplicablePlan } from './wire/check-plan.js'
 export { applyEdits, applyEditsInPieces, applyPlan, listCopy, type Applied, type ApplyOptions, type ClearedMemo } from './wire/apply.js'

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 
 use super::{describe, grouped, Fail, MAX_MESSAGES};
-use crate::columns::{Columns, INTS};
+use crate::columns::{Columns, Joined, INTS};
 use crate::error::caller_error;
 
 /// `columns` (a `WireColumns` object), copied: the typed arrays are the caller's to reuse once the
@@ -39,14 +39,34 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
   let nums: Float64ArraySlice<'_> = column(env, &obj, "nums").map_err(fail)?;
   let args: Float64ArraySlice<'_> = column(env, &obj, "args").map_err(fail)?;
   let lengths: Uint32ArraySlice<'_> = column(env, &obj, "lengths").map_err(fail)?;
-  let strings: Utf16String = column(env, &obj, "strings").map_err(fail)?;
+  let strings = joined(env, &obj).map_err(fail)?;
   Ok(Columns {
     ints: ints.to_vec(),
     nums: nums.to_vec(),
     args: args.to_vec(),
-    strings: strings.to_vec(),
+    strings,
     lengths: lengths.to_vec(),
   })
+}
+
+/// The `strings` column: its UTF-16 code units, as napi copies them at once.
+#[cfg(not(target_family = "wasm"))]
+fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
+  let units: Utf16String = column(env, obj, "strings")?;
+  Ok(Joined::Units(units.to_vec()))
+}
+
+/// The `strings` column on WebAssembly: its UTF-8, which the shim's encoder writes natively (emnapi
+/// copies UTF-16 a code unit at a time, 20 times slower). The encoder writes a lone surrogate as
+/// U+FFFD: text holding one is read again as code units, so that the column is refused as natively.
+#[cfg(target_family = "wasm")]
+fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
+  let text: String = column(env, obj, "strings")?;
+  if !text.contains(char::REPLACEMENT_CHARACTER) {
+    return Ok(Joined::Utf8(text));
+  }
+  let units: Utf16String = column(env, obj, "strings")?;
+  Ok(Joined::Units(units.to_vec()))
 }
 
 /// Column `key` of `obj`, of type `T` (a typed array, or the string).

@@ -10,7 +10,7 @@
 // flags. Both ends must agree: __test__/columnar-wire.spec.mjs checks that columns and JSON give
 // the same plans and errors.
 
-import { NativeContextEditor, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
+import { NativeContextEditor, bindingTarget, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
 import { newParts, readWire, wireOf, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
@@ -54,6 +54,26 @@ export function columnarWire(): boolean {
   const proto = NativeContextEditor.prototype as Partial<NativeContextEditor> | undefined
   loaded ??= typeof proto?.planColumns === 'function' && typeof proto.countTokensColumns === 'function'
   return columnar && loaded
+}
+
+let withText = bindingTarget !== undefined && bindingTarget !== 'native'
+
+/**
+ * Whether messages whose text crosses (model and estimate counting, summaries) cross as columns
+ * too: on the WebAssembly build, where emnapi's JavaScript runs for every property napi reads of a
+ * wire object and the column of strings is one string to encode. Natively, wire objects cost
+ * what columns do (docs/performance.md) and are kept. For the differential test: returns the
+ * previous setting.
+ */
+export function setTextColumns(on: boolean): boolean {
+  const was = withText
+  withText = on
+  return was
+}
+
+/** Whether messages that cross with `sendText` go as columns (see `columnarWire`, `setTextColumns`). */
+export function columnsCarry(sendText: boolean): boolean {
+  return (!sendText || withText) && columnarWire()
 }
 
 /** Writes messages into columns, growing them as needed. */

@@ -90,7 +90,7 @@ pub use plan::{
 pub use registry::MAX_PROCESS_SESSION_BYTES;
 pub use session::{session_capacity, MAX_SESSIONS, MAX_SESSION_BYTES};
 #[doc(hidden)]
-pub use tokenizer::{in_background, pieces};
+pub use tokenizer::{in_background, pieces, set_counting_threads};
 pub use tokenizer::{
   load_tokenizer, tokenizer_by_source, tokenizer_loaded, Encoding, Family, Framing, HfTokenizer,
   TokenizerOption, CHARS_PER_TOKEN,

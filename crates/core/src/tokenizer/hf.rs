@@ -13,6 +13,7 @@
 //! counts are the oracle the differential tests compare against anyway.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use tokenizers::Tokenizer;
@@ -21,10 +22,13 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::counter::Counter;
 use super::family::Family;
 use super::segment::{segmentable, segments};
+use super::threads::{counting_threads, on_threads};
 use crate::error::{Error, Result};
 
 /// Batches smaller than this (total bytes) are counted on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+/// Texts handed to a thread at a time (by total bytes).
+const CHUNK_BYTES: usize = 32 * 1024;
 
 /// A parsed `tokenizer.json` and the source it was loaded from.
 pub struct HfTokenizer {
@@ -174,36 +178,45 @@ impl Counter for HfTokenizer {
 
   fn count_many(&self, texts: &[&str]) -> Vec<u64> {
     let total: usize = texts.iter().map(|t| t.len()).sum();
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    // On WebAssembly the crate counted 2.2× slower on two threads than on one (the six families
+    // of benchmark/tokenizer-families.mjs, 1.4 MB: qwen2.5 2.5 s against 1.15 s), so it keeps to one.
+    let threads = if cfg!(target_family = "wasm") {
+      1
+    } else {
+      counting_threads()
+    };
     if total < PARALLEL_MIN_BYTES || threads < 2 || texts.len() < 2 {
       return texts.iter().map(|t| self.count(t)).collect();
     }
-    // Contiguous slices of about equal bytes, one per thread; results in order.
-    let per = total.div_ceil(threads);
+    // Runs of consecutive texts of about `CHUNK_BYTES`, taken in order by whichever thread is free.
     let mut bounds = vec![0];
     let mut acc = 0;
     for (i, t) in texts.iter().enumerate() {
       acc += t.len();
-      if acc >= per * bounds.len() && i + 1 < texts.len() {
+      if acc >= CHUNK_BYTES {
         bounds.push(i + 1);
+        acc = 0;
       }
     }
-    bounds.push(texts.len());
-    bounds.dedup();
-    let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
-      let handles: Vec<_> = bounds
-        .windows(2)
-        .map(|w| {
-          let slice = &texts[w[0]..w[1]];
-          s.spawn(move || slice.iter().map(|t| self.count(t)).collect::<Vec<u64>>())
-        })
-        .collect();
-      handles
-        .into_iter()
-        .map(|h| h.join().unwrap_or_default())
-        .collect()
-    });
-    parts.into_iter().flatten().collect()
+    if bounds.last() != Some(&texts.len()) {
+      bounds.push(texts.len());
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+      let mut done = Vec::new();
+      loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k + 1 >= bounds.len() {
+          break done;
+        }
+        done.extend((bounds[k]..bounds[k + 1]).map(|i| (i, self.count(texts[i]))));
+      }
+    };
+    let mut out = vec![0; texts.len()];
+    for (i, n) in on_threads(threads, work).into_iter().flatten() {
+      out[i] = n;
+    }
+    out
   }
 
   fn cache_seed(&self) -> Option<u64> {

@@ -25,6 +25,7 @@ mod family;
 mod fastbpe;
 pub(crate) mod hf;
 mod segment;
+mod threads;
 
 pub use approx::CHARS_PER_TOKEN;
 pub(crate) use choose::choose;
@@ -32,8 +33,9 @@ pub use choose::TokenizerOption;
 pub(crate) use counter::Counter;
 pub use encoding::Encoding;
 pub use family::{Family, Framing};
-pub use fastbpe::{in_background, pieces};
+pub use fastbpe::pieces;
 pub use hf::{load as load_tokenizer, loaded as tokenizer_by_source, HfTokenizer};
+pub use threads::{in_background, set_counting_threads};
 
 /// Whether a tokenizer was loaded from `source` in this process.
 #[must_use]

@@ -23,7 +23,6 @@ use std::sync::OnceLock;
 use tiktoken_rs::{CoreBPE, Rank};
 
 use merge::{pack_at, PieceCache, Ranks};
-pub use parallel::in_background;
 pub use pretokenize::pieces;
 use pretokenize::{Pattern, Text};
 

@@ -1,43 +1,13 @@
 //! Both cores: a large batch of strings is split across threads (strings are independent; each
 //! worker keeps its own piece cache), very long strings into segments cut where every piece ends;
-//! a small batch stays on the calling thread. Background work (asynchronous calls) runs its
-//! workers at a lower CPU priority.
+//! a small batch stays on the calling thread (`tokenizer::threads` says which threads, and runs
+//! background work at a lower CPU priority).
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 use super::merge::PieceCache;
+use crate::tokenizer::threads::{counting_threads, on_threads};
 
-thread_local! {
-  /// Set by [`in_background`] on the thread running background work.
-  static BACKGROUND: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` as background work (an asynchronous call, on a thread of Node's pool): a batch that
-/// is counted across threads is counted by worker threads at a lower CPU priority (nice +10), the
-/// calling thread only waiting, so that on a machine with few cores the event loop's thread and
-/// the garbage collector are not starved while a long history is counted. Synchronous calls keep
-/// the normal priority: the caller is waiting for them.
-pub fn in_background<T>(f: impl FnOnce() -> T) -> T {
-  struct Reset(bool);
-  impl Drop for Reset {
-    fn drop(&mut self) {
-      BACKGROUND.with(|b| b.set(self.0));
-    }
-  }
-  let _reset = Reset(BACKGROUND.with(|b| b.replace(true)));
-  f()
-}
-
-/// Lowers the calling thread's CPU priority (Linux keeps the nice value per thread). Best effort:
-/// where it is not allowed or not supported, the thread keeps its priority.
-fn lower_priority() {
-  #[cfg(target_os = "linux")]
-  {
-    let _ = rustix::process::nice(10);
-  }
-}
 /// Batches smaller than this (total bytes) are counted on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 /// Batches from this size (total bytes) get the front table of the piece cache.
@@ -58,7 +28,7 @@ where
   let threads = if total < PARALLEL_MIN_BYTES {
     1
   } else {
-    available_threads()
+    counting_threads()
   };
   if threads < 2 {
     let mut cache = if total >= FRONT_MIN_BYTES {
@@ -105,40 +75,9 @@ fn count_across<F>(
     }
     done
   };
-  let background = BACKGROUND.with(Cell::get);
-  std::thread::scope(|scope| {
-    // A thread that cannot be spawned is no error: the chunks it would have taken are taken by
-    // the others. The calling thread works too, unless the work is background work (its workers
-    // run at a lower priority, and the calling thread is one of Node's pool).
-    let spawned = if background { threads } else { threads - 1 };
-    let handles: Vec<_> = (0..spawned)
-      .filter_map(|_| {
-        std::thread::Builder::new()
-          .spawn_scoped(scope, || {
-            if background {
-              lower_priority();
-            }
-            work()
-          })
-          .ok()
-      })
-      .collect();
-    if !background || handles.is_empty() {
-      place(work());
-    }
-    for h in handles {
-      match h.join() {
-        Ok(done) => place(done),
-        Err(e) => std::panic::resume_unwind(e),
-      }
-    }
-  });
-}
-
-/// Threads a large batch is counted on: the cores available, at most 8.
-fn available_threads() -> usize {
-  static THREADS: OnceLock<usize> = OnceLock::new();
-  *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
+  for done in on_threads(threads, work) {
+    place(done);
+  }
 }
 
 /// Work items `(string index, text)`: whole strings, and segments of very long ones (cut where a
