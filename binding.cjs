@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeContextEditor = nativeBinding.NativeContextEditor
 module.exports.PackedReport = nativeBinding.PackedReport
+module.exports.__columnArena = nativeBinding.__columnArena
 module.exports.__isWellFormed = nativeBinding.__isWellFormed
 module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.__referenceCountHf = nativeBinding.__referenceCountHf

@@ -1442,6 +1442,7 @@ try {
 export default __napiModule.exports
 export const NativeContextEditor = __napiModule.exports.NativeContextEditor
 export const PackedReport = __napiModule.exports.PackedReport
+export const __columnArena = __napiModule.exports.__columnArena
 export const __isWellFormed = __napiModule.exports.__isWellFormed
 export const __panicForTests = __napiModule.exports.__panicForTests
 export const __referenceCountHf = __napiModule.exports.__referenceCountHf

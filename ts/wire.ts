@@ -29,6 +29,7 @@ export {
   appendSession,
   columnarWire,
   columnsCarry,
+  inArena,
   planSession,
   planSessionAsync,
   setColumnarWire,
