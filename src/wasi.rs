@@ -139,8 +139,8 @@ extern "C" {
 /// The string `value` as Node encodes it in UTF-8 (a lone surrogate as U+FFFD).
 ///
 /// First through the shim's encoder (`TextEncoder.encodeInto`, see `set_string_encoder`), which
-/// writes Node's text natively. Without it (or for a string over 1 MiB), through emnapi's UTF-8
-/// read: a JavaScript loop into the memory, about 30 ns a character, exact for text without
+/// writes Node's text natively. Without it (or for a string over `ALONE_MAX_UNITS`), through
+/// emnapi's UTF-8 read: a JavaScript loop into the memory, about 30 ns a character, exact for text without
 /// surrogates. emnapi reads every surrogate code unit, lone or not, as the first half of a pair,
 /// which it writes as one four-byte sequence: text it wrote without a four-byte sequence held no
 /// surrogate, and is Node's. Otherwise (emoji, other astral characters, a lone surrogate) the

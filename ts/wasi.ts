@@ -126,8 +126,9 @@ const encodeInto = typeof TextEncoder === 'function' ? TextEncoder.prototype.enc
  * `__setStringEncoder`), writing into `buffer`: a string's UTF-8 from the fifth byte, as
  * `TextEncoder.encodeInto` writes it (a lone surrogate as U+FFFD, as Node's napi writes it), and
  * its byte count in the first four (little-endian; `0xFFFFFFFF` for a value that is no string or
- * a string that does not fit, which the binding then reads through emnapi; `0xFFFFFFFE` when
- * encoding failed, after which the binding drops the encoder).
+ * a string that does not fit, which the binding then has written into a buffer of its own, made by
+ * this function again; `0xFFFFFFFE` when encoding failed, after which the binding drops the
+ * encoder).
  */
 export function stringEncoder(buffer: Uint8Array): (text: unknown) => void {
   const bytes = buffer.subarray(4)
