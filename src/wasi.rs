@@ -368,27 +368,44 @@ unsafe fn encoder_for(
   buffer: *mut u8,
   len: usize,
 ) -> sys::napi_value {
-  let mut view = std::ptr::null_mut();
   let mut encode = std::ptr::null_mut();
-  // SAFETY: the view covers the caller's `len` bytes at `buffer`; locals as out-parameters.
+  // SAFETY: the view covers the caller's `len` bytes at `buffer`; a local as out-parameter.
   let ok = unsafe {
-    emnapi_create_memory_view(
-      env,
-      1,
-      buffer.cast(),
-      len,
-      None,
-      std::ptr::null_mut(),
-      &raw mut view,
-    ) == sys::Status::napi_ok
-      && sys::napi_call_function(env, make, make, 1, &raw const view, &raw mut encode)
+    memory_view(env, buffer, len).is_some_and(|view| {
+      sys::napi_call_function(env, make, make, 1, &raw const view, &raw mut encode)
         == sys::Status::napi_ok
+    })
   };
   if ok {
     encode
   } else {
     std::ptr::null_mut()
   }
+}
+
+/// A `Uint8Array` over the `len` bytes of the WebAssembly memory at `ptr` (emnapi's memory view:
+/// emnapi reads it in place, and makes it anew over a grown memory); `None` when it could not be
+/// made.
+///
+/// # Safety
+/// The Node-API contract for `env`; the `len` bytes at `ptr` stay allocated for as long as the
+/// view is written or read.
+#[cfg(target_family = "wasm")]
+unsafe fn memory_view(env: sys::napi_env, ptr: *mut u8, len: usize) -> Option<sys::napi_value> {
+  let mut view = std::ptr::null_mut();
+  // SAFETY: the caller's `env`, `ptr` and `len`; a local as out-parameter.
+  let status = unsafe {
+    emnapi_create_memory_view(
+      env,
+      1,
+      ptr.cast(),
+      len,
+      None,
+      std::ptr::null_mut(),
+      &raw mut view,
+    )
+  };
+  (status == sys::Status::napi_ok).then_some(view)
 }
 
 /// Calls `encode` with `value` and reads what it wrote into `buffer` (`len` bytes, the count
@@ -567,22 +584,11 @@ pub fn column_arena(env: &napi::Env, bytes: u32) -> Option<napi::Unknown<'_>> {
       }
       (arena.as_mut_ptr().cast::<u8>(), arena.len() * 8)
     });
-    let mut view = std::ptr::null_mut();
     // SAFETY: the view covers the arena's `len` bytes, which live until a larger region replaces
     // them (the shim writes a view only for the call it makes next).
-    let made = unsafe {
-      emnapi_create_memory_view(
-        env.raw(),
-        1,
-        ptr.cast(),
-        len,
-        None,
-        std::ptr::null_mut(),
-        &raw mut view,
-      ) == sys::Status::napi_ok
-    };
+    let view = unsafe { memory_view(env.raw(), ptr, len) }?;
     // SAFETY: `view` is a live value of this call's environment.
-    made.then(|| unsafe { napi::Unknown::from_raw_unchecked(env.raw(), view) })
+    Some(unsafe { napi::Unknown::from_raw_unchecked(env.raw(), view) })
   }
   #[cfg(not(target_family = "wasm"))]
   {
