@@ -23,7 +23,6 @@ import {
   own,
   toWireRemembered,
   columnsCarry,
-  inArena,
   toColumns,
   type WireCache,
   type WireOptions,
@@ -227,7 +226,7 @@ export class ContextEditor {
     const columns = this.#columns(list, messageTokens)
     const wire = columns === undefined ? this.#convert(list, messageTokens) : []
     try {
-      if (columns !== undefined) return { plan: settled(JSON.parse(this.#native.planColumns(inArena(columns), ctx)) as EditPlan), unchangedBelow: 0 }
+      if (columns !== undefined) return { plan: settled(JSON.parse(this.#native.planColumns(columns, ctx)) as EditPlan), unchangedBelow: 0 }
       if (!this.#sendText) return { plan: settled(JSON.parse(this.#native.planJson(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
       return { plan: settled(this.#native.plan(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
@@ -240,7 +239,7 @@ export class ContextEditor {
     const columns = this.#columns(list, messageTokens)
     const wire = columns === undefined ? this.#convert(list, messageTokens) : []
     try {
-      if (columns !== undefined) return { plan: settled(JSON.parse(await this.#native.planColumnsAsync(inArena(columns), ctx)) as EditPlan), unchangedBelow: 0 }
+      if (columns !== undefined) return { plan: settled(JSON.parse(await this.#native.planColumnsAsync(columns, ctx)) as EditPlan), unchangedBelow: 0 }
       if (!this.#sendText) return { plan: settled(JSON.parse(await this.#native.planJsonAsync(jsonText(wire)!, ctx)) as EditPlan), unchangedBelow: 0 }
       return { plan: settled(await this.#native.planAsync(wire, ctx)), unchangedBelow: 0 }
     } catch (e) {
@@ -456,10 +455,7 @@ export class ContextEditor {
     const [list, call] = this.#read(messages, context)
     const columns = this.#columns(list, call.messageTokens)
     try {
-      if (columns !== undefined) {
-        const ctx = this.#context(list, call)
-        return this.#native.countTokensColumns(inArena(columns), ctx)
-      }
+      if (columns !== undefined) return this.#native.countTokensColumns(columns, this.#context(list, call))
       const [wire, ctx] = this.#wire(list, call)
       return this.#native.countTokens(wire, ctx)
     } catch (e) {
@@ -474,10 +470,7 @@ export class ContextEditor {
     const [list, call] = this.#read(messages, context)
     const columns = this.#columns(list, call.messageTokens)
     try {
-      if (columns !== undefined) {
-        const ctx = this.#context(list, call)
-        return await this.#native.countTokensColumnsAsync(inArena(columns), ctx)
-      }
+      if (columns !== undefined) return await this.#native.countTokensColumnsAsync(columns, this.#context(list, call))
       const [wire, ctx] = this.#wire(list, call)
       return await this.#native.countTokensAsync(wire, ctx)
     } catch (e) {

@@ -184,15 +184,6 @@ export const nativeIsWellFormed: ((text: string) => boolean) | undefined =
     : undefined
 
 /**
- * The WebAssembly build's region for a call's columns (src/wasi.rs `__columnArena`, see `inArena`
- * in ts/wire/columns.ts): a `Uint8Array` over its memory, `null` when none. `undefined` natively.
- */
-export const columnArena: ((bytes: number) => Uint8Array | null) | undefined =
-  bindingTarget !== 'native' && typeof (binding as { __columnArena?: unknown } | undefined)?.__columnArena === 'function'
-    ? (binding as unknown as { __columnArena: (bytes: number) => Uint8Array | null }).__columnArena
-    : undefined
-
-/**
  * The defaults declared with the options (crates/core/src/options/spec.rs), by edit type (`editor`
  * for the top-level keys): what the core assumes for an option left out. The shim reads them here
  * instead of keeping copies.

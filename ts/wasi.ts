@@ -171,7 +171,73 @@ export function asNative(binding: typeof Binding): typeof Binding {
   if (binding.__napiBindingTarget === 'native' || binding.__napiBindingTarget === undefined) return binding
   installStringEncoder(binding)
   countOnCores(binding)
+  passColumnsInMemory(binding)
   return guardTraps(binding)
+}
+
+/** The methods of `NativeContextEditor` that take columns, and the position of that argument. */
+const COLUMNS_AT: Readonly<Record<string, number>> = {
+  planColumns: 0,
+  planColumnsAsync: 0,
+  countTokensColumns: 0,
+  countTokensColumnsAsync: 0,
+  planSessionColumns: 2,
+  planSessionColumnsAsync: 2,
+  appendSessionColumns: 2,
+}
+
+/**
+ * Has every method that takes columns pass them in the WebAssembly memory: they are copied into a
+ * region of it (src/wasi.rs `__columnArena`) as the method is called, and emnapi reads typed
+ * arrays there in place, where it copies any other after two caught exceptions (about 60 µs of a
+ * 200-message next call, docs/performance.md). No code runs between the copy and the call, so a
+ * call made from inside another (a getter of a message) cannot write over its columns.
+ */
+function passColumnsInMemory(binding: typeof Binding): void {
+  const arena = (binding as { __columnArena?: unknown }).__columnArena
+  const proto = (binding.NativeContextEditor as unknown as { prototype?: Record<string, unknown> } | undefined)?.prototype
+  if (typeof arena !== 'function' || proto === undefined) return
+  for (const [name, at] of Object.entries(COLUMNS_AT)) {
+    const method = proto[name]
+    if (typeof method !== 'function') continue
+    const value = function (this: unknown, ...args: unknown[]): unknown {
+      args[at] = inMemory(arena as (bytes: number) => Uint8Array | null, args[at])
+      return (method as (...a: unknown[]) => unknown).apply(this, args)
+    }
+    Object.defineProperty(proto, name, { ...Object.getOwnPropertyDescriptor(proto, name), value })
+  }
+}
+
+/**
+ * `value` with its columns copied into the region `arena` gives, when it is a columns object
+ * (its five fields its own data, the four columns typed arrays of their kinds); anything else
+ * (getters run nowhere here), or when no region is given, as it is: the binding reads and checks
+ * it as before.
+ */
+function inMemory(arena: (bytes: number) => Uint8Array | null, value: unknown): unknown {
+  try {
+    if (typeof value !== 'object' || value === null) return value
+    const fields = ['ints', 'nums', 'args', 'lengths', 'strings'].map((key) => Object.getOwnPropertyDescriptor(value, key))
+    if (!fields.every((d) => d !== undefined && 'value' in d)) return value
+    const [ints, nums, args, lengths, strings] = fields.map((d) => d!.value as unknown)
+    if (!(ints instanceof Uint32Array && nums instanceof Float64Array && args instanceof Float64Array && lengths instanceof Uint32Array)) return value
+    const bytes = (nums.length + args.length) * 8 + (ints.length + lengths.length) * 4
+    const view = bytes === 0 ? null : arena(bytes)
+    if (view === null) return value
+    const { buffer } = view
+    let at = view.byteOffset
+    const copy = <A extends Float64Array | Uint32Array>(Kind: new (b: ArrayBufferLike, at: number, n: number) => A, from: A): A => {
+      const to = new Kind(buffer, at, from.length)
+      to.set(from)
+      at += from.byteLength
+      return to
+    }
+    // The 8-byte columns first, from the region's start (a multiple of 8).
+    return { nums: copy(Float64Array, nums), args: copy(Float64Array, args), ints: copy(Uint32Array, ints), lengths: copy(Uint32Array, lengths), strings }
+  } catch {
+    // A detached buffer, a Proxy that throws: the binding reads and names it as before.
+    return value
+  }
 }
 
 /**

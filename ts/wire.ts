@@ -29,7 +29,6 @@ export {
   appendSession,
   columnarWire,
   columnsCarry,
-  inArena,
   planSession,
   planSessionAsync,
   setColumnarWire,

@@ -10,15 +10,7 @@
 // flags. Both ends must agree: __test__/columnar-wire.spec.mjs checks that columns and JSON give
 // the same plans and errors.
 
-import {
-  NativeContextEditor,
-  bindingTarget,
-  columnArena,
-  type EditContext as WireContext,
-  type PackedPlan,
-  type WireColumns,
-  type WireMessage,
-} from '../native.js'
+import { NativeContextEditor, bindingTarget, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
 import { newParts, readWire, wireOf, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
@@ -316,42 +308,6 @@ export function toColumns(
   return [writer.columns(), i]
 }
 
-/**
- * `columns` as the WebAssembly build reads them at once: copied into a region of its memory
- * (`columnArena`, src/wasi.rs), whose typed arrays emnapi takes in place, where it copies any
- * other after two caught exceptions (about 60 µs of a 200-message next call, docs/performance.md).
- * Natively, or when no region is given, `columns` as they are. Called as the last argument is
- * made, right before the native call: the region is the next call's too.
- */
-export function inArena(columns: WireColumns): WireColumns {
-  if (columnArena === undefined) return columns
-  const { ints, nums, args, lengths } = columns
-  const bytes = (nums.length + args.length) * 8 + (ints.length + lengths.length) * 4
-  let view: Uint8Array | null
-  try {
-    view = bytes === 0 ? null : columnArena(bytes)
-  } catch {
-    view = null
-  }
-  if (view === null) return columns
-  const { buffer } = view
-  let at = view.byteOffset
-  const copy = <A extends Float64Array | Uint32Array>(Kind: new (b: ArrayBufferLike, at: number, n: number) => A, from: A): A => {
-    const to = new Kind(buffer, at, from.length)
-    to.set(from)
-    at += from.byteLength
-    return to
-  }
-  // The 8-byte columns first, from the region's start (a multiple of 8).
-  return {
-    nums: copy(Float64Array, nums),
-    args: copy(Float64Array, args),
-    ints: copy(Uint32Array, ints),
-    lengths: copy(Uint32Array, lengths),
-    strings: columns.strings,
-  }
-}
-
 /** New messages for a session, in any wire form: JSON text, wire objects or columns. */
 export type Tail = string | WireMessage[] | WireColumns
 
@@ -359,15 +315,15 @@ const isColumns = (tail: Tail): tail is WireColumns => typeof tail === 'object' 
 
 /** `planSession`, or `planSessionColumns` for columns. */
 export function planSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): PackedPlan | null {
-  return isColumns(tail) ? native.planSessionColumns(id, reuse, inArena(tail), ctx) : native.planSession(id, reuse, tail, ctx)
+  return isColumns(tail) ? native.planSessionColumns(id, reuse, tail, ctx) : native.planSession(id, reuse, tail, ctx)
 }
 
 /** `planSessionAsync`, or `planSessionColumnsAsync` for columns. */
 export function planSessionAsync(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): Promise<PackedPlan | null> {
-  return isColumns(tail) ? native.planSessionColumnsAsync(id, reuse, inArena(tail), ctx) : native.planSessionAsync(id, reuse, tail, ctx)
+  return isColumns(tail) ? native.planSessionColumnsAsync(id, reuse, tail, ctx) : native.planSessionAsync(id, reuse, tail, ctx)
 }
 
 /** `appendSession`, or `appendSessionColumns` for columns. */
 export function appendSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail): boolean {
-  return isColumns(tail) ? native.appendSessionColumns(id, reuse, inArena(tail)) : native.appendSession(id, reuse, tail)
+  return isColumns(tail) ? native.appendSessionColumns(id, reuse, tail) : native.appendSession(id, reuse, tail)
 }
