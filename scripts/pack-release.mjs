@@ -7,24 +7,64 @@
 // package.json. They are not in the committed package.json because the platform packages of an
 // unreleased version exist nowhere yet, and `npm ci` refuses a package.json whose dependencies
 // the lockfile cannot hold. With `--publish-dry-run`, also runs `npm publish --dry-run` in the copy
-// (the main package, whose prepublishOnly dry-runs every platform package) and in each platform
-// folder, and fails if any fails.
+// (the main package, whose prepublishOnly dry-runs every platform package) and on each platform
+// package's tarball (as a release job publishes what it packed; npm does not pack it again), and
+// fails if any fails. With `--only NAME,NAME`, packs only the packages of those names (the
+// release is still prepared whole); not with `--publish-dry-run`.
 //
 // Prints JSON: { stage, packages: [{ name, dir, tarball, files, manifest }], publish? }.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
 const dryRunPublish = args.includes('--publish-dry-run')
-const out = resolve(args.find((a) => !a.startsWith('--')) ?? join(root, 'artifacts'))
+const onlyAt = args.indexOf('--only')
+const only = onlyAt < 0 ? null : new Set((args[onlyAt + 1] ?? '').split(',').filter(Boolean))
+if (only && (!only.size || dryRunPublish)) {
+  console.error('pack-release: --only takes a comma-separated list of package names, and not with --publish-dry-run')
+  process.exit(2)
+}
+const out = resolve(args.find((a, i) => !a.startsWith('--') && (onlyAt < 0 || i !== onlyAt + 1)) ?? join(root, 'artifacts'))
 mkdirSync(out, { recursive: true })
 
-const run = (cmd, argv, cwd, env = process.env) =>
-  execFileSync(cmd, argv, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
+const run = (cmd, argv, cwd) => execFileSync(cmd, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
+
+/** `run`, in the background: resolves to its output, or rejects with its exit status and stderr. */
+const runAsync = (cmd, argv, cwd) =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out = []
+    const err = []
+    child.stdout.on('data', (b) => out.push(b))
+    child.stderr.on('data', (b) => err.push(b))
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      const stderr = Buffer.concat(err).toString('utf8')
+      if (code === 0) resolvePromise(Buffer.concat(out).toString('utf8'))
+      else reject(new Error(`${cmd} ${argv.join(' ')} in ${cwd} failed (${signal ?? `exit ${code}`}):\n${stderr}`))
+    })
+  })
+
+/**
+ * `work(item)` for each item, as many at once as there are cores (packing is compressing: one core
+ * each), the results in the items' order.
+ */
+async function onCores(items, work) {
+  const results = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const k = next++
+      results[k] = await work(items[k])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), items.length) }, worker))
+  return results
+}
 
 // A copy of what the main package publishes (its `files`), its manifest and the platform folders.
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -38,8 +78,8 @@ symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir')
 // Same command as prepublishOnly, without publishing the platform packages (packed below).
 run(join(root, 'node_modules', '.bin', 'napi'), ['prepublish', '-t', 'npm', '--no-gh-release', '--skip-optional-publish'], stage)
 
-const pack = (dir) => {
-  const [info] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], dir))
+const pack = async (dir) => {
+  const [info] = JSON.parse(await runAsync('npm', ['pack', '--json', '--pack-destination', out], dir))
   return {
     name: info.name,
     dir,
@@ -49,10 +89,24 @@ const pack = (dir) => {
   }
 }
 const platformDirs = readdirSync(join(stage, 'npm')).map((d) => join(stage, 'npm', d))
-const result = { stage, packages: [pack(stage), ...platformDirs.map(pack)] }
+const nameOf = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name
+const wanted = [stage, ...platformDirs].filter((dir) => !only || only.has(nameOf(dir)))
+const unknown = only ? [...only].filter((name) => ![stage, ...platformDirs].some((dir) => nameOf(dir) === name)) : []
+if (unknown.length) {
+  console.error(`pack-release: no package named ${unknown.join(', ')}`)
+  process.exit(2)
+}
+const result = { stage, packages: await onCores(wanted, pack) }
 
 if (dryRunPublish) {
-  // No credentials are needed or used: a dry run stops before the upload.
-  result.publish = [stage, ...platformDirs].map((dir) => ({ dir, output: run('npm', ['publish', '--dry-run'], dir) }))
+  // No credentials are needed or used: a dry run stops before the upload. The main package is
+  // published from its folder, so its prepublishOnly runs (most of the time: napi dry-runs every
+  // platform package in turn); each platform package from its tarball, meanwhile.
+  const [main, ...platforms] = result.packages
+  const [mainOutput, platformOutputs] = await Promise.all([
+    runAsync('npm', ['publish', '--dry-run'], main.dir),
+    onCores(platforms, ({ dir, tarball }) => runAsync('npm', ['publish', '--dry-run', tarball], dir)),
+  ])
+  result.publish = [{ dir: main.dir, output: mainOutput }, ...platforms.map(({ dir }, k) => ({ dir, output: platformOutputs[k] }))]
 }
 console.log(JSON.stringify(result, null, 2))

@@ -13,14 +13,17 @@ export function unbuiltPlatforms() {
   return readdirSync(join(root, 'npm')).filter((p) => !readdirSync(join(root, 'npm', p)).some((f) => f.endsWith('.node') || f.endsWith('.wasm')))
 }
 
-/** Packs every package into a new folder; `publishDryRun` also runs `npm publish --dry-run` for each. */
-export function packRelease({ publishDryRun = false } = {}) {
+/**
+ * Packs every package into a new folder, or the packages named in `only`; `publishDryRun` also runs
+ * `npm publish --dry-run` for each.
+ */
+export function packRelease({ publishDryRun = false, only = null } = {}) {
   const missing = unbuiltPlatforms()
   if (missing.length) {
     throw new Error(`no build in npm/ for ${missing.join(', ')}: run \`bash scripts/install-platform-tools.sh && npm run build:platforms\` first`)
   }
   const out = realpathSync(mkdtempSync(join(tmpdir(), 'context-editor-tarballs-')))
-  const args = [join(root, 'scripts', 'pack-release.mjs'), out, ...(publishDryRun ? ['--publish-dry-run'] : [])]
+  const args = [join(root, 'scripts', 'pack-release.mjs'), out, ...(publishDryRun ? ['--publish-dry-run'] : []), ...(only ? ['--only', only.join(',')] : [])]
   const result = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20 }))
   return { out, ...result, byName: Object.fromEntries(result.packages.map((p) => [p.name, p])) }
 }

@@ -15,7 +15,9 @@
 #[path = "common/corpus.rs"]
 mod corpus;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 
 use context_editor_core::{
   load_tokenizer, tokenizer_by_source, Context, ContextEditor, Family, Framing, Message,
@@ -47,11 +49,46 @@ fn tokenizer_path(family: Family) -> PathBuf {
   path
 }
 
-fn reference(path: &PathBuf) -> tokenizers::Tokenizer {
+/// The reference tokenizer of the file at `path`, built once per process (a 7–33 MB file takes
+/// about a second to build, and every test here needs the six).
+fn reference(path: &PathBuf) -> &'static tokenizers::Tokenizer {
+  static BUILT: OnceLock<Mutex<HashMap<PathBuf, &'static tokenizers::Tokenizer>>> = OnceLock::new();
+  let built = BUILT.get_or_init(Mutex::default);
+  if let Some(t) = built.lock().unwrap().get(path) {
+    return t;
+  }
   let mut t = tokenizers::Tokenizer::from_file(path).expect("reference tokenizer loads");
   t.with_truncation(None).expect("no truncation");
   t.with_padding(None);
-  t
+  let t: &'static tokenizers::Tokenizer = Box::leak(Box::new(t));
+  let first: &'static tokenizers::Tokenizer =
+    built.lock().unwrap().entry(path.clone()).or_insert(t);
+  first
+}
+
+/// `reference_count` of every text, the texts shared out among the cores (the reference loop is
+/// the longest part of these tests, and one encode at a time would leave a core idle).
+fn reference_counts<'a>(
+  t: &tokenizers::Tokenizer,
+  texts: impl ExactSizeIterator<Item = &'a str>,
+) -> Vec<u64> {
+  let texts: Vec<&str> = texts.collect();
+  let threads = std::thread::available_parallelism().map_or(1, usize::from);
+  let chunk = texts.len().div_ceil(threads).max(1);
+  std::thread::scope(|s| {
+    let parts: Vec<_> = texts
+      .chunks(chunk)
+      .map(|part| {
+        s.spawn(move || {
+          part
+            .iter()
+            .map(|text| reference_count(t, text))
+            .collect::<Vec<_>>()
+        })
+      })
+      .collect();
+    parts.into_iter().flat_map(|p| p.join().unwrap()).collect()
+  })
 }
 
 fn reference_count(t: &tokenizers::Tokenizer, text: &str) -> u64 {
@@ -77,10 +114,7 @@ fn every_family_counts_every_text_like_the_reference() {
       ContextEditor::from_json(&json!({ "tokenCountMethod": "model", "tokenizer": source }))
         .unwrap();
     let reference = reference(&path);
-    let expected: Vec<u64> = texts
-      .iter()
-      .map(|(_, t)| reference_count(&reference, t))
-      .collect();
+    let expected = reference_counts(reference, texts.iter().map(|(_, t)| t.as_str()));
     let framing = Framing::OPENAI;
     let messages: Vec<Message> = texts
       .iter()
@@ -176,7 +210,7 @@ fn a_conversation_costs_what_its_template_renders() {
       Message::assistant("The server listens on port 8080.", &[]),
     ];
     let (text, extra) = rendered(family);
-    let want = reference_count(&reference, &text) + reference_count(&reference, extra);
+    let want = reference_count(reference, &text) + reference_count(reference, extra);
     let count = editor.count_tokens(&history, &Context::default()).unwrap();
     assert_eq!(count.total, want, "{}: {text:?}", family.as_str());
     assert_eq!(
@@ -201,7 +235,7 @@ fn special_token_text_in_a_message_counts_as_the_reference_does() {
     .unwrap();
   assert_eq!(
     count.messages[0],
-    reference_count(&reference, &format!("<|im_start|>user\n{text}<|im_end|>\n"))
+    reference_count(reference, &format!("<|im_start|>user\n{text}<|im_end|>\n"))
   );
 }
 
@@ -278,10 +312,11 @@ fn long_texts_counted_in_segments_add_up_to_the_whole() {
         .unwrap();
     let messages: Vec<Message> = texts.iter().map(|t| Message::user(t.as_str())).collect();
     let count = editor.count_tokens(&messages, &Context::default()).unwrap();
+    let expected = reference_counts(reference, texts.iter().map(String::as_str));
     for (i, t) in texts.iter().enumerate() {
       assert_eq!(
         count.messages[i],
-        Framing::OPENAI.user + reference_count(&reference, t),
+        Framing::OPENAI.user + expected[i],
         "{} text {i} ({} bytes)",
         family.as_str(),
         t.len()
