@@ -125,6 +125,12 @@ function textsOf(m) {
   return texts
 }
 
+/** The memo loop in approx mode: the single pass with per-message sizes memoised by object identity. */
+function approxMemoLoop(options) {
+  const memo = new WeakMap()
+  return (messages) => jsClearToolUses(messages, options, memo)
+}
+
 /**
  * The memo loop in model mode: per-message token counts memoised by object identity, the new
  * messages counted with tiktoken-rs in one call, then the same single pass on those counts.
@@ -180,36 +186,31 @@ async function rowsForSize(n, seed, runs) {
 
   const cuts = cutsOf(messages, 25)
   const timed = () => Object.assign([], { cpu: [] })
-  /** `count` agent loops of ours and of the memo loop with `options`, interleaved: new editors and memos each time. */
-  const nextLoops = (options) => async (count, ours, memo) => {
-    for (let r = 0; r < count; r++) {
-      const ed = new ContextEditor(options)
-      const mm = new WeakMap()
-      await loop(messages, cuts, (v) => ed.edit(v, ctx), ours)
-      await loop(messages, cuts, (v) => jsClearToolUses(v, options, mm), memo)
+  /**
+   * `count` agent loops of ours with `options` and of the memo loop (`memoLoop()` makes one, with a
+   * memo of its own), interleaved: a new editor and a new memo each time.
+   */
+  const agentLoops =
+    (options, memoLoop = () => approxMemoLoop(options)) =>
+    async (count, ours, memo) => {
+      for (let r = 0; r < count; r++) {
+        const ed = new ContextEditor(options)
+        await loop(messages, cuts, (v) => ed.edit(v, ctx), ours)
+        await loop(messages, cuts, memoLoop(), memo)
+      }
     }
-  }
-  /** Next calls of ours and of the memo loop with `options`: three loops each. */
-  const nextVsMemo = async (options) => {
+  /** Three timed loops of each. */
+  const timedLoops = async (measure) => {
     const [ours, memo] = [timed(), timed()]
-    await nextLoops(options)(3, ours, memo)
+    await measure(3, ours, memo)
     return [ours, memo]
   }
-  row('next call, approx', ...(await nextVsMemo(OPTIONS)), '`WeakMap` memo loop')
+  const recall = { ...OPTIONS, placeholder: RECALL_PLACEHOLDER }
+  row('next call, approx', ...(await timedLoops(agentLoops(OPTIONS))), '`WeakMap` memo loop')
   // The recall tool's placeholder names each result's call: a string of its own per cleared result.
-  row('next call, approx, recall placeholder', ...(await nextVsMemo({ ...OPTIONS, placeholder: RECALL_PLACEHOLDER })), '`WeakMap` memo loop')
-  const modelNext = timed()
-  const modelMemo = timed()
+  row('next call, approx, recall placeholder', ...(await timedLoops(agentLoops(recall))), '`WeakMap` memo loop')
   new ContextEditor(MODEL).countTokens([{ role: 'user', content: 'load the ranks' }])
-  const modelLoops = async (count, ours, memo) => {
-    for (let r = 0; r < count; r++) {
-      const ed = new ContextEditor(MODEL)
-      await loop(messages, cuts, (v) => ed.edit(v, ctx), ours)
-      await loop(messages, cuts, modelMemoLoop(), memo)
-    }
-  }
-  await modelLoops(3, modelNext, modelMemo)
-  row('next call, model', modelNext, modelMemo, '`WeakMap` memo loop + tiktoken-rs')
+  row('next call, model', ...(await timedLoops(agentLoops(MODEL, modelMemoLoop))), '`WeakMap` memo loop + tiktoken-rs')
 
   // The rows above are a process's first agent loops of each kind: V8 has not yet optimized the
   // functions a next call runs once per call (a 200-message call took 0.17-0.29 ms after 3-10
@@ -219,17 +220,11 @@ async function rowsForSize(n, seed, runs) {
   const warmLoops = Math.max(3, Math.round(8000 / n))
   const warm = async (measure) => {
     await measure(warmLoops, timed(), timed())
-    const [ours, memo] = [timed(), timed()]
-    await measure(3, ours, memo)
-    return [ours, memo]
+    return timedLoops(measure)
   }
-  row(`next call, approx, warm (after ${warmLoops} loops)`, ...(await warm(nextLoops(OPTIONS))), '`WeakMap` memo loop, warm')
-  row(
-    `next call, approx, recall placeholder, warm (after ${warmLoops} loops)`,
-    ...(await warm(nextLoops({ ...OPTIONS, placeholder: RECALL_PLACEHOLDER }))),
-    '`WeakMap` memo loop, warm',
-  )
-  row(`next call, model, warm (after ${warmLoops} loops)`, ...(await warm(modelLoops)), '`WeakMap` memo loop + tiktoken-rs, warm')
+  row(`next call, approx, warm (after ${warmLoops} loops)`, ...(await warm(agentLoops(OPTIONS))), '`WeakMap` memo loop, warm')
+  row(`next call, approx, recall placeholder, warm (after ${warmLoops} loops)`, ...(await warm(agentLoops(recall))), '`WeakMap` memo loop, warm')
+  row(`next call, model, warm (after ${warmLoops} loops)`, ...(await warm(agentLoops(MODEL, modelMemoLoop))), '`WeakMap` memo loop + tiktoken-rs, warm')
 
   // Summarisation that does not trigger: a cold plan (new middleware) vs LangChain's beforeModel.
   const sumOpts = { trigger: { tokens: 1e9 }, keep: { messages: 20 } }

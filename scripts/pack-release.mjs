@@ -13,7 +13,7 @@
 // release is still prepared whole); not with `--publish-dry-run`.
 //
 // Prints JSON: { stage, packages: [{ name, dir, tarball, files, manifest }], publish? }.
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -28,13 +28,12 @@ if (only && (!only.size || dryRunPublish)) {
   console.error('pack-release: --only takes a comma-separated list of package names, and not with --publish-dry-run')
   process.exit(2)
 }
-const out = resolve(args.find((a, i) => !a.startsWith('--') && (onlyAt < 0 || i !== onlyAt + 1)) ?? join(root, 'artifacts'))
+const [outArg] = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--only')
+const out = resolve(outArg ?? join(root, 'artifacts'))
 mkdirSync(out, { recursive: true })
 
-const run = (cmd, argv, cwd) => execFileSync(cmd, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 })
-
-/** `run`, in the background: resolves to its output, or rejects with its exit status and stderr. */
-const runAsync = (cmd, argv, cwd) =>
+/** Runs `cmd`: resolves to its output, or rejects with its exit status and what it printed. */
+const run = (cmd, argv, cwd) =>
   new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     const out = []
@@ -43,9 +42,9 @@ const runAsync = (cmd, argv, cwd) =>
     child.stderr.on('data', (b) => err.push(b))
     child.on('error', reject)
     child.on('close', (code, signal) => {
-      const stderr = Buffer.concat(err).toString('utf8')
-      if (code === 0) resolvePromise(Buffer.concat(out).toString('utf8'))
-      else reject(new Error(`${cmd} ${argv.join(' ')} in ${cwd} failed (${signal ?? `exit ${code}`}):\n${stderr}`))
+      const stdout = Buffer.concat(out).toString('utf8')
+      if (code === 0) resolvePromise(stdout)
+      else reject(new Error(`${cmd} ${argv.join(' ')} in ${cwd} failed (${signal ?? `exit ${code}`}):\n${Buffer.concat(err).toString('utf8')}${stdout}`))
     })
   })
 
@@ -75,11 +74,19 @@ for (const entry of ['package.json', ...pkg.files, 'npm']) {
 // prepublishOnly runs the repository's napi CLI; nothing from node_modules is packed (`files`).
 symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir')
 
+const platformDirs = readdirSync(join(stage, 'npm')).map((d) => join(stage, 'npm', d))
+const packages = [stage, ...platformDirs].map((dir) => ({ dir, name: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name }))
+const unknown = only ? [...only].filter((name) => !packages.some((p) => p.name === name)) : []
+if (unknown.length) {
+  console.error(`pack-release: no package named ${unknown.join(', ')}`)
+  process.exit(2)
+}
+
 // Same command as prepublishOnly, without publishing the platform packages (packed below).
-run(join(root, 'node_modules', '.bin', 'napi'), ['prepublish', '-t', 'npm', '--no-gh-release', '--skip-optional-publish'], stage)
+await run(join(root, 'node_modules', '.bin', 'napi'), ['prepublish', '-t', 'npm', '--no-gh-release', '--skip-optional-publish'], stage)
 
 const pack = async (dir) => {
-  const [info] = JSON.parse(await runAsync('npm', ['pack', '--json', '--pack-destination', out], dir))
+  const [info] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', out], dir))
   return {
     name: info.name,
     dir,
@@ -88,14 +95,7 @@ const pack = async (dir) => {
     manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')),
   }
 }
-const platformDirs = readdirSync(join(stage, 'npm')).map((d) => join(stage, 'npm', d))
-const nameOf = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name
-const wanted = [stage, ...platformDirs].filter((dir) => !only || only.has(nameOf(dir)))
-const unknown = only ? [...only].filter((name) => ![stage, ...platformDirs].some((dir) => nameOf(dir) === name)) : []
-if (unknown.length) {
-  console.error(`pack-release: no package named ${unknown.join(', ')}`)
-  process.exit(2)
-}
+const wanted = packages.filter((p) => !only || only.has(p.name)).map((p) => p.dir)
 const result = { stage, packages: await onCores(wanted, pack) }
 
 if (dryRunPublish) {
@@ -104,8 +104,8 @@ if (dryRunPublish) {
   // platform package in turn); each platform package from its tarball, meanwhile.
   const [main, ...platforms] = result.packages
   const [mainOutput, platformOutputs] = await Promise.all([
-    runAsync('npm', ['publish', '--dry-run'], main.dir),
-    onCores(platforms, ({ dir, tarball }) => runAsync('npm', ['publish', '--dry-run', tarball], dir)),
+    run('npm', ['publish', '--dry-run'], main.dir),
+    onCores(platforms, ({ dir, tarball }) => run('npm', ['publish', '--dry-run', tarball], dir)),
   ])
   result.publish = [{ dir: main.dir, output: mainOutput }, ...platforms.map(({ dir }, k) => ({ dir, output: platformOutputs[k] }))]
 }
