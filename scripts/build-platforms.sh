@@ -24,12 +24,12 @@ tested_profile=release
 if [ "$check_profile" = ci ]; then tested_profile=ci-tested; fi
 
 build() {
-  npx --no-install napi build --platform --profile "$profile" --dts binding.d.cts --output-dir artifacts "$@"
+  npx --no-install napi build --platform --profile "$profile" --dts binding.d.cts --output-dir "${OUTPUT_DIR:-artifacts}" "$@"
 }
 
-mkdir -p artifacts
-for t in "${targets[@]}"; do
-  start=$SECONDS
+# Builds target $1 in the target directory $CARGO_TARGET_DIR (default: target/).
+build_target() {
+  local t=$1 start=$SECONDS profile triple stub
   case "$t" in
     linux-x64-gnu | wasm32-wasi) profile=$tested_profile ;;
     *) profile=$check_profile ;;
@@ -57,16 +57,60 @@ for t in "${targets[@]}"; do
     # With the root loader (`--js`): the WebAssembly loaders record binding.cjs as the package's
     # root entry, as `npm run build:native` does, so the two builds write the same committed files.
     wasm32-wasi) triple=wasm32-wasip1-threads && build --target "$triple" --js binding.cjs ;;
-    *)
-      echo "unknown platform $t (expected one of: ${all[*]})" >&2
-      exit 2
-      ;;
   esac
   echo "built $t ($profile profile) in $((SECONDS - start)) s"
   # PRUNE_BUILDS=1 (.ci/run): the target's build tree (about 250 MB) goes once its addon is in
-  # artifacts/, so a run over every platform never holds more than one on disk.
+  # artifacts/, so a run over every platform never holds more than one on disk (two in lanes).
   if [ "${PRUNE_BUILDS:-}" = 1 ]; then rm -rf "${CARGO_TARGET_DIR:-$PWD/target}/$triple"; fi
+}
+
+for t in "${targets[@]}"; do
+  [[ " ${all[*]} " == *" $t "* ]] || { echo "unknown platform $t (expected one of: ${all[*]})" >&2; exit 2; }
 done
+# The WebAssembly build goes last: every napi build first deletes from its output directory what
+# it takes for stale WebAssembly outputs (the root loader binding.cjs, browser.js), which a
+# native build after it would take from the WebAssembly build.
+if [[ " ${targets[*]} " == *" wasm32-wasi "* ]]; then
+  rest=()
+  for t in "${targets[@]}"; do [ "$t" = wasm32-wasi ] || rest+=("$t"); done
+  targets=("${rest[@]}" wasm32-wasi)
+fi
+mkdir -p artifacts
+if [ "${PLATFORM_LANES:-1}" = 2 ] && [ ${#targets[@]} = ${#all[@]} ]; then
+  # PLATFORM_LANES=2 (.ci/run; a build of every platform): two lanes of builds side by side, the
+  # targets dealt to them in turn (the WebAssembly build last in its lane). Each lane has its
+  # own target directory (cargo locks one while it builds) and its own output directory (see
+  # above: a build deletes the WebAssembly build's outputs), merged into artifacts/ at the end.
+  # One build alone leaves a core idle about a fifth of the time (its last crates, the link);
+  # two keep both busy. Each target's output is printed once it is built.
+  logs=$(mktemp -d)
+  lane() {
+    local k=$1 t
+    shift
+    for t in "$@"; do
+      CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/lane-$k" OUTPUT_DIR="artifacts/lane-$k" \
+        build_target "$t" >"$logs/$t.log" 2>&1 || { cat "$logs/$t.log" >&2; echo "building $t failed" >&2; return 1; }
+      cat "$logs/$t.log"
+    done
+  }
+  lanes=([1]="" [2]="")
+  for k in "${!targets[@]}"; do lanes[$((k % 2 + 1))]+="${targets[$k]} "; done
+  rm -rf artifacts/lane-1 artifacts/lane-2
+  # shellcheck disable=SC2086 # the lanes are lists of platform names, split on spaces
+  lane 1 ${lanes[1]} &
+  first=$!
+  # shellcheck disable=SC2086
+  lane 2 ${lanes[2]} &
+  second=$!
+  status=0
+  wait $first || status=1
+  wait $second || status=1
+  rm -rf "$logs"
+  [ $status = 0 ] || exit 1
+  for k in 1 2; do cp -p artifacts/lane-$k/* artifacts/ && rm -rf artifacts/lane-$k; done
+else
+  for t in "${targets[@]}"; do build_target "$t"; done
+fi
 
 # `napi artifacts` moves every configured target's binary: once any native one is in artifacts/,
 # all of them must be (a single native platform can be rebuilt after a full run).
