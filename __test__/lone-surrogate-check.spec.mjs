@@ -231,4 +231,24 @@ describe('a lone surrogate in a long system prompt or tool definition is INVALID
       })
     }
   }
+
+  // The last prompt found well-formed is remembered (an agent sends the same one on every call).
+  test('a prompt accepted on the call before lets no other through, even of its length or from another editor', () => {
+    const good = long('尾')
+    const bad = long('\ud800')
+    assert.equal(good.length, bad.length)
+    const messages = [new HumanMessage('hi')]
+    const [first, second] = [new ContextEditor(), new ContextEditor()]
+    for (let round = 0; round < 2; round++) {
+      assert.ok(first.edit(messages, { systemPrompt: good }).report.tokensBefore > 100)
+      for (const editor of [first, second]) {
+        assert.throws(
+          () => editor.edit(messages, { systemPrompt: bad }),
+          (e) => e instanceof ContextEditorError && e.code === 'INVALID_CONTEXT' && e.path === 'systemPrompt',
+        )
+      }
+      // An equal string made anew is the same text: accepted.
+      assert.ok(second.edit(messages, { systemPrompt: [...good].join('') }).report.tokensBefore > 100)
+    }
+  })
 })
