@@ -180,3 +180,23 @@ describe('the native side: lengths instead of texts', () => {
     }
   })
 })
+
+// docs/library.md: an agent may pass its tool definitions as their JSON text, made once.
+test('tool definitions as objects and as their JSON text count and edit the same, in every mode', async () => {
+  const r = new Rng(11)
+  for (let k = 0; k < 30; k++) {
+    const messages = conversation(r, r.int(1, 12))
+    const tool = (name) => ({ type: 'function', function: { name, description: words(r, r.int(0, 30)), parameters: { type: 'object', properties: { q: { type: 'string' } } } } })
+    const tools = Array.from({ length: r.int(1, 6) }, (_, j) => tool(`t${j}`))
+    const text = tools.map((t) => JSON.stringify(t))
+    for (const method of ['approx', 'model']) {
+      const opts = { ...options(r), tokenCountMethod: method, model: 'gpt-4o' }
+      const [a, b] = [new ContextEditor(opts), new ContextEditor(opts)]
+      const counted = (e, t) => e.countTokens(messages, { systemPrompt: 'be brief', tools: t })
+      assert.deepEqual(counted(a, tools), counted(b, text), `seed 11 case ${k} ${method}: countTokens`)
+      const edited = (e, t) => outcome(() => e.edit(messages, { systemPrompt: 'be brief', tools: t, maxInputTokens: 4000, summarize: () => 'so far: reading' }))
+      assert.deepEqual(await edited(a, tools), await edited(b, text), `seed 11 case ${k} ${method}: edit`)
+      assert.ok(counted(a, tools).total > counted(a, []).total, 'the tools are counted')
+    }
+  }
+})
