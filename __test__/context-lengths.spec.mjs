@@ -186,7 +186,10 @@ test('tool definitions as objects and as their JSON text count and edit the same
   const r = new Rng(11)
   for (let k = 0; k < 30; k++) {
     const messages = conversation(r, r.int(1, 12))
-    const tool = (name) => ({ type: 'function', function: { name, description: words(r, r.int(0, 30)), parameters: { type: 'object', properties: { q: { type: 'string' } } } } })
+    const tool = (name) => ({
+      type: 'function',
+      function: { name, description: words(r, r.int(0, 30)), parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+    })
     const tools = Array.from({ length: r.int(1, 6) }, (_, j) => tool(`t${j}`))
     const text = tools.map((t) => JSON.stringify(t))
     for (const method of ['approx', 'model']) {
