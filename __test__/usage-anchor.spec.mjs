@@ -128,6 +128,40 @@ describe('tokenCountMethod "usage" in createAgent', () => {
     assert.equal(reports[2].usageAnchor.changedAt, 2)
   })
 
+  test('a system prompt or tool definitions changed since the anchor’s call make it stale, by one character too', async () => {
+    const reports = []
+    const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', trigger: { tokens: 1e9 }, onReport: (r) => reports.push(r) })
+    const answer = async () => new AIMessage({ content: 'ok', usage_metadata: { input_tokens: 5000, output_tokens: 20, total_tokens: 5020 } })
+    // Long and two-byte, and changed by a character of the same length.
+    const prompt = 'You read code. '.repeat(300) + '尾'
+    const otherPrompt = prompt.slice(0, -1) + '首'
+    const tool = (description) => ({ type: 'function', function: { name: 'read_file', description, parameters: { type: 'object' } } })
+    const [tools, otherTools] = [[JSON.stringify(tool('Reads a file.'))], [JSON.stringify(tool('Reads a fild.'))]]
+    let messages = [new HumanMessage('Read a.')]
+    const call = async (systemPrompt, tools) => {
+      await mw.wrapModelCall({ messages, systemPrompt, tools }, answer)
+      messages = [...messages, await answer(), new HumanMessage('And the next?')]
+      return reports.at(-1).usageAnchor
+    }
+    // Each pair: a call whose anchor's call had the same context, then one with a change, in turn.
+    const steps = [
+      [prompt, tools, 'none'],
+      [prompt, tools, 'used'],
+      [otherPrompt, tools, 'stale'],
+      [otherPrompt, tools, 'used'],
+      [otherPrompt, otherTools, 'stale'],
+      [otherPrompt, otherTools, 'used'],
+      [prompt, tools, 'stale'],
+      // The same texts made anew are the same context.
+      [[...prompt].join(''), tools.map((t) => `${t} `.trimEnd()), 'used'],
+    ]
+    for (const [k, [systemPrompt, defs, status]] of steps.entries()) {
+      const anchor = await call(systemPrompt, defs)
+      assert.equal(anchor.status, status, `call ${k}`)
+      if (status === 'stale') assert.equal(anchor.changedAt, -1, `call ${k}: the context changed, not a message`)
+    }
+  })
+
   test('usage the middleware did not see made is not used (a new middleware instance)', async () => {
     const reports = []
     const mw = contextEditingMiddlewareObject({ tokenCountMethod: 'usage', onReport: (r) => reports.push(r) })

@@ -117,6 +117,19 @@ export interface PreparedCall {
   fixed: string
 }
 
+/**
+ * The last fixed text made of strings alone (the prompt's text, the tools as the middlewares pass
+ * them), and those strings. An agent sends the same ones on every call, and writing a long prompt
+ * as JSON was 9 % of a 200-message next call; strings are values, so equal ones give the same text.
+ */
+let lastFixed: { text: string | null; tools: readonly string[]; fixed: string } | undefined
+
+function sameStrings(kept: readonly string[], tools: readonly unknown[]): boolean {
+  if (kept.length !== tools.length) return false
+  for (let k = 0; k < kept.length; k++) if (kept[k] !== tools[k]) return false
+  return true
+}
+
 function fixedText(context: EditContext): string {
   const system = context.systemPrompt
   let text: unknown = system
@@ -128,7 +141,15 @@ function fixedText(context: EditContext): string {
     }
   }
   try {
-    return JSON.stringify([text ?? null, context.tools ?? []]) ?? ''
+    const tools = context.tools ?? []
+    const prompt = text ?? null
+    if ((prompt === null || typeof prompt === 'string') && Array.isArray(tools) && tools.every((t) => typeof t === 'string')) {
+      if (lastFixed === undefined || lastFixed.text !== prompt || !sameStrings(lastFixed.tools, tools)) {
+        lastFixed = { text: prompt, tools: [...tools] as string[], fixed: JSON.stringify([prompt, tools]) }
+      }
+      return lastFixed.fixed
+    }
+    return JSON.stringify([prompt, tools]) ?? ''
   } catch {
     return String(Math.random())
   }
