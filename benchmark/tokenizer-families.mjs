@@ -79,8 +79,8 @@ function familyTable(family, pkg, texts, { runs, jsRuns }) {
     'context-editor `countTokens`, cold (new editor, empty cache)',
     cold.ms,
     differ(cold.out),
-    // The WebAssembly build counts the crate's batches on one thread (docs/platforms.md).
-    bindingTarget === 'native' ? 'tokenizers crate `encode_fast`, batches across both cores' : 'tokenizers crate `encode_fast`, one thread',
+    // The WebAssembly build counts large batches on its kept worker threads, one per core (docs/platforms.md).
+    bindingTarget === 'native' ? 'tokenizers crate `encode_fast`, batches across both cores' : 'tokenizers crate `encode_fast`, batches on kept worker threads',
   ])
   const warmEditor = byPath()
   warmEditor.countTokens(messages)

@@ -43,6 +43,12 @@ use crate::error::{to_js_error, CoreResult};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// On WebAssembly, the C library's allocator (dlmalloc, one lock) with a cache of small blocks per
+/// thread in front of it, so that counting threads do not wait on each other (crates/alloc).
+#[cfg(target_family = "wasm")]
+#[global_allocator]
+static GLOBAL: context_editor_alloc::ThreadCached = context_editor_alloc::ThreadCached;
+
 /// Runs `f`, turning a panic into an `INTERNAL` error so that no Rust panic ever reaches Node.
 fn guarded<T>(f: impl FnOnce() -> CoreResult<T>) -> CoreResult<T> {
   catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {

@@ -178,13 +178,10 @@ impl Counter for HfTokenizer {
 
   fn count_many(&self, texts: &[&str]) -> Vec<u64> {
     let total: usize = texts.iter().map(|t| t.len()).sum();
-    // On WebAssembly the crate counted 2.2× slower on two threads than on one (the six families
-    // of benchmark/tokenizer-families.mjs, 1.4 MB: qwen2.5 2.5 s against 1.15 s), so it keeps to one.
-    let threads = if cfg!(target_family = "wasm") {
-      1
-    } else {
-      counting_threads()
-    };
+    // On WebAssembly too (kept worker threads): the binding's allocator there keeps small blocks
+    // per thread (crates/alloc). With the C library's one lock alone, two threads took 2.2× as
+    // long as one (docs/performance.md).
+    let threads = counting_threads();
     if total < PARALLEL_MIN_BYTES || threads < 2 || texts.len() < 2 {
       return texts.iter().map(|t| self.count(t)).collect();
     }
