@@ -3,6 +3,8 @@
 // without it, whether the key is enumerable or not, and leaves Object.prototype as it found it.
 import { test, describe, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { ContextEditor, applyPlan } from '../dist/index.js'
 import { NativeContextEditor, toWireMessages } from '../index.js'
 import { contextEditingMiddleware } from '../dist/langchain/index.js'
@@ -43,6 +45,11 @@ const POLLUTION = {
   maxInputTokens: 10,
   systemPrompt: 's'.repeat(500),
   tools: ['{"name":"ghost"}'],
+  systemPromptLength: 5000,
+  toolLengths: [5000],
+  anchorIndex: 2,
+  anchorTokens: 99999,
+  tokenCorrection: 3,
   model: 'gpt-3.5-turbo',
   messageTokens: [100000, 100000, 100000],
   summarize: () => 'ghost summary',
@@ -198,6 +205,98 @@ describe('the native binding reads what its arguments hold', () => {
         (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 3,
       )
     })
+  })
+})
+
+describe('the native side asks the shim whether Object.prototype is polluted, and is not fooled', () => {
+  // The package hands the binding its check (`prototypePolluted`, ts/wire/fields.ts) and the
+  // binding trusts its "clean" instead of reading the prototype's keys again. Code that replaces
+  // the built-ins such a check would call, to hide the key, changes nothing.
+  const wire = () => [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', toolCalls: [{ id: 'c0', name: 'read', args: '{"path":"a"}' }] },
+    { role: 'tool', toolCallId: 'c0', content: 'x'.repeat(400) },
+  ]
+  const options = { trigger: { tokens: 100 }, keep: { messages: 0 } }
+  const history = () => [
+    { role: 'user', content: 'go' },
+    ...wire()
+      .slice(1)
+      .map((m) => ({ ...m, tool_call_id: m.toolCallId })),
+  ]
+  // What the calls give, made into text once the built-ins are back (the test's own `dump` uses them).
+  const calls = () => {
+    const native = new NativeContextEditor(options)
+    return {
+      count: native.countTokens(wire(), {}),
+      session: native.planSession(1, 0, wire(), {}).report.json(),
+      edited: new ContextEditor(options).edit(history()).messages,
+    }
+  }
+  const text = (r) => JSON.stringify({ ...r, edited: dump(r.edited) })
+  // What a check of the prototype's keys would call (the package calls neither anywhere else; a
+  // liar for a method it also uses elsewhere, Set.prototype.has say, breaks more than the check).
+  // On the WebAssembly build Node-API itself is JavaScript (emnapi) that calls
+  // Object.getOwnPropertyNames: replacing it there changes every read, not only the check.
+  const liars = {
+    'Reflect.ownKeys': [Reflect, 'ownKeys', () => [...STANDARD]],
+    ...(ON_WASM ? {} : { 'Object.getOwnPropertyNames': [Object, 'getOwnPropertyNames', () => STANDARD.filter((k) => typeof k === 'string')] }),
+  }
+  for (const key of ['tokenCorrection', 'anchorIndex', 'maxInputTokens', 'toolLengths']) {
+    test(`Object.prototype.${key}, with the built-ins replaced to hide it`, async () => {
+      const want = text(calls())
+      const saved = Object.entries(liars).map(([, [holder, name]]) => [holder, name, holder[name]])
+      const got = await polluted(key, true, () => {
+        for (const [, [holder, name, liar]] of Object.entries(liars)) holder[name] = liar
+        try {
+          return calls()
+        } finally {
+          for (const [holder, name, original] of saved) holder[name] = original
+        }
+      })
+      sameText(text(got), want, `Object.prototype.${key}`)
+    })
+  }
+
+  test('a check that throws or answers no boolean is no answer: the binding reads the keys itself', () => {
+    // The raw loader, without the package (which installs its own check first): a process each.
+    const script = (check) => `
+      const binding = require(${JSON.stringify(fileURLToPath(new URL('../binding.cjs', import.meta.url)))})
+      ${check === undefined ? '' : `binding.__setPrototypeCheck(${check})`}
+      const wire = [{ role: 'user', content: 'x'.repeat(400) }, { role: 'assistant', content: 'y'.repeat(400) }]
+      const native = new binding.NativeContextEditor({ trigger: { tokens: 100 }, keep: { messages: 0 } })
+      const clean = native.countTokens(wire, {}).total
+      Object.prototype.tokenCorrection = 3
+      Object.prototype.maxInputTokens = 10
+      let got
+      try {
+        got = native.countTokens(wire, {}).total
+      } finally {
+        delete Object.prototype.tokenCorrection
+        delete Object.prototype.maxInputTokens
+      }
+      console.log(JSON.stringify({ clean, got }))`
+    const run = (check) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--no-warnings', '-e', script(check)], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .pop(),
+      )
+    const cases = {
+      'no check': undefined,
+      'a check that throws': '() => { throw new Error("no") }',
+      'a check that answers a string': '() => "clean"',
+      'a check that answers 0': '() => 0',
+    }
+    for (const [name, check] of Object.entries(cases)) {
+      const { clean, got } = run(check)
+      assert.equal(got, clean, `${name}: the key on Object.prototype was read as the context's`)
+    }
+    // The control: a check that says "clean" is trusted, so the keys are read (and change the
+    // count): why the package's check reads nothing the caller could replace.
+    const trusted = run('() => false')
+    assert.equal(trusted.got, trusted.clean * 3, 'a check answering false is what the binding goes by')
   })
 })
 

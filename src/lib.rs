@@ -35,6 +35,8 @@ use context_editor_core as core;
 use napi::bindgen_prelude::*;
 
 use crate::error::{to_js_error, CoreResult};
+/// Registered with Node by `#[napi]`; named here so that the compiler sees it used.
+pub use crate::input::set_prototype_check;
 
 /// mimalloc for the native side: planning a long history allocates and frees a few large buffers
 /// and many small strings per call; with glibc's malloc that took more than half of a plan. Not on

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type * as Binding from '../binding.cjs'
 import { ContextEditorError } from './errors.js'
+import { prototypePolluted } from './wire/fields.js'
 import { asNative } from './wasi.js'
 
 export type {
@@ -60,6 +61,10 @@ try {
 } catch (e) {
   loadError = e
 }
+// The native side asks this check whether Object.prototype is polluted before it reads a context or
+// messages, instead of reading the prototype's keys itself (src/input/polluted.rs). A binding built
+// before it lacks the hook and reads them as before.
+;(binding as { __setPrototypeCheck?: (check: () => boolean) => void } | undefined)?.__setPrototypeCheck?.(prototypePolluted)
 
 /**
  * Runs the generated loader. On Windows x64 it looks for a `win32-x64-msvc` package in the official

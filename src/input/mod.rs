@@ -32,6 +32,7 @@ pub use columns::columns_from_js;
 pub use context::{context_from_js, index_from_js};
 pub use messages::{json_text_from_js, messages_from_js};
 pub use options::options_from_js;
+pub use polluted::set_prototype_check;
 
 /// Options are a small JSON object; anything deeper is a mistake (or a cycle).
 const MAX_OPTIONS_DEPTH: usize = 64;

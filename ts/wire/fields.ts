@@ -10,7 +10,7 @@
 
 export const OBJECT_PROTOTYPE = Object.prototype
 /** The members every Object.prototype has; any other key on it is pollution. */
-const STANDARD_MEMBERS: ReadonlySet<PropertyKey> = new Set([
+const STANDARD_MEMBERS: readonly PropertyKey[] = Object.freeze([
   'constructor',
   '__defineGetter__',
   '__defineSetter__',
@@ -24,15 +24,33 @@ const STANDARD_MEMBERS: ReadonlySet<PropertyKey> = new Set([
   '__proto__',
   'toLocaleString',
 ])
+/** Taken when this module loads: code that replaces `Reflect.ownKeys` later changes nothing here. */
+const ownKeys = Reflect.ownKeys
 export let polluted = false
+
+/**
+ * Whether Object.prototype holds an own key, string or symbol, beyond its standard members. Reads
+ * nothing the caller could replace after this module loaded (no method of a Set or an array): the
+ * native side trusts its `false` (`__setPrototypeCheck`, src/input/polluted.rs) instead of reading
+ * the keys again through Node-API.
+ */
+export function prototypePolluted(): boolean {
+  const keys = ownKeys(OBJECT_PROTOTYPE)
+  if (keys.length !== STANDARD_MEMBERS.length) return true
+  for (let k = 0; k < keys.length; k++) {
+    let standard = false
+    for (let j = 0; j < STANDARD_MEMBERS.length && !standard; j++) standard = keys[k] === STANDARD_MEMBERS[j]
+    if (!standard) return true
+  }
+  return false
+}
 
 /**
  * Checks Object.prototype for keys beyond its standard members (see above). Every entry point
  * calls it before it reads the caller's objects.
  */
 export function notePollution(): boolean {
-  const keys = Reflect.ownKeys(OBJECT_PROTOTYPE)
-  polluted = keys.length !== STANDARD_MEMBERS.size || keys.some((k) => !STANDARD_MEMBERS.has(k))
+  polluted = prototypePolluted()
   return polluted
 }
 
