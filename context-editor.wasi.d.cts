@@ -758,6 +758,17 @@ export declare function __referenceCountTokens(texts: Array<string>, encoding: s
 export declare function __setCountingThreads(threads: number): void
 
 /**
+ * Installs `check`, a function of the shim (`prototypePolluted` in ts/wire/fields.ts) that returns
+ * `false` when `Object.prototype` holds no own key, string or symbol, beyond its standard
+ * members. Reading the prototype's keys through Node-API here (a dozen keys, five calls each)
+ * took about 3 µs a call natively and 20 µs on the WebAssembly build, where Node-API is
+ * JavaScript; calling the shim's function is one call. The function is the shim's own and reads
+ * nothing the caller can replace after the shim loaded (docs/performance.md, *The prototype
+ * check, asked of the shim*). Not part of the public API; a second call is ignored.
+ */
+export declare function __setPrototypeCheck(check: () => boolean): void
+
+/**
  * Installs the shim's string encoder (ts/wasi.ts; WebAssembly only, a no-op that returns `false`
  * on native builds). `make` is called once with a `Uint8Array` over a buffer in the WebAssembly
  * memory and returns the encoder: a function of a string that writes, from the buffer's fifth
