@@ -178,12 +178,17 @@ async function rowsForSize(n, seed, runs) {
   }
   const pass = () => jsClearToolUses(messages, OPTIONS)
 
-  let [a, b] = await paired(runs, (ed) => ed.edit(messages, ctx), pass, { oursSetup: () => new ContextEditor(OPTIONS) })
-  row('cold `edit`, approx', a, b, 'JS single pass')
-  ;[a, b] = await paired(runs, (mw) => mw.wrapModelCall(request(messages, systemPrompt), handler), pass, {
-    oursSetup: () => contextEditingMiddleware(OPTIONS),
-  })
-  row('cold `wrapModelCall` (new middleware)', a, b, 'JS single pass')
+  /** The cold rows: `edit` on a new editor and `wrapModelCall` on a new middleware, against the pass. */
+  const coldRows = async (editLabel, middlewareLabel) => {
+    const [a, b] = await paired(runs, (ed) => ed.edit(messages, ctx), pass, { oursSetup: () => new ContextEditor(OPTIONS) })
+    row(editLabel, a, b, 'JS single pass')
+    const [c, d] = await paired(runs, (mw) => mw.wrapModelCall(request(messages, systemPrompt), handler), pass, {
+      oursSetup: () => contextEditingMiddleware(OPTIONS),
+    })
+    row(middlewareLabel, c, d, 'JS single pass')
+  }
+  await coldRows('cold `edit`, approx', 'cold `wrapModelCall` (new middleware)')
+  let a, b
 
   // The rows above are this process's first cold calls at this size (at 200 messages, its first
   // calls at all): V8 has not yet optimized what a cold call runs, while the single pass is a few
@@ -199,12 +204,8 @@ async function rowsForSize(n, seed, runs) {
     jsClearToolUses(other.messages, OPTIONS)
     await turn()
   }
-  ;[a, b] = await paired(runs, (ed) => ed.edit(messages, ctx), pass, { oursSetup: () => new ContextEditor(OPTIONS) })
-  row(`cold \`edit\`, approx, warm process (after ${coldWarm} cold calls on other conversations)`, a, b, 'JS single pass')
-  ;[a, b] = await paired(runs, (mw) => mw.wrapModelCall(request(messages, systemPrompt), handler), pass, {
-    oursSetup: () => contextEditingMiddleware(OPTIONS),
-  })
-  row(`cold \`wrapModelCall\`, warm process (after ${coldWarm} cold calls on other conversations)`, a, b, 'JS single pass')
+  const after = `warm process (after ${coldWarm} cold calls on other conversations)`
+  await coldRows(`cold \`edit\`, approx, ${after}`, `cold \`wrapModelCall\`, ${after}`)
 
   const cuts = cutsOf(messages, 25)
   const timed = () => Object.assign([], { cpu: [] })

@@ -11,7 +11,7 @@ import { ContextEditor, type EditContext } from './editor.js'
 import type { EditReport } from './native.js'
 import { readRecoveryOption, type RecoveryOptions } from './recovery.js'
 import { answerPrint, CallLog, findAnchor, MAX_CORRECTION, printsOf, usageOf, USAGE_CORRECTION_THRESHOLD, type AnchorReport } from './usage.js'
-import { field } from './wire.js'
+import { field, sameList } from './wire.js'
 
 let adjusts: boolean | undefined
 
@@ -124,12 +124,6 @@ export interface PreparedCall {
  */
 let lastFixed: { text: string | null; tools: readonly string[]; fixed: string } | undefined
 
-function sameStrings(kept: readonly string[], tools: readonly unknown[]): boolean {
-  if (kept.length !== tools.length) return false
-  for (let k = 0; k < kept.length; k++) if (kept[k] !== tools[k]) return false
-  return true
-}
-
 function fixedText(context: EditContext): string {
   const system = context.systemPrompt
   let text: unknown = system
@@ -143,13 +137,13 @@ function fixedText(context: EditContext): string {
   try {
     const tools = context.tools ?? []
     const prompt = text ?? null
+    // The kept strings equal to these: the same text (the kept ones are all strings).
+    if (lastFixed !== undefined && lastFixed.text === prompt && Array.isArray(tools) && sameList(lastFixed.tools, tools)) return lastFixed.fixed
+    const fixed = JSON.stringify([prompt, tools]) ?? ''
     if ((prompt === null || typeof prompt === 'string') && Array.isArray(tools) && tools.every((t) => typeof t === 'string')) {
-      if (lastFixed === undefined || lastFixed.text !== prompt || !sameStrings(lastFixed.tools, tools)) {
-        lastFixed = { text: prompt, tools: [...tools] as string[], fixed: JSON.stringify([prompt, tools]) }
-      }
-      return lastFixed.fixed
+      lastFixed = { text: prompt, tools: [...tools] as string[], fixed }
     }
-    return JSON.stringify([prompt, tools]) ?? ''
+    return fixed
   } catch {
     return String(Math.random())
   }

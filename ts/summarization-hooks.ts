@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { coreAdjusts } from './budget.js'
 import type { EditPlan } from './native.js'
-import { applyPlan, MAX_MESSAGES, type AnyMessage } from './wire.js'
+import { applyPlan, MAX_MESSAGES, sameList, type AnyMessage } from './wire.js'
 import { profileMaxInputTokens, modelNameOf, withLearnedLimit } from './middleware.js'
 import { SUMMARIZATION_MIDDLEWARE_NAME, type ResolvedSummarizationOptions } from './schema.js'
 import type { EditContext } from './editor.js'
@@ -119,10 +119,6 @@ function isConfigError(e: unknown): e is ContextEditorError {
   return e instanceof ContextEditorError && (e.code === 'INVALID_OPTIONS' || e.code === 'INVALID_CONTEXT')
 }
 
-/** Whether two snapshots hold the same message objects in the same order. */
-function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((m, i) => m === b[i])
-}
 /** The runnable config a hook's runtime may carry (LangChain's `pickRunnableConfigKeys`). */
 const RUNNABLE_CONFIG_KEYS = [
   'configurable',

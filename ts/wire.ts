@@ -20,7 +20,7 @@
 // - wire/packed.ts: a session call's packed plan (`PackedPlan`) back into a plan.
 
 export { type AnyMessage, type MessageShape, MAX_ITEMS, MAX_MESSAGES, textOf } from './wire/shapes.js'
-export { field, hasField, isList, isPolluted, jsonText, notePollution, own } from './wire/fields.js'
+export { field, hasField, isList, isPolluted, jsonText, notePollution, own, sameList } from './wire/fields.js'
 export { fingerprint, unchanged } from './wire/fingerprint.js'
 export { messageError } from './wire/locate.js'
 export { messageList, systemPromptText, toWire, type WireCache, type WireOptions } from './wire/convert.js'

@@ -20,7 +20,7 @@
 // caller's own, what is inside is frozen and shared.
 
 import { invalidMessage } from '../errors.js'
-import { OBJECT_PROTOTYPE, describe, field, hasField, isObject, polluted, throws } from './fields.js'
+import { OBJECT_PROTOTYPE, describe, field, hasField, isObject, polluted, sameList, throws } from './fields.js'
 import { MAX_ITEMS, STORED, checkLength, kindOf, type AnyMessage, type Parts } from './shapes.js'
 
 export type Seal = <T>(o: T) => T
@@ -374,12 +374,6 @@ function makerOf(template: object, proto: object): Maker | undefined {
   const maker = assignable(proto, all) ? compileMaker(proto, all) : undefined
   shapes.push({ keys, symbols, maker })
   return maker
-}
-
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
-  return true
 }
 
 /** Whether assigning each of `keys` onto an object of `proto` defines it as an own data field. */

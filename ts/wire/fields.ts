@@ -189,6 +189,13 @@ export function isList(v: unknown): boolean {
   }
 }
 
+/** Whether two lists hold the same entries (by `===`) in the same order. */
+export function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
 /** A caller's value in an error message: a string as it is, anything else described (never converted, which could throw). */
 export function show(v: unknown): string {
   return typeof v === 'string' ? v : describe(v)
