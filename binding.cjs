@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.HeldContext = nativeBinding.HeldContext
 module.exports.NativeContextEditor = nativeBinding.NativeContextEditor
 module.exports.PackedReport = nativeBinding.PackedReport
 module.exports.__columnArena = nativeBinding.__columnArena

@@ -590,6 +590,24 @@ export interface JsonSchemaNode {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A call context read once and kept native: every call given it reads no field of an object. A
+ * host that sends the same context on every model call holds it once (the package's sessions
+ * do, per conversation: `ts/sessions.ts`), and a call then takes a copy of what was read instead
+ * of reading about 40 values through Node-API (on the WebAssembly build, each is emnapi's
+ * JavaScript). What it holds is checked against the editor when a call uses it, as the object's
+ * fields are (`INVALID_CONTEXT` naming the field).
+ */
+export declare class HeldContext {
+  /**
+   * Reads `context` (an `EditContext`, another `HeldContext`, `undefined` or `null`) now.
+   *
+   * @throws {Error} with `code` `INVALID_CONTEXT` naming the field that cannot be read or is of
+   * the wrong type, as a call given the object would.
+   */
+  constructor(context?: EditContext | HeldContext | undefined | null)
+}
+
+/**
  * The native editor: plans edits on wire messages. Most users want the `ContextEditor` class of
  * the package entry, which accepts LangChain and OpenAI messages and applies the plan for you.
  */
@@ -607,12 +625,12 @@ export declare class NativeContextEditor {
    *
    * @throws {Error} with `code` `INVALID_MESSAGE` (and `messageIndex`) or `INVALID_CONTEXT`.
    */
-  plan(messages: Array<Message>, context?: EditContext | undefined | null): EditPlan
+  plan(messages: Array<Message>, context?: EditContext | HeldContext | undefined | null): EditPlan
   /**
    * `plan` on the libuv thread pool, keeping the event loop free. Converting the messages still
    * happens on the calling thread; for short histories `plan` is faster.
    */
-  planAsync(messages: Array<Message>, context?: EditContext | undefined | null): Promise<EditPlan>
+  planAsync(messages: Array<Message>, context?: EditContext | HeldContext | undefined | null): Promise<EditPlan>
   /**
    * `plan` with the messages as one JSON string (`JSON.stringify` of wire messages) and the plan
    * returned as JSON text: two string copies instead of one property read per field, which is
@@ -620,9 +638,9 @@ export declare class NativeContextEditor {
    *
    * @throws {Error} with `code` `INVALID_MESSAGE` when the JSON is not an array of wire messages.
    */
-  planJson(messagesJson: string, context?: EditContext | undefined | null): string
+  planJson(messagesJson: string, context?: EditContext | HeldContext | undefined | null): string
   /** `planJson` on the libuv thread pool: parsing, planning and serializing leave the event loop. */
-  planJsonAsync(messagesJson: string, context?: EditContext | undefined | null): Promise<string>
+  planJsonAsync(messagesJson: string, context?: EditContext | HeldContext | undefined | null): Promise<string>
   /**
    * `planJson` with the messages as columns (`WireColumns`: typed arrays of lengths and flags,
    * and their ids in one string) instead of JSON text: what the package's `ContextEditor` sends
@@ -630,22 +648,22 @@ export declare class NativeContextEditor {
    *
    * @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
    */
-  planColumns(columns: WireColumns, context?: EditContext | undefined | null): string
+  planColumns(columns: WireColumns, context?: EditContext | HeldContext | undefined | null): string
   /** `planColumns` on the libuv thread pool (the columns are copied on the calling thread). */
-  planColumnsAsync(columns: WireColumns, context?: EditContext | undefined | null): Promise<string>
+  planColumnsAsync(columns: WireColumns, context?: EditContext | HeldContext | undefined | null): Promise<string>
   /**
    * `countTokens` with the messages as columns (`WireColumns`, see `planColumns`): what the
    * package's `ContextEditor` sends when only lengths cross the boundary. Same count, same errors.
    *
    * @throws {Error} with `code` `INVALID_MESSAGE` when the columns do not fit together.
    */
-  countTokensColumns(columns: WireColumns, context?: EditContext | undefined | null): TokenCountResult
+  countTokensColumns(columns: WireColumns, context?: EditContext | HeldContext | undefined | null): TokenCountResult
   /** `countTokensColumns` on the libuv thread pool (the columns are copied on the calling thread). */
-  countTokensColumnsAsync(columns: WireColumns, context?: EditContext | undefined | null): Promise<TokenCountResult>
+  countTokensColumnsAsync(columns: WireColumns, context?: EditContext | HeldContext | undefined | null): Promise<TokenCountResult>
   /** Counts the tokens of `messages` (wire form) with the editor's method and encoding. */
-  countTokens(messages: Array<Message>, context?: EditContext | undefined | null): TokenCountResult
+  countTokens(messages: Array<Message>, context?: EditContext | HeldContext | undefined | null): TokenCountResult
   /** `countTokens` on the libuv thread pool. */
-  countTokensAsync(messages: Array<Message>, context?: EditContext | undefined | null): Promise<TokenCountResult>
+  countTokensAsync(messages: Array<Message>, context?: EditContext | HeldContext | undefined | null): Promise<TokenCountResult>
   /** Number of entries in the token cache (model mode caches counts of long strings). */
   get cacheSize(): number
   /** Empties the token cache and forgets every session. */
@@ -661,20 +679,20 @@ export declare class NativeContextEditor {
    * @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
    * conversation; the session is dropped) or `INVALID_CONTEXT`.
    */
-  planSession(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | undefined | null): PackedPlan | null
+  planSession(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | HeldContext | undefined | null): PackedPlan | null
   /**
    * `planSession` with the counting and planning on the libuv thread pool (the tail is copied on
    * the calling thread: send a long history in pieces with `appendSession`).
    */
-  planSessionAsync(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | undefined | null): Promise<PackedPlan | null>
+  planSessionAsync(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | HeldContext | undefined | null): Promise<PackedPlan | null>
   /**
    * `planSession` with the tail as columns (`WireColumns`, see `planColumns`).
    *
    * @throws {Error} as `planSession`.
    */
-  planSessionColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | undefined | null): PackedPlan | null
+  planSessionColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): PackedPlan | null
   /** `planSessionColumns` with the counting and planning on the libuv thread pool. */
-  planSessionColumnsAsync(session: number, reuse: number, columns: WireColumns, context?: EditContext | undefined | null): Promise<PackedPlan | null>
+  planSessionColumnsAsync(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): Promise<PackedPlan | null>
   /**
    * `appendSession` with the tail as columns.
    *
@@ -1002,8 +1020,9 @@ export interface PackedPlan {
    */
   report?: PackedReport
   /**
-   * JSON text of the `EditReport`, made at once instead while the reports kept native and not
-   * yet read or collected hold `NATIVE_REPORTS_CAP` bytes (see `PackedReport`).
+   * JSON text of the `EditReport`, made at once instead for a small report (`SMALL_REPORT`:
+   * totals and a few entries), and for any while the reports kept native and not yet read or
+   * collected hold `NATIVE_REPORTS_CAP` bytes (see `PackedReport`).
    */
   reportJson?: string
 }

@@ -1440,6 +1440,7 @@ try {
   throw __attachCleanupErrors(error, cleanupErrors)
 }
 export default __napiModule.exports
+export const HeldContext = __napiModule.exports.HeldContext
 export const NativeContextEditor = __napiModule.exports.NativeContextEditor
 export const PackedReport = __napiModule.exports.PackedReport
 export const __columnArena = __napiModule.exports.__columnArena

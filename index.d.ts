@@ -2,7 +2,7 @@
 // the wire form. Listed one by one: binding.d.cts also declares test hooks, which are not part of
 // the API. The wire types are named `Wire…` here: `EditContext` on the package entry is the
 // editor's context, a different type. `__napiBindingTarget` is `undefined` when no binding could be loaded (see index.js).
-export { NativeContextEditor, PackedReport, PackedOpKind } from './binding.cjs'
+export { HeldContext, NativeContextEditor, PackedReport, PackedOpKind } from './binding.cjs'
 export type {
   AppliedEdit,
   ClearedInput,

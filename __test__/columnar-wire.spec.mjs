@@ -255,5 +255,5 @@ describe('the native side: columns and JSON are the same messages', () => {
 
 /** A packed plan as data. */
 function packed(p) {
-  return p === null ? null : { ops: [...p.ops], extra: p.extra, report: p.report.json() }
+  return p === null ? null : { ops: [...p.ops], extra: p.extra, report: p.report !== undefined ? p.report.json() : p.reportJson }
 }

@@ -144,6 +144,33 @@ test('a plan from a binding that sends its strings as JSON (before stringBytes) 
   const { strings } = unpack(packed)
   const list = Array.from({ length: strings.length }, (_, k) => strings.at(k))
   assert.ok(list.length > 2, `named placeholders: ${JSON.stringify(list)}`)
-  const old = { ops: packed.ops, extra: JSON.stringify({ ...JSON.parse(packed.extra), strings: list }), report: packed.report }
+  const old = { ops: packed.ops, extra: JSON.stringify({ ...JSON.parse(packed.extra), strings: list }), report: packed.report, reportJson: packed.reportJson }
   assert.deepEqual(JSON.parse(JSON.stringify(unpack(old).plan.ops)), JSON.parse(JSON.stringify(unpack(packed).plan.ops)))
+})
+
+test("a small report crosses as its text at once, a long one stays native until read; both are the plain call's", () => {
+  let small = 0
+  let kept = 0
+  for (let seed = 1; seed <= 40; seed++) {
+    const rng = new Rng(9000 + seed)
+    const wire = wireConversation(rng)
+    const options = rng.chance(0.5) ? { trigger: { tokens: 1e9 } } : { trigger: { tokens: 1 }, keep: { messages: 0 } }
+    const packed = new NativeContextEditor(options).planSession(1, 0, wire, {})
+    const plain = new NativeContextEditor(options).plan(wire, {})
+    // One or the other, never both.
+    assert.equal(packed.report === undefined, packed.reportJson !== undefined, `seed ${seed}`)
+    const text = packed.report !== undefined ? packed.report.json() : packed.reportJson
+    assert.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(plain.report)), `seed ${seed}`)
+    const r = plain.report
+    const entries = r.cleared.length + r.clearedToolInputs.length + r.removedOrphans.length + r.warnings.length
+    if (packed.reportJson !== undefined) {
+      small++
+      // Small: its totals and at most a few entries.
+      assert.ok(entries <= 6, `seed ${seed}: ${entries} entries, as text`)
+    } else {
+      kept++
+      assert.ok(entries > 0, `seed ${seed}: kept native with no entries`)
+    }
+  }
+  assert.ok(small > 10 && kept > 10, `as text ${small}, native ${kept}`)
 })

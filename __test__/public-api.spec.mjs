@@ -162,7 +162,7 @@ const ENTRIES = {
     types: ['AdapterOptions', 'AdapterReport', 'PreModelHookOptions'],
   },
   'context-editor/native': {
-    values: ['NativeContextEditor', 'PackedOpKind', 'PackedReport', '__napiBindingTarget', 'toWireContext', 'toWireMessages'],
+    values: ['HeldContext', 'NativeContextEditor', 'PackedOpKind', 'PackedReport', '__napiBindingTarget', 'toWireContext', 'toWireMessages'],
     types: [
       ...OPTION_TYPES,
       ...PLAN_AND_REPORT_TYPES,

@@ -30,6 +30,7 @@ const BINDING_SPECS = [
   /^native/,
   /^columnar-/,
   /^packed-plan/,
+  /^held-context/,
   /^token-differential/,
   /^tokenizer-/,
   /^bad-input/,

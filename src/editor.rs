@@ -104,7 +104,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<EditPlan> {
     let (messages, context) = request(&env, messages, context)?;
     plan(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
@@ -117,7 +119,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<EditPlan, EditPlan>>> {
     let (messages, context) = request(&env, messages, context)?;
     let editor = Arc::clone(&self.inner);
@@ -137,7 +141,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<String> {
     let messages_json = input::json_text_from_js(&env, messages_json)?;
     let context = input::context_from_js(&env, context)?;
@@ -150,7 +156,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "string")] messages_json: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<String, String>>> {
     let messages_json = input::json_text_from_js(&env, messages_json)?;
     let context = input::context_from_js(&env, context)?;
@@ -171,7 +179,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<String> {
     let columns = input::columns_from_js(&env, columns)?;
     let context = input::context_from_js(&env, context)?;
@@ -184,7 +194,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<String, String>>> {
     let columns = input::columns_from_js(&env, columns)?;
     let context = input::context_from_js(&env, context)?;
@@ -204,7 +216,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<TokenCountResult> {
     let columns = input::columns_from_js(&env, columns)?;
     let context = input::context_from_js(&env, context)?;
@@ -217,7 +231,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<TokenCountResult, TokenCountResult>>> {
     let columns = input::columns_from_js(&env, columns)?;
     let context = input::context_from_js(&env, context)?;
@@ -234,7 +250,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<TokenCountResult> {
     let (messages, context) = request(&env, messages, context)?;
     count(&self.inner, messages, context).map_err(|e| to_js_error(&env, &e))
@@ -246,7 +264,9 @@ impl NativeContextEditor {
     &self,
     env: Env,
     #[napi(ts_arg_type = "Array<Message>")] messages: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<TokenCountResult, TokenCountResult>>> {
     let (messages, context) = request(&env, messages, context)?;
     let editor = Arc::clone(&self.inner);
@@ -284,7 +304,9 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "number")] session: Unknown<'_>,
     #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<Option<PackedPlan>> {
     let args = session_args(&env, session, reuse, tail)?;
     let context = input::context_from_js(&env, context)?;
@@ -301,7 +323,9 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "number")] session: Unknown<'_>,
     #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
     let args = session_args(&env, session, reuse, tail)?;
     let context = input::context_from_js(&env, context)?;
@@ -322,7 +346,9 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "number")] session: Unknown<'_>,
     #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<Option<PackedPlan>> {
     let args = session_columns(&env, session, reuse, columns)?;
     let context = input::context_from_js(&env, context)?;
@@ -338,7 +364,9 @@ impl NativeContextEditor {
     #[napi(ts_arg_type = "number")] session: Unknown<'_>,
     #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
     #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | undefined | null")] context: Option<Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
   ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
     let args = session_columns(&env, session, reuse, columns)?;
     let context = input::context_from_js(&env, context)?;

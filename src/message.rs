@@ -62,7 +62,7 @@ pub struct Message {
 
 /// What the model sees besides the messages.
 #[napi(object)]
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct EditContext {
   /// The model's input limit, for `fraction` options.
   pub max_input_tokens: Option<f64>,

@@ -65,10 +65,17 @@ pub struct PackedPlan {
   /// The report, kept native until read (it lists every cleared result: building its text on
   /// every model call would cost more than planning). Absent when `reportJson` holds it.
   pub report: Option<PackedReport>,
-  /// JSON text of the `EditReport`, made at once instead while the reports kept native and not
-  /// yet read or collected hold `NATIVE_REPORTS_CAP` bytes (see `PackedReport`).
+  /// JSON text of the `EditReport`, made at once instead for a small report (`SMALL_REPORT`:
+  /// totals and a few entries), and for any while the reports kept native and not yet read or
+  /// collected hold `NATIVE_REPORTS_CAP` bytes (see `PackedReport`).
   pub report_json: Option<String>,
 }
+
+/// A report this small (by `report_bytes`: its totals and a few entries) crosses as its JSON text at
+/// once: writing it costs less than the native object that would keep it, with its finalizer (on
+/// the WebAssembly build, emnapi's wrap and a `FinalizationRegistry` entry per call). A next call
+/// that clears nothing new reports no more than this.
+pub const SMALL_REPORT: i64 = 1024;
 
 /// The bytes of reports kept native, process-wide, not yet read nor finalized.
 static NATIVE_REPORTS: AtomicI64 = AtomicI64::new(0);
@@ -144,20 +151,21 @@ impl Packed {
   /// native reports hold `NATIVE_REPORTS_CAP` bytes.
   pub fn into_js(self, env: &Env) -> Result<PackedPlan> {
     let bytes = report_bytes(&self.report);
-    let (report, report_json) =
-      if NATIVE_REPORTS.load(Ordering::Relaxed).saturating_add(bytes) > NATIVE_REPORTS_CAP {
-        let text = guarded(|| to_json("report", &EditReport::from(self.report)))
-          .map_err(|e| to_js_error(env, &e))?;
-        (None, Some(text))
-      } else {
-        env.adjust_external_memory(bytes)?;
-        NATIVE_REPORTS.fetch_add(bytes, Ordering::Relaxed);
-        let handle = PackedReport {
-          report: Some(self.report),
-          bytes,
-        };
-        (Some(handle), None)
+    let (report, report_json) = if bytes <= SMALL_REPORT
+      || NATIVE_REPORTS.load(Ordering::Relaxed).saturating_add(bytes) > NATIVE_REPORTS_CAP
+    {
+      let text = guarded(|| to_json("report", &EditReport::from(self.report)))
+        .map_err(|e| to_js_error(env, &e))?;
+      (None, Some(text))
+    } else {
+      env.adjust_external_memory(bytes)?;
+      NATIVE_REPORTS.fetch_add(bytes, Ordering::Relaxed);
+      let handle = PackedReport {
+        report: Some(self.report),
+        bytes,
       };
+      (Some(handle), None)
+    };
     Ok(PackedPlan {
       ops: Uint32Array::new(self.ops),
       string_bytes: Uint8Array::new(self.string_bytes),

@@ -4,7 +4,7 @@
 
 import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { NativeContextEditor, type EditContext as WireContext, type SummaryRequest } from './native.js'
-import { field, isList, isPolluted, jsonText, MAX_ITEMS, MAX_MESSAGES, own, systemPromptText, type AnyMessage } from './wire.js'
+import { field, isList, isPolluted, jsonText, MAX_ITEMS, MAX_MESSAGES, own, sameList, systemPromptText, type AnyMessage } from './wire.js'
 import type { MessageFormat } from './formats/index.js'
 import { isWellFormed } from './wire/shapes.js'
 
@@ -103,6 +103,46 @@ function takesContextLengths(): boolean {
     }
   }
   return lengthsOn && bindingTakesLengths
+}
+
+/**
+ * Every field of the wire context (`EditContext` in binding.d.cts; a test keeps the two lists in
+ * step): what `sameWireContext` compares.
+ */
+export const WIRE_CONTEXT_FIELDS = [
+  'maxInputTokens',
+  'systemPrompt',
+  'tools',
+  'systemPromptLength',
+  'toolLengths',
+  'model',
+  'cacheBreakpointsInUse',
+  'anchorIndex',
+  'anchorTokens',
+  'tokenCorrection',
+] as const satisfies ReadonlyArray<keyof WireContext>
+
+/**
+ * Whether two wire contexts (ours, made by `readContext`) read the same to the binding: each field
+ * equal, lists entry by entry. Own fields only, as the binding reads them (see `field`).
+ */
+export function sameWireContext(a: WireContext, b: WireContext): boolean {
+  for (let k = 0; k < WIRE_CONTEXT_FIELDS.length; k++) {
+    const key = WIRE_CONTEXT_FIELDS[k]
+    const x: unknown = own(a, key)
+    const y: unknown = own(b, key)
+    if (x === y) continue
+    if (!Array.isArray(x) || !Array.isArray(y) || !sameList(x, y)) return false
+  }
+  return true
+}
+
+/** A copy of a wire context that later changes to `ctx` (or its lists) leave as it is. */
+export function wireSnapshot(ctx: WireContext): WireContext {
+  const out: WireContext = { ...ctx }
+  if (out.tools != null) out.tools = out.tools.slice()
+  if (out.toolLengths != null) out.toolLengths = out.toolLengths.slice()
+  return out
 }
 
 /** Converts the public call context to wire form, validating it. */

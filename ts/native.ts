@@ -165,6 +165,15 @@ const Missing = class {
 export const NativeContextEditor: typeof Binding.NativeContextEditor =
   binding?.NativeContextEditor ?? (Missing as unknown as typeof Binding.NativeContextEditor)
 export type NativeContextEditor = Binding.NativeContextEditor
+/**
+ * A call context read once and kept native (src/input/context.rs): a conversation's next calls
+ * send it instead of the object while their context reads the same (ts/sessions.ts). `undefined`
+ * where the binding predates it: the object is sent as before.
+ */
+export const HeldContext: typeof Binding.HeldContext | undefined = binding
+  ? (binding as { HeldContext?: typeof Binding.HeldContext }).HeldContext
+  : (Missing as unknown as typeof Binding.HeldContext)
+export type HeldContext = Binding.HeldContext
 export const PackedReport: typeof Binding.PackedReport = binding?.PackedReport ?? (Missing as unknown as typeof Binding.PackedReport)
 export type PackedReport = Binding.PackedReport
 /**

@@ -5,7 +5,16 @@
 // conversation so the next edit copies the unchanged prefix instead of rebuilding it.
 
 import { fromNative } from './errors.js'
-import type { EditContext as WireContext, EditPlan, NativeContextEditor, PackedPlan, PlanOp, WireMessage } from './native.js'
+import {
+  HeldContext,
+  type EditContext as WireContext,
+  type EditPlan,
+  type NativeContextEditor,
+  type PackedPlan,
+  type PlanOp,
+  type WireMessage,
+} from './native.js'
+import { sameWireContext, wireSnapshot } from './call-context.js'
 import type { EditResult, Finished } from './edit-result.js'
 import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE_TAIL, nextTurn, PIECE_CHARS } from './scheduler.js'
 import {
@@ -107,7 +116,7 @@ export class Sessions {
       const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
       if (oldest !== undefined) this.#forget(list, oldest)
     }
-    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, stale: false, used: ++useClock, list }
+    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, stale: false, used: ++useClock, list, held: undefined }
     list.push(fresh)
     // Nothing else drops a finished conversation: when its first message is collected, so is its session.
     this.#collected.register(head, fresh.id, fresh)
@@ -186,11 +195,26 @@ export class Sessions {
     conv.prints = next
   }
 
+  /**
+   * The context to send for a call on `conv`: the one held for its previous call while `wire`
+   * reads the same (an agent sends the same prompt and tools on every call), else `wire` held
+   * anew. The binding then reads no field of it (see `HeldContext`, src/input/context.rs).
+   */
+  #context(conv: Conversation, wire: WireContext): WireContext | HeldContext {
+    if (HeldContext === undefined) return wire
+    const held = conv.held
+    if (held !== undefined && sameWireContext(held.wire, wire)) return held.native
+    const native = new HeldContext(wire)
+    conv.held = { wire: wireSnapshot(wire), native }
+    return native
+  }
+
   /** Plans through the conversation's native session; on a miss, sends everything once. */
-  planSync(messages: readonly unknown[], ctx: WireContext, pick: Pick, checked = false): Planned {
+  planSync(messages: readonly unknown[], wire: WireContext, pick: Pick, checked = false): Planned {
     const { conv } = pick
     let reuse = checked ? pick.reuse : this.#unchangedUpTo(messages, conv, 0, pick.reuse)
     try {
+      const ctx = this.#context(conv, wire)
       let prints: Array<unknown[] | undefined> = []
       let packed = planSession(this.#host.native, conv.id, reuse, this.#tail(messages, reuse, messages.length, prints), ctx)
       if (packed === null) {
@@ -222,11 +246,12 @@ export class Sessions {
    * counting it go in pieces, yielding in between; the counting and planning run on the pool.
    * Short next calls run on this thread (cheaper than the pool's round trip).
    */
-  async planAsync(messages: readonly unknown[], ctx: WireContext, pick: Pick): Promise<Planned> {
+  async planAsync(messages: readonly unknown[], wire: WireContext, pick: Pick): Promise<Planned> {
     const { conv } = pick
     const n = messages.length
     this.#inFlight(conv, true)
     try {
+      const ctx = this.#context(conv, wire)
       // Alone, the first piece runs at once; among others, in its turn.
       if (concurrentCalls() > 1) await nextTurn()
       let reuse = 0
@@ -238,7 +263,7 @@ export class Sessions {
       }
       // Alone: concurrent calls inline would run back to back in one turn of the event loop.
       if (reuse > 0 && n - reuse <= INLINE_TAIL && n <= INLINE_HISTORY && concurrentCalls() === 1) {
-        return this.planSync(messages, ctx, { conv, reuse }, true)
+        return this.planSync(messages, wire, { conv, reuse }, true)
       }
       let prints: Array<unknown[] | undefined> = []
       let sent = reuse
@@ -260,7 +285,7 @@ export class Sessions {
           // next eviction or clear, and again (a livelock): finish on this call's own messages,
           // without the session, and start a new one next time.
           conv.stale = true
-          return await this.#host.planWholeAsync(messages, ctx)
+          return await this.#host.planWholeAsync(messages, wire)
         }
         sent = end
         await nextTurn()
@@ -289,6 +314,8 @@ export interface Conversation {
   used: number
   /** The list holding it (per first message). */
   list: Conversation[]
+  /** The context of its latest call, as sent and as held natively (see `#context`). */
+  held: { wire: WireContext; native: HeldContext } | undefined
 }
 
 export interface Pick {

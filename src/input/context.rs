@@ -3,6 +3,7 @@
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
+use napi_derive::napi;
 
 use super::polluted::Polluted;
 use super::{describe, grouped, Fail, MAX_ITEMS};
@@ -23,12 +24,45 @@ const CONTEXT_FIELDS: [&str; 10] = [
   "tokenCorrection",
 ];
 
-/// The call context: `undefined`/`null` = none; anything but an object, or a field that cannot be
-/// converted or read, is `INVALID_CONTEXT` naming the field.
+/// A call context read once and kept native: every call given it reads no field of an object. A
+/// host that sends the same context on every model call holds it once (the package's sessions
+/// do, per conversation: `ts/sessions.ts`), and a call then takes a copy of what was read instead
+/// of reading about 40 values through Node-API (on the WebAssembly build, each is emnapi's
+/// JavaScript). What it holds is checked against the editor when a call uses it, as the object's
+/// fields are (`INVALID_CONTEXT` naming the field).
+#[napi]
+pub struct HeldContext {
+  context: Option<EditContext>,
+}
+
+#[napi]
+impl HeldContext {
+  /// Reads `context` (an `EditContext`, another `HeldContext`, `undefined` or `null`) now.
+  ///
+  /// @throws {Error} with `code` `INVALID_CONTEXT` naming the field that cannot be read or is of
+  /// the wrong type, as a call given the object would.
+  #[napi(constructor)]
+  pub fn new(
+    env: Env,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
+  ) -> Result<Self> {
+    Ok(Self {
+      context: context_from_js(&env, context)?,
+    })
+  }
+}
+
+/// The call context: `undefined`/`null` = none; a `HeldContext`, what it read; anything but an
+/// object, or a field that cannot be converted or read, is `INVALID_CONTEXT` naming the field.
 pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<EditContext>> {
   let Some(value) = value else {
     return Ok(None);
   };
+  if let Some(held) = held(env, &value) {
+    return Ok(held.context.clone());
+  }
   let fail = |f: Fail| caller_error(env, &core::Error::invalid_context(f.path, f.what), f.cause);
   let whole = |f: Fail| whole_error(env, f);
   let Some(obj) = context_object(env, value)? else {
@@ -89,6 +123,16 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
     anchor_tokens: number("anchorTokens")?,
     token_correction: number("tokenCorrection")?,
   }))
+}
+
+/// `value` as a `HeldContext`, when it is one (an object that napi wrapped as one; another object,
+/// even one whose prototype claims the class, is not).
+fn held<'v>(env: &Env, value: &Unknown<'v>) -> Option<ClassInstance<'v, HeldContext>> {
+  if value.get_type().ok()? != ValueType::Object {
+    return None;
+  }
+  // SAFETY: `value` is a live value of this call's environment; a failed unwrap sets no exception.
+  unsafe { ClassInstance::<HeldContext>::from_napi_value(env.raw(), value.raw()) }.ok()
 }
 
 /// An error about the context as a whole: its message says `context: …` (a field's says

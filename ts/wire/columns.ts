@@ -10,7 +10,15 @@
 // flags. Both ends must agree: __test__/columnar-wire.spec.mjs checks that columns and JSON give
 // the same plans and errors.
 
-import { NativeContextEditor, bindingTarget, type EditContext as WireContext, type PackedPlan, type WireColumns, type WireMessage } from '../native.js'
+import {
+  NativeContextEditor,
+  bindingTarget,
+  type EditContext as WireContext,
+  type HeldContext,
+  type PackedPlan,
+  type WireColumns,
+  type WireMessage,
+} from '../native.js'
 import { newParts, readWire, wireOf, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
@@ -314,12 +322,18 @@ export type Tail = string | WireMessage[] | WireColumns
 const isColumns = (tail: Tail): tail is WireColumns => typeof tail === 'object' && !Array.isArray(tail)
 
 /** `planSession`, or `planSessionColumns` for columns. */
-export function planSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): PackedPlan | null {
+export function planSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext | HeldContext): PackedPlan | null {
   return isColumns(tail) ? native.planSessionColumns(id, reuse, tail, ctx) : native.planSession(id, reuse, tail, ctx)
 }
 
 /** `planSessionAsync`, or `planSessionColumnsAsync` for columns. */
-export function planSessionAsync(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext): Promise<PackedPlan | null> {
+export function planSessionAsync(
+  native: NativeContextEditor,
+  id: number,
+  reuse: number,
+  tail: Tail,
+  ctx: WireContext | HeldContext,
+): Promise<PackedPlan | null> {
   return isColumns(tail) ? native.planSessionColumnsAsync(id, reuse, tail, ctx) : native.planSessionAsync(id, reuse, tail, ctx)
 }
 

@@ -109,8 +109,9 @@ export function unpack(packed: PackedPlan): { plan: EditPlan; strings: StringTab
   })
   const summary = own(extra, 'summary')
   if (summary) plan.summary = summary
-  // Kept native until read, or (while many unread reports are kept native, see `PackedReport` in
-  // src/packed.rs) its text already.
+  // Kept native until read, or its text already: a small report (totals and a few entries), or any
+  // while many unread reports are kept native (see `SMALL_REPORT` and `PackedReport` in
+  // src/packed.rs).
   const handle = packed.report
   const text = packed.reportJson
   let report: EditReport | undefined
