@@ -734,11 +734,10 @@ export declare class PackedReport {
 
 /**
  * A `Uint8Array` over at least `bytes` bytes of the WebAssembly memory, starting at a multiple of
- * 8, into which the shim copies a call's columns right before it passes them
- * (ts/wasi.ts, `passColumnsInMemory`): emnapi reads a typed array over its own memory in place, and
- * copies any other after two caught exceptions (about 15 µs each). `null` natively, and for more
- * than 64 MiB. The region is the same from call to call until a larger one is asked for, which
- * replaces it: a view is written only for the call that follows. Not part of the public API.
+ * 8, into which the shim writes a call's columns right before it makes the call (see the module's
+ * comment). `null` natively, and for more than 64 MiB. The region is the same from call to call
+ * until a larger one is asked for, which replaces it: a view is written only for the call that
+ * follows. Not part of the public API.
  */
 export declare function __columnArena(bytes: number): Uint8Array | null
 

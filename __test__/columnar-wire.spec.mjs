@@ -16,6 +16,7 @@ import { jsonText, setColumnarWire, toColumns, toWire } from '../dist/wire.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
 import { langchain, options, plain, words } from './support/columnar-conversations.mjs'
 import { Rng } from './support/prng.mjs'
+import { ON_WASM } from './support/binding.mjs'
 
 /** What a call gives, as data: its value, or its error's code, message, path and index. */
 async function outcome(f) {
@@ -250,6 +251,64 @@ describe('the native side: columns and JSON are the same messages', () => {
       () => native.planColumns(noId),
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && e.path === 'toolCallId',
     )
+  })
+})
+
+describe('columns in the WebAssembly memory (src/arena.rs; natively the same calls read the objects)', () => {
+  const refused = (f, what) =>
+    assert.throws(
+      f,
+      (e) => e.code === 'INVALID_MESSAGE' && e.path === 'messages' && /columns: expected a WireColumns object, got a string/.test(e.message),
+      what,
+    )
+  const conversation = () => toColumns([new HumanMessage('hi'), new AIMessage('hello')], 0, 2, { sendText: false }, [])[0]
+
+  test('a header serves one call: a string where the columns go is refused after a call read one, and after a call that failed before reading it', () => {
+    const native = new NativeContextEditor({})
+    refused(() => native.planColumns('text'), 'first')
+    const total = native.countTokensColumns(conversation()).total
+    refused(() => native.countTokensColumns('text'), 'after a call that read its header')
+    assert.throws(
+      () => native.planSessionColumns(-1, 0, conversation()),
+      (e) => e.code === 'INVALID_CONTEXT' && e.path === 'session',
+    )
+    refused(() => native.planSessionColumns(1, 0, 'text'), 'after a call that failed before reading its header')
+    // Calls made from inside a call's conversion (none here) aside, each call reads its own.
+    assert.equal(native.countTokensColumns(conversation()).total, total)
+  })
+
+  test('a header written by hand is read only within its region: lengths past it are refused, never read', async () => {
+    const { createRequire } = await import('node:module')
+    const raw = createRequire(import.meta.url)('../binding.cjs')
+    const native = new NativeContextEditor({})
+    const view = raw.__columnArena(64)
+    if (!ON_WASM) {
+      assert.equal(view, null, 'natively there is no arena')
+      return
+    }
+    const header = new Uint32Array(view.buffer, view.byteOffset, 8)
+    const magic = Buffer.from('COLS').readUInt32LE(0)
+    const call = () => raw.NativeContextEditor.prototype.countTokensColumns.call(native, 'text')
+    for (const lengths of [
+      [view.byteLength / 4, 0, 0, 0],
+      [0, view.byteLength / 8, 0, 0],
+      [0, 0, 0, view.byteLength / 4 - 7],
+      [0xffffffff, 0, 0, 0],
+      [0, 0xffffffff, 0xffffffff, 0],
+      [0x40000000, 0, 0, 0x40000000],
+    ]) {
+      header.set([magic, ...lengths, 0, 0, 0])
+      refused(call, JSON.stringify(lengths))
+    }
+    // Lengths within the region that do not fit together are the columns' own error.
+    header.set([magic, 3, 1, 0, 0, 0, 0, 0])
+    assert.throws(call, (e) => e.code === 'INVALID_MESSAGE' && /columns/.test(e.message))
+    // One that fits is read (a message of each role, no strings), and cleared.
+    header.set([magic, 3, 7, 0, 0, 0, 0, 0])
+    new Uint32Array(view.buffer, view.byteOffset + 32 + 56, 3).set([1, 0, 0])
+    new Float64Array(view.buffer, view.byteOffset + 32, 7).set([40, NaN, NaN, NaN, NaN, NaN, NaN])
+    assert.deepEqual(raw.NativeContextEditor.prototype.countTokensColumns.call(native, '').messages, [10])
+    assert.equal(header[0], 0)
   })
 })
 

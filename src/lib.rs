@@ -15,6 +15,7 @@
 //! - `error`: core errors to JavaScript errors; `hooks`: test hooks (not in the public types);
 //!   `wasi`: what the WebAssembly build needs to behave as the native one; `wire`: option types.
 
+pub mod arena;
 mod columns;
 mod editor;
 mod error;

@@ -391,7 +391,11 @@ unsafe fn encoder_for(
 /// The Node-API contract for `env`; the `len` bytes at `ptr` stay allocated for as long as the
 /// view is written or read.
 #[cfg(target_family = "wasm")]
-unsafe fn memory_view(env: sys::napi_env, ptr: *mut u8, len: usize) -> Option<sys::napi_value> {
+pub(crate) unsafe fn memory_view(
+  env: sys::napi_env,
+  ptr: *mut u8,
+  len: usize,
+) -> Option<sys::napi_value> {
   let mut view = std::ptr::null_mut();
   // SAFETY: the caller's `env`, `ptr` and `len`; a local as out-parameter.
   let status = unsafe {
@@ -549,50 +553,5 @@ unsafe fn clear_exception(env: sys::napi_env) {
     if sys::napi_is_exception_pending(env, &raw mut pending) == sys::Status::napi_ok && pending {
       sys::napi_get_and_clear_last_exception(env, &raw mut error);
     }
-  }
-}
-
-/// Bytes of the largest region `__columnArena` gives (64 MiB): larger columns are passed as they
-/// are.
-#[cfg(target_family = "wasm")]
-const ARENA_MAX_BYTES: usize = 64 << 20;
-
-#[cfg(target_family = "wasm")]
-thread_local! {
-  /// The region of `__columnArena` (8-byte words: a `Float64Array` may start anywhere in it at a
-  /// multiple of 8).
-  static ARENA: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A `Uint8Array` over at least `bytes` bytes of the WebAssembly memory, starting at a multiple of
-/// 8, into which the shim copies a call's columns right before it passes them
-/// (ts/wasi.ts, `passColumnsInMemory`): emnapi reads a typed array over its own memory in place, and
-/// copies any other after two caught exceptions (about 15 µs each). `null` natively, and for more
-/// than 64 MiB. The region is the same from call to call until a larger one is asked for, which
-/// replaces it: a view is written only for the call that follows. Not part of the public API.
-#[napi(js_name = "__columnArena", ts_return_type = "Uint8Array | null")]
-#[must_use]
-pub fn column_arena(env: &napi::Env, bytes: u32) -> Option<napi::Unknown<'_>> {
-  #[cfg(target_family = "wasm")]
-  {
-    let bytes = usize::try_from(bytes)
-      .ok()
-      .filter(|&b| b <= ARENA_MAX_BYTES)?;
-    let (ptr, len) = ARENA.with_borrow_mut(|arena| {
-      if arena.len() * 8 < bytes {
-        *arena = vec![0u64; bytes.div_ceil(8).next_power_of_two()];
-      }
-      (arena.as_mut_ptr().cast::<u8>(), arena.len() * 8)
-    });
-    // SAFETY: the view covers the arena's `len` bytes, which live until a larger region replaces
-    // them (the shim writes a view only for the call it makes next).
-    let view = unsafe { memory_view(env.raw(), ptr, len) }?;
-    // SAFETY: `view` is a live value of this call's environment.
-    Some(unsafe { napi::Unknown::from_raw_unchecked(env.raw(), view) })
-  }
-  #[cfg(not(target_family = "wasm"))]
-  {
-    let _ = (env, bytes);
-    None
   }
 }

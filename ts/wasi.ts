@@ -187,11 +187,12 @@ const COLUMNS_AT: Readonly<Record<string, number>> = {
 }
 
 /**
- * Has every method that takes columns pass them in the WebAssembly memory: they are copied into a
- * region of it (src/wasi.rs `__columnArena`) as the method is called, and emnapi reads typed
- * arrays there in place, where it copies any other after two caught exceptions (about 60 µs of a
- * 200-message next call, docs/performance.md). No code runs between the copy and the call, so a
- * call made from inside another (a getter of a message) cannot write over its columns.
+ * Has every method that takes columns pass them in the WebAssembly memory: the numeric columns
+ * are written into a region of it (src/arena.rs, `__columnArena`) with a header saying their
+ * lengths, and the `strings` column alone goes where the columns object went. The binding then
+ * reads them there, without a Node-API call per column (each a round of emnapi's JavaScript).
+ * No code runs between the writing and the call, so a call made from inside another (a getter of
+ * a message) cannot write over its columns.
  */
 function passColumnsInMemory(binding: typeof Binding): void {
   const arena = (binding as { __columnArena?: unknown }).__columnArena
@@ -201,42 +202,61 @@ function passColumnsInMemory(binding: typeof Binding): void {
     const method = proto[name]
     if (typeof method !== 'function') continue
     const value = function (this: unknown, ...args: unknown[]): unknown {
-      args[at] = inMemory(arena as (bytes: number) => Uint8Array | null, args[at])
-      return (method as (...a: unknown[]) => unknown).apply(this, args)
+      const header = inMemory(arena as (bytes: number) => Uint8Array | null, args, at)
+      try {
+        return (method as (...a: unknown[]) => unknown).apply(this, args)
+      } finally {
+        // Read by the call (which clears it), unless it failed before: a header serves one call.
+        if (header !== undefined) header[0] = 0
+      }
     }
     Object.defineProperty(proto, name, { ...Object.getOwnPropertyDescriptor(proto, name), value })
   }
 }
 
+/** Word 0 of a header just written (`COLS`, little-endian: `ARENA_MAGIC` in src/arena.rs). */
+const ARENA_MAGIC = 0x534c4f43
+/** Bytes of the header: eight 32-bit words (src/arena.rs). */
+const ARENA_HEADER_BYTES = 32
+
 /**
- * `value` with its columns copied into the region `arena` gives, when it is a columns object
- * (its five fields its own data, the four columns typed arrays of their kinds); anything else
- * (getters run nowhere here), or when no region is given, as it is: the binding reads and checks
- * it as before.
+ * Replaces `args[at]`, when it is a columns object (its five fields its own data, the four columns
+ * typed arrays of their kinds, `strings` a string), by its `strings` column, its numeric columns
+ * written into the region `arena` gives behind a header (src/arena.rs), and returns the header.
+ * Anything else (getters run nowhere here), or when no region is given, stays as it is, and the
+ * binding reads and checks it as before.
  */
-function inMemory(arena: (bytes: number) => Uint8Array | null, value: unknown): unknown {
+function inMemory(arena: (bytes: number) => Uint8Array | null, argList: unknown[], position: number): Uint32Array | undefined {
   try {
-    if (typeof value !== 'object' || value === null) return value
+    const value = argList[position]
+    if (typeof value !== 'object' || value === null) return undefined
     const fields = ['ints', 'nums', 'args', 'lengths', 'strings'].map((key) => Object.getOwnPropertyDescriptor(value, key))
-    if (!fields.every((d) => d !== undefined && 'value' in d)) return value
+    if (!fields.every((d) => d !== undefined && 'value' in d)) return undefined
     const [ints, nums, args, lengths, strings] = fields.map((d) => d!.value as unknown)
-    if (!(ints instanceof Uint32Array && nums instanceof Float64Array && args instanceof Float64Array && lengths instanceof Uint32Array)) return value
-    const bytes = (nums.length + args.length) * 8 + (ints.length + lengths.length) * 4
-    const view = bytes === 0 ? null : arena(bytes)
-    if (view === null) return value
+    if (!(ints instanceof Uint32Array && nums instanceof Float64Array && args instanceof Float64Array && lengths instanceof Uint32Array)) return undefined
+    if (typeof strings !== 'string') return undefined
+    const bytes = ARENA_HEADER_BYTES + (nums.length + args.length) * 8 + (ints.length + lengths.length) * 4
+    const view = arena(bytes)
+    if (view === null) return undefined
     const { buffer } = view
-    let at = view.byteOffset
-    const copy = <A extends Float64Array | Uint32Array>(Kind: new (b: ArrayBufferLike, at: number, n: number) => A, from: A): A => {
-      const to = new Kind(buffer, at, from.length)
-      to.set(from)
+    let at = view.byteOffset + ARENA_HEADER_BYTES
+    const copy = <A extends Float64Array | Uint32Array>(Kind: new (b: ArrayBufferLike, at: number, n: number) => A, from: A): void => {
+      new Kind(buffer, at, from.length).set(from)
       at += from.byteLength
-      return to
     }
-    // The 8-byte columns first, from the region's start (a multiple of 8).
-    return { nums: copy(Float64Array, nums), args: copy(Float64Array, args), ints: copy(Uint32Array, ints), lengths: copy(Uint32Array, lengths), strings }
+    // The 8-byte columns first, from the header's end (a multiple of 8).
+    copy(Float64Array, nums)
+    copy(Float64Array, args)
+    copy(Uint32Array, ints)
+    copy(Uint32Array, lengths)
+    const header = new Uint32Array(buffer, view.byteOffset, ARENA_HEADER_BYTES / 4)
+    header.set([0, ints.length, nums.length, args.length, lengths.length, 0, 0, 0])
+    header[0] = ARENA_MAGIC
+    argList[position] = strings
+    return header
   } catch {
     // A detached buffer, a Proxy that throws: the binding reads and names it as before.
-    return value
+    return undefined
   }
 }
 

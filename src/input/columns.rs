@@ -16,6 +16,22 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
   let fail = |f: Fail| caller_error(env, &core::Error::invalid_messages(f.what), f.cause);
   let read = |e: Error| fail(Fail::unreadable(env, "columns", &e));
   let ty = value.get_type().map_err(read)?;
+  #[cfg(target_family = "wasm")]
+  if ty == ValueType::String {
+    if let Some((ints, nums, args, lengths)) = crate::arena::take_arena_columns() {
+      if ints.len() / INTS > MAX_MESSAGES as usize {
+        return Err(fail(too_many()));
+      }
+      let strings = joined_text(env, &value).map_err(fail)?;
+      return Ok(Columns {
+        ints,
+        nums,
+        args,
+        strings,
+        lengths,
+      });
+    }
+  }
   if ty != ValueType::Object || value.is_array().map_err(read)? {
     return Err(fail(Fail::new(
       "columns",
@@ -28,13 +44,7 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
   let obj = value.coerce_to_object().map_err(read)?;
   let ints: Uint32ArraySlice<'_> = column(env, &obj, "ints").map_err(fail)?;
   if ints.len() / INTS > MAX_MESSAGES as usize {
-    return Err(fail(Fail::new(
-      "columns",
-      format!(
-        "columns: expected at most {} messages",
-        grouped(MAX_MESSAGES)
-      ),
-    )));
+    return Err(fail(too_many()));
   }
   let nums: Float64ArraySlice<'_> = column(env, &obj, "nums").map_err(fail)?;
   let args: Float64ArraySlice<'_> = column(env, &obj, "args").map_err(fail)?;
@@ -56,16 +66,44 @@ fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
   Ok(Joined::Units(units.to_vec()))
 }
 
+/// More messages than a conversation may have.
+fn too_many() -> Fail {
+  Fail::new(
+    "columns",
+    format!(
+      "columns: expected at most {} messages",
+      grouped(MAX_MESSAGES)
+    ),
+  )
+}
+
 /// The `strings` column on WebAssembly: its UTF-8, which the shim's encoder writes natively (emnapi
 /// copies UTF-16 a code unit at a time, 20 times slower). The encoder writes a lone surrogate as
 /// U+FFFD: text holding one is read again as code units, so that the column is refused as natively.
 #[cfg(target_family = "wasm")]
 fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
-  let text: String = column(env, obj, "strings")?;
+  let value: Unknown<'_> = column(env, obj, "strings")?;
+  joined_text(env, &value)
+}
+
+/// `joined` of the column's value (a string).
+#[cfg(target_family = "wasm")]
+fn joined_text(env: &Env, value: &Unknown<'_>) -> std::result::Result<Joined, Fail> {
+  let wrong = || {
+    let ty = value.get_type().unwrap_or(ValueType::Unknown);
+    Fail::new(
+      "columns",
+      format!("columns.strings: expected a string, got {}", describe(ty)),
+    )
+  };
+  // SAFETY: `value` is a live value of this call's environment.
+  let text = unsafe { String::from_napi_value(env.raw(), value.raw()) }.map_err(|_| wrong())?;
   if !text.contains(char::REPLACEMENT_CHARACTER) {
     return Ok(Joined::Utf8(text));
   }
-  let units: Utf16String = column(env, obj, "strings")?;
+  // SAFETY: as above.
+  let units =
+    unsafe { Utf16String::from_napi_value(env.raw(), value.raw()) }.map_err(|_| wrong())?;
   Ok(Joined::Units(units.to_vec()))
 }
 
