@@ -60,12 +60,17 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
   let Some(value) = value else {
     return Ok(None);
   };
-  if let Some(held) = held(env, &value) {
-    return Ok(held.context.clone());
-  }
   let fail = |f: Fail| caller_error(env, &core::Error::invalid_context(f.path, f.what), f.cause);
   let whole = |f: Fail| whole_error(env, f);
-  let Some(obj) = context_object(env, value)? else {
+  let ty = value
+    .get_type()
+    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
+  if ty == ValueType::Object {
+    if let Some(held) = held(env, &value) {
+      return Ok(held.context.clone());
+    }
+  }
+  let Some(obj) = context_object(env, value, ty)? else {
     return Ok(None);
   };
   let polluted = Polluted::check(env).map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
@@ -125,12 +130,9 @@ pub fn context_from_js(env: &Env, value: Option<Unknown<'_>>) -> Result<Option<E
   }))
 }
 
-/// `value` as a `HeldContext`, when it is one (an object that napi wrapped as one; another object,
-/// even one whose prototype claims the class, is not).
+/// The object `value` as a `HeldContext`, when it is one (an object that napi wrapped as one;
+/// another object, even one whose prototype claims the class, is not).
 fn held<'v>(env: &Env, value: &Unknown<'v>) -> Option<ClassInstance<'v, HeldContext>> {
-  if value.get_type().ok()? != ValueType::Object {
-    return None;
-  }
   // SAFETY: `value` is a live value of this call's environment; a failed unwrap sets no exception.
   unsafe { ClassInstance::<HeldContext>::from_napi_value(env.raw(), value.raw()) }.ok()
 }
@@ -148,13 +150,10 @@ fn whole_error(env: &Env, f: Fail) -> Error {
   )
 }
 
-/// The context as an object: `None` for `undefined`/`null`; anything but a (non-array) object is
-/// `INVALID_CONTEXT`.
-fn context_object<'v>(env: &Env, value: Unknown<'v>) -> Result<Option<Object<'v>>> {
+/// The context (of type `ty`) as an object: `None` for `undefined`/`null`; anything but a
+/// (non-array) object is `INVALID_CONTEXT`.
+fn context_object<'v>(env: &Env, value: Unknown<'v>, ty: ValueType) -> Result<Option<Object<'v>>> {
   let whole = |f: Fail| whole_error(env, f);
-  let ty = value
-    .get_type()
-    .map_err(|e| whole(Fail::unreadable(env, "context", &e)))?;
   let is_array = ty == ValueType::Object
     && value
       .is_array()
