@@ -1109,13 +1109,13 @@ export interface ToolCall {
  * tool calls and its `clearedToolInputs` ids; `nums[7i..7i+7]` are `contentLength`, `otherLength`,
  * `thinkingLength`, `images`, `imageTokens`, `toolCallsLength` and `tokens` (`NaN`: absent);
  * `args` holds each call's `argsLength`; `strings` joins the message's strings (`toolCallId`,
- * `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), whose UTF-16
- * lengths are `lengths`. The package's `ContextEditor` writes them (ts/wire/columns.ts).
+ * `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), or lists them
+ * one by one as an array, and `lengths` holds their UTF-16 lengths. The package's `ContextEditor` writes them (ts/wire/columns.ts).
  */
 export interface WireColumns {
   ints: Uint32Array
   nums: Float64Array
   args: Float64Array
-  strings: string
+  strings: string | Array<string>
   lengths: Uint32Array
 }

@@ -1,7 +1,8 @@
 // Messages with text as columns. Where text crosses to the native side (exact counting, `model`
 // and `estimate`), the WebAssembly build sends messages as columns too (ts/wire/columns.ts,
 // `columnsCarry`), and reads the column of strings as UTF-8 (src/input/columns.rs, `joined`);
-// natively they cross as wire objects, and `setTextColumns(true)` sends them as columns here too.
+// natively too (`strings` as an array there: src/columns.rs, `Joined::List`); `setColumnarWire(false)`
+// sends wire objects.
 // On either build, both wires must give the same plans, reports, edited messages, counts and
 // errors: seeded conversations in every shape and option set, texts of every script and size
 // (past the WebAssembly encoder's 1 MiB buffer), broken messages, and columns whose lengths cut a
@@ -141,13 +142,17 @@ describe('the native side: text columns', () => {
   test('lengths that cut a surrogate pair in two are INVALID_MESSAGE naming the columns, never a crash', () => {
     // `a😀` then `b`: the emoji's two code units, cut after the first.
     const [columns] = toColumns([new ToolMessage({ content: 'b', tool_call_id: 'a😀' })], 0, 1, { sendText: true }, [])
-    assert.equal(columns.strings, 'a😀b')
+    // Natively the shim sends them one by one; joined, as the WebAssembly build's shim sends them:
+    assert.equal(Array.isArray(columns.strings) ? columns.strings.join('') : columns.strings, 'a😀b')
     assert.deepEqual([...columns.lengths], [3, 1])
     for (const [lengths, strings, why] of [
       [[2, 2], 'a😀b', /string 0 is not valid UTF-16 \(a lone surrogate\)/],
       [[1, 3], '😀😀', /string 0 is not valid UTF-16/],
       [[3, 1], 'a😀\ud800', /string 1 is not valid UTF-16/],
       [[3, 2], 'a😀b', /lengths add up to more than strings holds/],
+      // One by one: a string's length is its own (no cut), checked against `lengths`.
+      [[2, 2], ['a😀', 'b'], /string 0 is 3 UTF-16 code units long, lengths says 2/],
+      [[3, 1], ['a😀'], /lengths add up to more than strings holds/],
     ]) {
       const cut = { ...columns, lengths: new Uint32Array(lengths), strings }
       for (const call of [() => native.planColumns(cut, ctx), () => native.countTokensColumns(cut, ctx), () => native.planSessionColumns(9, 0, cut, ctx)]) {

@@ -234,6 +234,15 @@ describe('the native side: columns and JSON are the same messages', () => {
       { ...good, ints: new Uint32Array([1, 5, 0, 3, 0, 0]) },
       { ...good, nums: new Float64Array(14).fill(-1) },
       { ...good, nums: new Float64Array(14).fill(0.5) },
+      // The strings one by one (the shim's text columns natively): each as long as `lengths` says,
+      // as many as it lists, every one a string.
+      { ...good, strings: ['cc'] },
+      { ...good, strings: ['c', 'extra'] },
+      { ...good, strings: [] },
+      { ...good, strings: [7] },
+      { ...good, strings: ['c', undefined] },
+      { ...good, strings: 7 },
+      { ...good, strings: null },
     ]
     for (const [k, columns] of bad.entries()) {
       for (const call of [
@@ -245,6 +254,16 @@ describe('the native side: columns and JSON are the same messages', () => {
         assert.throws(call, (e) => e.code === 'INVALID_MESSAGE' && (e.path === 'messages' || typeof e.messageIndex === 'number'), `case ${k}`)
       }
     }
+    // The same columns with their strings one by one plan as joined.
+    assert.equal(native.planColumns({ ...good, strings: ['c'] }), native.planColumns(good))
+    assert.throws(
+      () => native.planColumns({ ...good, strings: ['cc'] }),
+      (e) => /columns: string 0 is 2 UTF-16 code units long, lengths says 1/.test(e.message),
+    )
+    assert.throws(
+      () => native.countTokensColumns({ ...good, strings: [7] }),
+      (e) => /columns\.strings: expected a string or an array of strings, got an array holding something else/.test(e.message),
+    )
     // A tool message without its id is the core's error, with its index, as from JSON.
     const noId = { ...good, ints: new Uint32Array([1, 0, 0, 3, 0, 0]), lengths: new Uint32Array([]), strings: '' }
     assert.throws(

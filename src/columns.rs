@@ -16,7 +16,8 @@
 //! - `args[j]`: the `argsLength` of the conversation's `j`-th tool call (`NaN`: absent);
 //! - strings, in this order, each present only when its flag (or count) says so: `toolCallId`,
 //!   `name`, `content`, `other`, then per call its `id`, `name` and `args`, then the
-//!   `clearedToolInputs` ids. They are joined in `strings`; `lengths` holds their UTF-16 lengths.
+//!   `clearedToolInputs` ids. They are joined in `strings`, or listed there one by one (an array:
+//!   the shim's text columns natively, see `Joined::List`); `lengths` holds their UTF-16 lengths.
 
 use context_editor_core as core;
 use napi::bindgen_prelude::{Float64Array, Uint32Array};
@@ -30,8 +31,8 @@ use crate::error::CoreResult;
 /// tool calls and its `clearedToolInputs` ids; `nums[7i..7i+7]` are `contentLength`, `otherLength`,
 /// `thinkingLength`, `images`, `imageTokens`, `toolCallsLength` and `tokens` (`NaN`: absent);
 /// `args` holds each call's `argsLength`; `strings` joins the message's strings (`toolCallId`,
-/// `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), whose UTF-16
-/// lengths are `lengths`. The package's `ContextEditor` writes them (ts/wire/columns.ts).
+/// `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), or lists them
+/// one by one as an array, and `lengths` holds their UTF-16 lengths. The package's `ContextEditor` writes them (ts/wire/columns.ts).
 // Declares the TypeScript type: `input::columns_from_js` reads the object column by column, with
 // errors that name the column.
 #[allow(dead_code)]
@@ -40,6 +41,7 @@ pub struct WireColumns {
   pub ints: Uint32Array,
   pub nums: Float64Array,
   pub args: Float64Array,
+  #[napi(ts_type = "string | Array<string>")]
   pub strings: String,
   pub lengths: Uint32Array,
 }
@@ -80,7 +82,7 @@ pub struct Columns {
   pub ints: Vec<u32>,
   pub nums: Vec<f64>,
   pub args: Vec<f64>,
-  /// The strings, joined.
+  /// The strings: joined, or one by one.
   pub strings: Joined,
   pub lengths: Vec<u32>,
 }
@@ -94,6 +96,10 @@ pub enum Joined {
   /// it is refused as natively). Made by the WebAssembly build's reader only.
   #[cfg_attr(not(target_family = "wasm"), allow(dead_code))]
   Utf8(String),
+  /// The strings one by one (`strings` given as an array: the shim's text columns natively). A
+  /// string's length must be the one `lengths` gives it. napi reads each as wire objects' strings
+  /// are read: a lone surrogate becomes U+FFFD (the shim refuses those before; docs/reliability.md).
+  List(Vec<String>),
 }
 
 impl Joined {
@@ -102,6 +108,7 @@ impl Joined {
     match self {
       Joined::Units(units) => units.len(),
       Joined::Utf8(text) => text.len(),
+      Joined::List(list) => list.len(),
     }
   }
 }
@@ -109,6 +116,8 @@ impl Joined {
 /// Reads the columns in order, message by message.
 struct Reader<'c> {
   cols: &'c Columns,
+  /// The strings of a `Joined::List`, taken one by one.
+  list: &'c mut [String],
   /// The next string's index in `lengths` and its first code unit (or byte) in `strings`.
   string: usize,
   unit: usize,
@@ -121,7 +130,7 @@ impl Columns {
   /// # Errors
   /// `INVALID_MESSAGE`: at path `messages` when the columns do not fit together (their sizes, a
   /// count past the end, a string that is not UTF-16 text), else naming the message and field.
-  pub fn into_core(self, offset: usize) -> CoreResult<Vec<core::Message>> {
+  pub fn into_core(mut self, offset: usize) -> CoreResult<Vec<core::Message>> {
     let n = self.ints.len() / INTS;
     if !self.ints.len().is_multiple_of(INTS) || self.nums.len() != n * NUMS {
       return Err(mismatch(format!(
@@ -130,8 +139,14 @@ impl Columns {
         self.nums.len()
       )));
     }
+    let strings_len = self.strings.len();
+    let mut list = match &mut self.strings {
+      Joined::List(list) => std::mem::take(list),
+      _ => Vec::new(),
+    };
     let mut reader = Reader {
       cols: &self,
+      list: &mut list,
       string: 0,
       unit: 0,
       call: 0,
@@ -142,7 +157,7 @@ impl Columns {
       out.push(reader.message(i, offset + i)?);
     }
     if reader.string != self.lengths.len()
-      || reader.unit != self.strings.len()
+      || reader.unit != strings_len
       || reader.call != self.args.len()
     {
       return Err(mismatch(
@@ -225,6 +240,17 @@ impl Reader<'_> {
         Prefix::PastEnd => return Err(past_end()),
         Prefix::HalfAPair => return Err(not_utf16()),
       },
+      Joined::List(_) => {
+        let text = std::mem::take(self.list.get_mut(self.unit).ok_or_else(past_end)?);
+        if utf16_len(&text) != len {
+          return Err(mismatch(format!(
+            "string {} is {} UTF-16 code units long, lengths says {len}",
+            self.string,
+            utf16_len(&text)
+          )));
+        }
+        (text, 1)
+      }
     };
     self.string += 1;
     self.unit += taken;
@@ -234,6 +260,16 @@ impl Reader<'_> {
   fn string_if(&mut self, present: bool) -> CoreResult<Option<String>> {
     present.then(|| self.string()).transpose()
   }
+}
+
+/// The UTF-16 length of `text`: a unit per character, two for one past U+FFFF (a character is
+/// a byte that is no continuation byte; four-byte ones start at 0xF0). Vectorized.
+fn utf16_len(text: &str) -> usize {
+  text
+    .as_bytes()
+    .iter()
+    .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+    .sum()
 }
 
 /// What the first `units` UTF-16 code units of some UTF-8 text are.

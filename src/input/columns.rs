@@ -59,11 +59,48 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
   })
 }
 
-/// The `strings` column: its UTF-16 code units, as napi copies them at once.
-#[cfg(not(target_family = "wasm"))]
+/// The `strings` column: one string (joined, cut by `lengths`), or an array of the strings one
+/// by one (the shim's text columns natively: no join in JavaScript, no UTF-16 to decode here).
 fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
-  let units: Utf16String = column(env, obj, "strings")?;
+  let value: Unknown<'_> = column(env, obj, "strings")?;
+  if value
+    .is_array()
+    .map_err(|e| Fail::unreadable(env, "columns", &e))?
+  {
+    // SAFETY: `value` is a live value of this call's environment.
+    let list = unsafe { Vec::<String>::from_napi_value(env.raw(), value.raw()) }.map_err(|_| {
+      crate::error::take_exception(env);
+      Fail::new(
+        "columns",
+        "columns.strings: expected a string or an array of strings, got an array holding something else".to_owned(),
+      )
+    })?;
+    return Ok(Joined::List(list));
+  }
+  joined_text(env, &value)
+}
+
+/// `joined` of a string: its UTF-16 code units, as napi copies them at once.
+#[cfg(not(target_family = "wasm"))]
+fn joined_text(env: &Env, value: &Unknown<'_>) -> std::result::Result<Joined, Fail> {
+  // SAFETY: `value` is a live value of this call's environment.
+  let units = unsafe { Utf16String::from_napi_value(env.raw(), value.raw()) }.map_err(|_| {
+    crate::error::take_exception(env);
+    not_strings(value)
+  })?;
   Ok(Joined::Units(units.to_vec()))
+}
+
+/// The error for a `strings` column that is neither a string nor an array.
+fn not_strings(value: &Unknown<'_>) -> Fail {
+  let ty = value.get_type().unwrap_or(ValueType::Unknown);
+  Fail::new(
+    "columns",
+    format!(
+      "columns.strings: expected a string or an array of strings, got {}",
+      describe(ty)
+    ),
+  )
 }
 
 /// More messages than a conversation may have.
@@ -77,25 +114,12 @@ fn too_many() -> Fail {
   )
 }
 
-/// The `strings` column on WebAssembly: its UTF-8, which the shim's encoder writes natively (emnapi
+/// `joined` of a string on WebAssembly: its UTF-8, which the shim's encoder writes natively (emnapi
 /// copies UTF-16 a code unit at a time, 20 times slower). The encoder writes a lone surrogate as
 /// U+FFFD: text holding one is read again as code units, so that the column is refused as natively.
 #[cfg(target_family = "wasm")]
-fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
-  let value: Unknown<'_> = column(env, obj, "strings")?;
-  joined_text(env, &value)
-}
-
-/// `joined` of the column's value (a string).
-#[cfg(target_family = "wasm")]
 fn joined_text(env: &Env, value: &Unknown<'_>) -> std::result::Result<Joined, Fail> {
-  let wrong = || {
-    let ty = value.get_type().unwrap_or(ValueType::Unknown);
-    Fail::new(
-      "columns",
-      format!("columns.strings: expected a string, got {}", describe(ty)),
-    )
-  };
+  let wrong = || not_strings(value);
   // SAFETY: `value` is a live value of this call's environment.
   let text = unsafe { String::from_napi_value(env.raw(), value.raw()) }.map_err(|_| wrong())?;
   if !text.contains(char::REPLACEMENT_CHARACTER) {
@@ -144,6 +168,6 @@ fn expected(key: &str) -> &'static str {
   match key {
     "ints" | "lengths" => "a Uint32Array",
     "nums" | "args" => "a Float64Array",
-    _ => "a string",
+    _ => "a string or an array of strings",
   }
 }

@@ -64,14 +64,20 @@ export function columnarWire(): boolean {
   return columnar && loaded
 }
 
-let withText = bindingTarget !== undefined && bindingTarget !== 'native'
+let withText = bindingTarget !== undefined
+/**
+ * Natively, text columns send their strings as an array (`WireColumns.strings`): joined, a history
+ * with two-byte text became one two-byte string twice its text's size, which the binding then
+ * decoded from UTF-16 (a cold exact `edit` of 2,000 messages took a fifth longer than with wire
+ * objects). On WebAssembly the joined string is what the shim's encoder writes at once.
+ */
+const LIST_TEXT = bindingTarget === 'native'
 
 /**
- * Whether messages whose text crosses (model and estimate counting, summaries) cross as columns
- * too: on the WebAssembly build, where emnapi's JavaScript runs for every property napi reads of a
- * wire object and the column of strings is one string to encode. Natively, wire objects cost
- * what columns do (docs/performance.md) and are kept. For the differential test: returns the
- * previous setting.
+ * Whether messages whose text crosses (model and estimate counting) cross as columns too, as
+ * lengths-only messages do: on both builds (natively, a wire object costs napi a property read per
+ * field, 18 per message: a cold exact `edit` of 200 messages took 9 % less as columns,
+ * docs/performance.md). For the differential test: returns the previous setting.
  */
 export function setTextColumns(on: boolean): boolean {
   const was = withText
@@ -94,7 +100,11 @@ class ColumnWriter {
   n = 0
   calls = 0
 
-  constructor(messages: number) {
+  /** `list`: send the strings as an array, not joined (see `LIST_TEXT`). */
+  constructor(
+    messages: number,
+    readonly list = false,
+  ) {
     this.ints = new Uint32Array(messages * 3)
     this.nums = new Float64Array(messages * 7)
     this.args = new Float64Array(Math.max(16, messages))
@@ -239,13 +249,14 @@ class ColumnWriter {
     return chars
   }
 
+  /** The columns written; the strings joined, or as an array where the writer lists them (see `LIST_TEXT`). */
   columns(): WireColumns {
     const strings = this.strings
     return {
       ints: this.ints.subarray(0, this.n * 3),
       nums: this.nums.subarray(0, this.n * 7),
       args: this.args.subarray(0, this.calls),
-      strings: strings.join(''),
+      strings: this.list ? strings : strings.join(''),
       lengths: this.lengths.subarray(0, strings.length),
     }
   }
@@ -280,7 +291,7 @@ export function toColumns(
   prints: Array<unknown[] | undefined>,
   maxChars = Infinity,
 ): [WireColumns, number] | undefined {
-  const writer = new ColumnWriter(Math.min(to - from, 1 << 16))
+  const writer = new ColumnWriter(Math.min(to - from, 1 << 16), LIST_TEXT && opts.sendText)
   const w = newParts()
   const mark = prints.length
   let chars = 0
