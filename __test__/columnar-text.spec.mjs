@@ -135,6 +135,14 @@ describe('messages with text cross as columns as they do as wire objects', () =>
   })
 })
 
+/** A joined string cut into its strings by their UTF-16 lengths. */
+function cut(joined, lengths) {
+  const out = []
+  let at = 0
+  for (const n of lengths) out.push(joined.slice(at, (at += n)))
+  return out
+}
+
 describe('the native side: text columns', () => {
   const native = new NativeContextEditor({ tokenCountMethod: 'model', model: 'gpt-4o' })
   const ctx = toWireContext({ model: 'gpt-4o' })
@@ -175,5 +183,54 @@ describe('the native side: text columns', () => {
       setColumnarWire(columnar)
     }
     assert.ok(viaColumns.messages.at(-1) >= 300_000, 'the last text was counted whole')
+  })
+
+  test('strings one by one or joined: the same plans and counts; a length that is not its string’s is refused, never a crash', () => {
+    const plans = new NativeContextEditor({ tokenCountMethod: 'model', model: 'gpt-4o', trigger: { tokens: 40 }, keep: { messages: 1 }, clearToolInputs: true })
+    const call = (columns) => [
+      () => plans.planColumns(columns, ctx),
+      () => plans.countTokensColumns(columns, ctx),
+      () => plans.planSessionColumns(7, 0, columns, ctx),
+    ]
+    const result = (f) => {
+      try {
+        const v = f()
+        return { value: typeof v === 'string' ? v : JSON.stringify(v) }
+      } catch (e) {
+        return { code: e.code, path: e.path, message: e.message }
+      }
+    }
+    let refused = 0
+    for (let seed = 200; seed < 240; seed++) {
+      const r = new Rng(seed)
+      const messages = oddTextConversation(r, ODD_TEXTS, r.int(2, 24))
+      const [columns] = toColumns(messages, 0, messages.length, { sendText: true }, [])
+      // Natively the shim lists them; the WebAssembly build's shim joins them (cut here by `lengths`).
+      const list = Array.isArray(columns.strings) ? columns.strings : cut(columns.strings, columns.lengths)
+      const joined = { ...columns, strings: list.join('') }
+      const listed = { ...columns, strings: [...list] }
+      const forms = [call(listed), call(joined)]
+      for (let k = 0; k < forms[0].length; k++) assert.deepEqual(result(forms[0][k]), result(forms[1][k]), `seed ${seed}, call ${k}`)
+      // One length off by one, or two swapped: refused exactly when a string's length is not its own.
+      const lengths = Uint32Array.from(columns.lengths)
+      const at = r.int(0, lengths.length - 1)
+      if (r.chance(0.5)) lengths[at] += r.chance(0.5) ? 1 : lengths[at] > 0 ? -1 : 1
+      else {
+        const other = r.int(0, lengths.length - 1)
+        ;[lengths[at], lengths[other]] = [lengths[other], lengths[at]]
+      }
+      const own = list.every((t, k) => t.length === lengths[k])
+      for (const f of call({ ...listed, lengths })) {
+        const got = result(f)
+        if (own) assert.equal(got.code, undefined, `seed ${seed}: lengths that are the strings' own`)
+        else {
+          assert.equal(got.code, 'INVALID_MESSAGE', `seed ${seed}`)
+          assert.equal(got.path, 'messages')
+          assert.match(got.message, /UTF-16 code units long, lengths says/)
+          refused++
+        }
+      }
+    }
+    assert.ok(refused > 40, `refused ${refused}`)
   })
 })
