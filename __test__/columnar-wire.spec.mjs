@@ -12,7 +12,7 @@ import { describe, test } from 'node:test'
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 
 import { ContextEditor } from '../dist/index.js'
-import { jsonText, setColumnarWire, toColumns, toWire } from '../dist/wire.js'
+import { jsonText, primedAtLoad, setColumnarWire, toColumns, toWire } from '../dist/wire.js'
 import { NativeContextEditor, toWireContext } from '../index.js'
 import { langchain, options, plain, words } from './support/columnar-conversations.mjs'
 import { Rng } from './support/prng.mjs'
@@ -271,6 +271,11 @@ describe('the native side: columns and JSON are the same messages', () => {
       (e) => e.code === 'INVALID_MESSAGE' && e.messageIndex === 1 && e.path === 'toolCallId',
     )
   })
+})
+
+test('the WebAssembly build plans a small conversation at load, so that its first call does not compile the approx path; the native addon is not primed', () => {
+  // A priming call that throws is swallowed (the load must not fail): this is where it shows.
+  assert.equal(primedAtLoad(), ON_WASM)
 })
 
 describe('columns in the WebAssembly memory (src/arena.rs; natively the same calls read the objects)', () => {

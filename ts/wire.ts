@@ -31,6 +31,7 @@ export {
   columnsCarry,
   planSession,
   planSessionAsync,
+  primedAtLoad,
   setColumnarWire,
   setTextColumns,
   type Tail,

@@ -11,6 +11,7 @@
 // the same plans and errors.
 
 import {
+  HeldContext as HeldContextClass,
   NativeContextEditor,
   bindingTarget,
   type EditContext as WireContext,
@@ -352,3 +353,44 @@ export function planSessionAsync(
 export function appendSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail): boolean {
   return isColumns(tail) ? native.appendSessionColumns(id, reuse, tail) : native.appendSession(id, reuse, tail)
 }
+
+/**
+ * The WebAssembly build compiles each of its functions the first time it runs (V8's lazy
+ * compilation of WebAssembly), so a process's first plan paid for compiling the whole approx path:
+ * the first `wrapModelCall` of the bench took 27-30 ms there against 10 ms natively. At load, a
+ * conversation of three messages is planned once and again (a cold call and a next call, with a
+ * held context, through columns and the packed plan: what every approx plan runs) on an editor
+ * of its own, which is then dropped. About 20 ms of the import on the WebAssembly build; the
+ * native addon is compiled already and is not primed. Nothing it does can fail the load.
+ */
+function primeWebAssembly(): void {
+  try {
+    const opts: WireOptions = { sendText: false, sendToolText: false, placeholders: undefined, cache: undefined, messageTokens: undefined }
+    const messages = [
+      { role: 'user', content: 'read a' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'read', arguments: '{"p":"a"}' } }] },
+      { role: 'tool', tool_call_id: 'c', content: 'the text of a' },
+      { role: 'user', content: 'thanks' },
+    ]
+    const editor = new NativeContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 } })
+    const context = new (HeldContextClass as NonNullable<typeof HeldContextClass>)({ systemPromptLength: 4, toolLengths: [40] })
+    const first = toColumns(messages, 0, 3, opts, [])
+    const next = toColumns(messages, 3, 4, opts, [])
+    if (first === undefined || next === undefined) return
+    editor.planSessionColumns(1, 0, first[0], context)
+    editor.planSessionColumns(1, 3, next[0], context)
+    editor.countTokensColumns(first[0], context)
+    primed = true
+  } catch {
+    // a build without one of these calls: its first plan compiles them, as before
+  }
+}
+
+let primed = false
+
+/** Whether the WebAssembly build was primed at load (see `primeWebAssembly`); natively `false`. */
+export function primedAtLoad(): boolean {
+  return primed
+}
+
+if (bindingTarget !== undefined && bindingTarget !== 'native' && columnarWire() && HeldContextClass !== undefined) primeWebAssembly()
