@@ -1110,7 +1110,8 @@ export interface ToolCall {
  * `thinkingLength`, `images`, `imageTokens`, `toolCallsLength` and `tokens` (`NaN`: absent);
  * `args` holds each call's `argsLength`; `strings` joins the message's strings (`toolCallId`,
  * `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), or lists them
- * one by one as an array, and `lengths` holds their UTF-16 lengths. The package's `ContextEditor` writes them (ts/wire/columns.ts).
+ * one by one as an array, and `lengths` holds their UTF-16 lengths. The package's
+ * `ContextEditor` writes them (ts/wire/columns.ts).
  */
 export interface WireColumns {
   ints: Uint32Array

@@ -32,7 +32,8 @@ use crate::error::CoreResult;
 /// `thinkingLength`, `images`, `imageTokens`, `toolCallsLength` and `tokens` (`NaN`: absent);
 /// `args` holds each call's `argsLength`; `strings` joins the message's strings (`toolCallId`,
 /// `name`, `content`, `other`, each call's `id`, `name`, `args`, the cleared ids), or lists them
-/// one by one as an array, and `lengths` holds their UTF-16 lengths. The package's `ContextEditor` writes them (ts/wire/columns.ts).
+/// one by one as an array, and `lengths` holds their UTF-16 lengths. The package's
+/// `ContextEditor` writes them (ts/wire/columns.ts).
 // Declares the TypeScript type: `input::columns_from_js` reads the object column by column, with
 // errors that name the column.
 #[allow(dead_code)]

@@ -354,14 +354,16 @@ export function appendSession(native: NativeContextEditor, id: number, reuse: nu
   return isColumns(tail) ? native.appendSessionColumns(id, reuse, tail) : native.appendSession(id, reuse, tail)
 }
 
+let primed = false
+
 /**
  * The WebAssembly build compiles each of its functions the first time it runs (V8's lazy
  * compilation of WebAssembly), so a process's first plan paid for compiling the whole approx path:
  * the first `wrapModelCall` of the bench took 27-30 ms there against 10 ms natively. At load, a
- * conversation of three messages is planned once and again (a cold call and a next call, with a
- * held context, through columns and the packed plan: what every approx plan runs) on an editor
- * of its own, which is then dropped. About 20 ms of the import on the WebAssembly build; the
- * native addon is compiled already and is not primed. Nothing it does can fail the load.
+ * conversation of three messages is planned, then again with a fourth (a cold call and a next
+ * call, with a held context, through columns and the packed plan: what every approx plan runs), on
+ * an editor of its own, which is then dropped. About 16 ms of the import on the WebAssembly build;
+ * the native addon is compiled already and is not primed. Nothing it does can fail the load.
  */
 function primeWebAssembly(): void {
   try {
@@ -385,8 +387,6 @@ function primeWebAssembly(): void {
     // a build without one of these calls: its first plan compiles them, as before
   }
 }
-
-let primed = false
 
 /** Whether the WebAssembly build was primed at load (see `primeWebAssembly`); natively `false`. */
 export function primedAtLoad(): boolean {
