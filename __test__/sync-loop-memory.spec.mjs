@@ -8,7 +8,8 @@
 // made a new editor per conversation kept them all (9.7 GB after 6,000 editors of 2,000
 // messages). The sessions and token caches of all editors are now bounded together
 // (`MAX_PROCESS_SESSION_BYTES`, crates/core/src/registry.rs), other editors' least recently used
-// first.
+// first. A plan's typed arrays were external buffers, freed by a finalizer too: natively they are
+// now the engine's own (`engine_arrays` in src/packed.rs).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -49,13 +50,19 @@ test('a synchronous loop of edits whose reports are never read keeps memory boun
     run(300)
     const start = rss()
     run(3700)
-    console.log(JSON.stringify({ start, end: rss(), cleared }))
+    const end = rss()
+    run(5550)
+    console.log(JSON.stringify({ start, end, later: rss(), cleared }))
   `)
-  assert.equal(out.cleared, 4000, 'every call returned messages')
+  assert.equal(out.cleared, 9550, 'every call returned messages')
   // Before the bound: 3,700 calls x ~170 KB = ~630 MB more. After it: at most the 128 MiB of
   // unread native reports, whatever the number of calls.
   const growth = out.end - out.start
   assert.ok(growth < 300, `RSS grew by ${growth.toFixed(0)} MiB over 3,700 synchronous calls (start ${out.start.toFixed(0)} MiB)`)
+  // And no more after that: each plan's typed arrays, external buffers freed by a finalizer, grew
+  // it by ~16 KB a call (~85 MiB over these 5,550 calls) until they became the engine's own.
+  const later = out.later - out.end
+  assert.ok(later < 40, `RSS grew by ${later.toFixed(0)} MiB over 5,550 more synchronous calls (from ${out.end.toFixed(0)} MiB)`)
 })
 
 // Runs first in this process (the test above runs in its own): the bound is process-wide.
