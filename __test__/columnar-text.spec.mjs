@@ -19,6 +19,7 @@ import { NativeContextEditor, toWireContext } from '../index.js'
 import { outcome } from './support/columnar-diff.mjs'
 import { langchain, options, plain, words } from './support/columnar-conversations.mjs'
 import { Rng } from './support/prng.mjs'
+import { ON_WASM } from './support/binding.mjs'
 
 /** The counting methods that send text, with their tokenizers. */
 const TEXT_MODES = [
@@ -183,6 +184,18 @@ describe('the native side: text columns', () => {
       setColumnarWire(columnar)
     }
     assert.ok(viaColumns.messages.at(-1) >= 300_000, 'the last text was counted whole')
+  })
+
+  test('natively the strings of columns that carry text are listed, in every mode; ids and names alone are joined, as on WebAssembly', () => {
+    const messages = [
+      new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read', args: { p: 'a' } }] }),
+      new ToolMessage({ content: 'the file', tool_call_id: 'c1', name: 'read' }),
+    ]
+    const shape = (opts) => typeof toColumns(messages, 0, 2, opts, [])[0].strings
+    assert.equal(shape({ sendText: true }), ON_WASM ? 'string' : 'object')
+    // Approx mode with an edit that reads the tool results' text (truncation, `prefer`).
+    assert.equal(shape({ sendText: false, sendToolText: true }), ON_WASM ? 'string' : 'object')
+    assert.equal(shape({ sendText: false }), 'string')
   })
 
   test('strings one by one or joined: the same plans and counts; a length that is not its string’s is refused, never a crash', () => {
