@@ -104,6 +104,51 @@ test('an unpacked session plan equals the plain plan, op for op, for every kind 
   )
 })
 
+test("a plan's typed arrays are its own: plain arrays of their kinds, unchanged by later calls, none over another's elements", () => {
+  // On WebAssembly the three are copied out of its memory together, into one buffer: each must
+  // still be an array of its own kind and length, and no later call may write into them.
+  const editor = new NativeContextEditor({ trigger: { tokens: 1 }, keep: { messages: 0 }, placeholder: RECALL_PLACEHOLDER })
+  const plans = []
+  for (let id = 1; id <= 24; id++) {
+    const packed = editor.planSession(id, 0, wireConversation(new Rng(500 + id)), {})
+    plans.push({ packed, ops: [...packed.ops], bytes: [...packed.stringBytes], ends: [...packed.stringEnds] })
+  }
+  assert.ok(plans.filter((p) => p.ops.length > 0 && p.bytes.length > 0).length > 12, 'most plans clear something')
+  for (const [k, { packed, ops, bytes, ends }] of plans.entries()) {
+    assert.equal(Object.getPrototypeOf(packed.ops), Uint32Array.prototype, `plan ${k}: ops`)
+    assert.equal(Object.getPrototypeOf(packed.stringBytes), Uint8Array.prototype, `plan ${k}: stringBytes (not a Buffer)`)
+    assert.equal(Object.getPrototypeOf(packed.stringEnds), Uint32Array.prototype, `plan ${k}: stringEnds`)
+    assert.equal(packed.ops.length % 4, 0, `plan ${k}: four numbers an op`)
+    assert.equal(packed.stringEnds.at(-1) ?? 0, packed.stringBytes.length, `plan ${k}: the last string ends at the bytes' end`)
+    // As each call returned them, after all the later calls.
+    assert.deepEqual([...packed.ops], ops, `plan ${k}: ops`)
+    assert.deepEqual([...packed.stringBytes], bytes, `plan ${k}: stringBytes`)
+    assert.deepEqual([...packed.stringEnds], ends, `plan ${k}: stringEnds`)
+    // Writing over every element of one changes no other.
+    packed.ops.fill(0xffffffff)
+    packed.stringEnds.fill(0xfffffffe)
+    packed.stringBytes.fill(0xfd)
+    assert.ok(
+      packed.ops.every((w) => w === 0xffffffff),
+      `plan ${k}: ops written over`,
+    )
+    assert.ok(
+      packed.stringEnds.every((w) => w === 0xfffffffe),
+      `plan ${k}: stringEnds written over`,
+    )
+    assert.ok(
+      packed.stringBytes.every((b) => b === 0xfd),
+      `plan ${k}: stringBytes written over`,
+    )
+  }
+  // And the plans made after them are their own too: nothing any of them wrote shows in another.
+  for (const [k, { packed }] of plans.entries())
+    assert.ok(
+      packed.ops.every((w) => w === 0xffffffff),
+      `plan ${k}`,
+    )
+})
+
 /** A packed plan's string table made from `list` as the binding makes it: UTF-8 bytes and where each ends. */
 function tableOf(list) {
   const bytes = Buffer.from(list.join(''))

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use context_editor_core as core;
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
@@ -54,12 +55,15 @@ pub enum PackedOpKind {
 #[napi(object, object_from_js = false)]
 pub struct PackedPlan {
   /// Four numbers per operation, `[kind, index, a, b]`; `kind` is a `PackedOpKind`.
-  pub ops: Uint32Array,
+  #[napi(ts_type = "Uint32Array")]
+  pub ops: Made,
   /// The strings ops name (a placeholder or strategy once, however many ops name it), in the order
   /// first named: their UTF-8 bytes, one after another.
-  pub string_bytes: Uint8Array,
+  #[napi(ts_type = "Uint8Array")]
+  pub string_bytes: Made,
   /// Where each string ends in `stringBytes` (the `k`-th is `stringEnds[k - 1]..stringEnds[k]`).
-  pub string_ends: Uint32Array,
+  #[napi(ts_type = "Uint32Array")]
+  pub string_ends: Made,
   /// JSON text of `{ summary?: SummaryRequest }`.
   pub extra: String,
   /// The report, kept native until read (it lists every cleared result: building its text on
@@ -167,7 +171,7 @@ impl Packed {
       (Some(handle), None)
     };
     let (ops, string_bytes, string_ends) =
-      engine_arrays(env, self.ops, self.string_bytes, self.string_ends)?;
+      engine_arrays(env, &self.ops, &self.string_bytes, &self.string_ends)?;
     Ok(PackedPlan {
       ops,
       string_bytes,
@@ -179,33 +183,113 @@ impl Packed {
   }
 }
 
+/// A typed array made for the call's result: a JavaScript value of the call's own scope, which the
+/// plan hands back as it is.
+pub struct Made(sys::napi_value);
+
+impl TypeName for Made {
+  fn type_name() -> &'static str {
+    "TypedArray"
+  }
+
+  fn value_type() -> ValueType {
+    ValueType::Object
+  }
+}
+
+impl ToNapiValue for Made {
+  unsafe fn to_napi_value(_env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+    Ok(val.0)
+  }
+}
+
 /// The plan's typed arrays (`ops`, `stringBytes`, `stringEnds`), their memory the engine's own (a
 /// copy). napi-rs makes a `Vec` an external buffer, freed by a Node-API finalizer: on a later turn
 /// of the event loop, so a synchronous loop of calls kept every plan's arrays (about 16 KB a call
 /// at 2,000 messages: 689 MiB of RSS after 18,800 calls, still growing). The engine frees its own
-/// at once when it collects them. On WebAssembly a copy costs emnapi a round trip through its
-/// memory (a 200-message next call took 170 µs instead of 65): there they stay external.
+/// at once when it collects them.
 #[cfg(not(target_family = "wasm"))]
-fn engine_arrays(env: &Env, ops: Vec<u32>, bytes: Vec<u8>, ends: Vec<u32>) -> Result<Arrays> {
-  Ok((
-    Uint32ArraySlice::copy_from(env, &ops)?.into_typed_array(env)?,
-    Uint8ArraySlice::copy_from(env, &bytes)?.into_typed_array(env)?,
-    Uint32ArraySlice::copy_from(env, &ends)?.into_typed_array(env)?,
-  ))
+fn engine_arrays(env: &Env, ops: &[u32], bytes: &[u8], ends: &[u32]) -> Result<Arrays> {
+  let raw = env.raw();
+  // SAFETY: each typed array was just made in this call's scope by `into_typed_array`.
+  unsafe {
+    Ok((
+      Made(Uint32Array::to_napi_value(
+        raw,
+        Uint32ArraySlice::copy_from(env, ops)?.into_typed_array(env)?,
+      )?),
+      Made(Uint8Array::to_napi_value(
+        raw,
+        Uint8ArraySlice::copy_from(env, bytes)?.into_typed_array(env)?,
+      )?),
+      Made(Uint32Array::to_napi_value(
+        raw,
+        Uint32ArraySlice::copy_from(env, ends)?.into_typed_array(env)?,
+      )?),
+    ))
+  }
 }
 
+/// On WebAssembly, emnapi makes an external buffer a copy in JavaScript anyway, and keeps the
+/// `Vec` in the WebAssembly memory until the copy's finalizer runs (in a synchronous loop, never:
+/// 32 MiB of array buffers and as much of that memory per 1,850 calls at 2,000 messages). A
+/// copy through napi-rs's typed-array slices costs a round trip through that memory instead (a
+/// 200-message next call took 170 µs instead of 65). Here the three arrays are written one after
+/// another into one `Vec`, which `napi_create_buffer_copy` copies out of the WebAssembly memory
+/// into a new `ArrayBuffer` (no finalizer, nothing kept in that memory), and the three typed
+/// arrays are made on that buffer. The `ArrayBuffer` is read as the copy's `buffer` (the typed
+/// arrays' own getter: `Object.prototype` cannot reach it): `napi_get_typedarray_info` would check
+/// it at the cost of two caught exceptions (about 26 µs), and asked for the data too, would give
+/// the buffer a place in the WebAssembly memory.
 #[cfg(target_family = "wasm")]
-#[allow(clippy::unnecessary_wraps)]
-fn engine_arrays(_env: &Env, ops: Vec<u32>, bytes: Vec<u8>, ends: Vec<u32>) -> Result<Arrays> {
+fn engine_arrays(env: &Env, ops: &[u32], bytes: &[u8], ends: &[u32]) -> Result<Arrays> {
+  let words = size_of_val(ops);
+  let after = words + size_of_val(ends);
+  let mut all = Vec::with_capacity(after + bytes.len());
+  all.extend(ops.iter().flat_map(|w| w.to_ne_bytes()));
+  all.extend(ends.iter().flat_map(|w| w.to_ne_bytes()));
+  all.extend_from_slice(bytes);
+  let raw = env.raw();
+  let mut buffer = std::ptr::null_mut();
+  let mut array_buffer = std::ptr::null_mut();
+  // SAFETY: `all` is a live slice of `all.len()` bytes; every out-pointer is a local.
+  unsafe {
+    napi::check_status!(
+      sys::napi_create_buffer_copy(
+        raw,
+        all.len(),
+        all.as_ptr().cast(),
+        std::ptr::null_mut(),
+        &raw mut buffer
+      ),
+      "copying a plan's arrays"
+    )?;
+    napi::check_status!(
+      sys::napi_get_named_property(raw, buffer, c"buffer".as_ptr(), &raw mut array_buffer),
+      "reading a plan's arrays"
+    )?;
+  }
+  let view = |kind: sys::napi_typedarray_type, len: usize, at: usize| -> Result<Made> {
+    let mut array = std::ptr::null_mut();
+    // SAFETY: `array_buffer` holds `all.len()` bytes; `at` is a multiple of 4 and `len`
+    // elements from it end within them.
+    unsafe {
+      napi::check_status!(
+        sys::napi_create_typedarray(raw, kind, len, array_buffer, at, &raw mut array),
+        "making a plan's array"
+      )?;
+    }
+    Ok(Made(array))
+  };
   Ok((
-    Uint32Array::new(ops),
-    Uint8Array::new(bytes),
-    Uint32Array::new(ends),
+    view(sys::TypedarrayType::uint32_array, ops.len(), 0)?,
+    view(sys::TypedarrayType::uint8_array, bytes.len(), after)?,
+    view(sys::TypedarrayType::uint32_array, ends.len(), words)?,
   ))
 }
 
 /// `ops`, `stringBytes` and `stringEnds` of a `PackedPlan`.
-type Arrays = (Uint32Array, Uint8Array, Uint32Array);
+type Arrays = (Made, Made, Made);
 
 /// Roughly what a report holds on the native heap.
 fn report_bytes(r: &core::Report) -> i64 {
