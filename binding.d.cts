@@ -694,6 +694,25 @@ export declare class NativeContextEditor {
   /** `planSessionColumns` with the counting and planning on the libuv thread pool. */
   planSessionColumnsAsync(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): Promise<PackedPlan | null>
   /**
+   * Counts a conversation a session holds, sending only what is new: the first `reuse` messages
+   * are all those session `session` holds (converted and measured by its plans), and `tail` (wire
+   * messages, as an array or as one JSON string) follows them. Only `tail` is measured; the
+   * session is left as it was, so the next `planSession` continues from what it held. Returns the
+   * count `countTokens` gives for the whole conversation, or `null` on a miss (unknown or evicted
+   * session, another number of messages held than `reuse`, or counted another way): then count
+   * the whole conversation. Never run it while another call is on the session.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+   * conversation) or `INVALID_CONTEXT`, as `countTokens`; the session stays as it was.
+   */
+  countSession(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | HeldContext | undefined | null): TokenCountResult | null
+  /**
+   * `countSession` with the tail as columns (`WireColumns`, see `planColumns`).
+   *
+   * @throws {Error} as `countSession`.
+   */
+  countSessionColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): TokenCountResult | null
+  /**
    * `appendSession` with the tail as columns.
    *
    * @throws {Error} as `appendSession`.

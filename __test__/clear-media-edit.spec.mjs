@@ -6,7 +6,7 @@
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import { ContextEditor, ContextEditorError } from '../dist/index.js'
-import { shot, transcripts } from './fixtures/screenshots.mjs'
+import { png, shot, transcripts } from './fixtures/screenshots.mjs'
 
 const N = 40
 const PLACEHOLDER = '[image removed: image/png 1280×800]'
@@ -188,4 +188,95 @@ test('documents are named by title and media type', () => {
     media[0].cleared.map((c) => c.kind),
     ['document', 'document'],
   )
+})
+
+/** `messages` as JSON, for comparing an editor's output with a new editor's. */
+const json = (messages) => JSON.parse(JSON.stringify(messages))
+
+/** Where each format keeps a message's screenshot block (the path inside `content`). */
+const IMAGE_AT = {
+  langchain: (m) => (Array.isArray(m.content) ? m.content.findIndex((b) => b.type === 'image_url') : -1),
+  openai: (m) => (Array.isArray(m.content) ? m.content.findIndex((b) => b.type === 'image_url') : -1),
+  anthropic: () => -1,
+  'ai-sdk': () => -1,
+}
+
+test('a next call is given the copies of the previous one while nothing they were made from changed, and new ones after any change', () => {
+  // The conversation's next edit then finds the same objects as its previous one, and continues
+  // its session instead of reading everything after the first cleared screenshot again.
+  for (const [name, make] of Object.entries(transcripts)) {
+    const options = { edits: [{ type: 'clear_media', keep: { media: 3 } }] }
+    const history = make(24)
+    const editor = new ContextEditor(options)
+    const cut = history.length - 6
+    const first = editor.edit(history.slice(0, cut)).messages
+    const second = editor.edit(history).messages
+    assert.deepEqual(json(second), json(new ContextEditor(options).edit(history).messages), `${name}: a new editor's output`)
+    // Cleared in both calls: the same copy; older ones cleared now only: new copies.
+    const clearedBoth = []
+    for (let i = 0; i < cut; i++)
+      if (first[i] !== history[i] && second[i] !== history[i] && JSON.stringify(first[i]) === JSON.stringify(second[i])) clearedBoth.push(i)
+    assert.ok(clearedBoth.length >= 8, `${name}: ${clearedBoth.length} messages cleared in both calls`)
+    for (const i of clearedBoth) assert.equal(second[i], first[i], `${name}: message ${i} is the copy given before`)
+
+    // Changes to what a copy was made from, or to the copy the caller got, make a new one; each
+    // call's output is then a new editor's.
+    const changes = {
+      'the caller changed a copy it was given': (h, out, i) => {
+        out[i].content = [{ type: 'text', text: 'the caller wrote this' }]
+        return h
+      },
+      'the caller changed a block of a copy in place': (h, out, i) => {
+        if (Array.isArray(out[i].content)) out[i].content[0] = { type: 'text', text: 'written over' }
+        return h
+      },
+      'a field of the original replaced': (h, out, i) => {
+        h[i].name = 'renamed'
+        return h
+      },
+      'the original replaced by a new object': (h, out, i) => {
+        h[i] = Array.isArray(h[i].content) ? Object.assign(Object.create(Object.getPrototypeOf(h[i])), h[i], { content: [...h[i].content] }) : h[i]
+        return h
+      },
+      'a block of the original replaced in place by another screenshot': (h, out, i, ed) => {
+        const at = IMAGE_AT[name](h[i])
+        const shot = { type: 'image_url', image_url: { url: `data:image/png;base64,${png(640, 480, 99)}` } }
+        if (at >= 0) h[i].content[at] = shot
+        else {
+          // Inside a tool result's blocks, which the change check does not read (as for every
+          // message): declared with invalidate().
+          if (name === 'anthropic') h[i].content[0].content[0] = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(640, 480, 99) } }
+          else h[i].content[0].output.value[0] = { type: 'media', data: png(640, 480, 99), mediaType: 'image/png' }
+          ed.invalidate(h[i])
+        }
+        return h
+      },
+    }
+    for (const [what, change] of Object.entries(changes)) {
+      const h = make(24)
+      const ed = new ContextEditor(options)
+      const out = ed.edit(h).messages
+      const i = h.findIndex((m, k) => out[k] !== m)
+      const before = out[i]
+      const now = change(h.slice(), out, i, ed)
+      const again = ed.edit(now).messages
+      assert.notEqual(again[i], before, `${name}, ${what}: a new copy`)
+      assert.deepEqual(json(again), json(new ContextEditor(options).edit(now).messages), `${name}, ${what}: a new editor's output`)
+    }
+  }
+})
+
+test('a screenshot changed inside a block the change check does not read is seen after invalidate()', () => {
+  const options = { edits: [{ type: 'clear_media', keep: { media: 2 } }] }
+  const history = transcripts.langchain(10)
+  const editor = new ContextEditor(options)
+  editor.edit(history)
+  // The block's own `image_url` object is changed in place: another size, so another placeholder.
+  const i = history.findIndex((m) => Array.isArray(m.content))
+  const m = history[i]
+  m.content.find((b) => b.type === 'image_url').image_url.url = `data:image/png;base64,${png(640, 480, 7)}`
+  editor.invalidate(m)
+  const { messages } = editor.edit(history)
+  assert.deepEqual(json(messages), json(new ContextEditor(options).edit(history).messages))
+  assert.match(JSON.stringify(messages[i]), /640×480/)
 })

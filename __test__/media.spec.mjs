@@ -150,3 +150,45 @@ test('the editor counts images by the formula of their provider when the size is
     1105 + 255,
   )
 })
+
+test('sizes are read from the headers of screenshot-sized data: PNG, GIF, WebP, and a JPEG whose frame header follows a 40 KB EXIF segment', () => {
+  const big = (head) => Buffer.concat([head, Buffer.alloc(150_000, 7)]).toString('base64')
+  const pngHead = Buffer.alloc(24)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(pngHead)
+  pngHead.write('IHDR', 12, 'latin1')
+  pngHead.writeUInt32BE(1920, 16)
+  pngHead.writeUInt32BE(1080, 20)
+  const gifHead = Buffer.from('GIF89a\x00\x00\x00\x00', 'latin1')
+  gifHead.writeUInt16LE(320, 6)
+  gifHead.writeUInt16LE(200, 8)
+  const webpHead = Buffer.alloc(30)
+  webpHead.write('RIFF', 0, 'latin1')
+  webpHead.write('WEBPVP8X', 8, 'latin1')
+  webpHead.writeUIntLE(1279, 24, 3)
+  webpHead.writeUIntLE(799, 27, 3)
+  // SOI, then APP1 (EXIF) of 40,000 bytes, then SOF0 with height 900 and width 1600.
+  const exif = Buffer.alloc(40_004)
+  exif.writeUInt16BE(0xffd8, 0)
+  exif.writeUInt16BE(0xffe1, 2)
+  exif.writeUInt16BE(40_000, 4)
+  const sof = Buffer.from([0xff, 0xc0, 0, 17, 8, 0, 0, 0, 0, 3])
+  sof.writeUInt16BE(900, 5)
+  sof.writeUInt16BE(1600, 7)
+  const images = [
+    ['image/png', big(pngHead), 'image/png 1920×1080'],
+    ['image/gif', big(gifHead), 'image/gif 320×200'],
+    ['image/webp', big(webpHead), 'image/webp 1280×800'],
+    ['image/jpeg', big(Buffer.concat([exif, sof])), 'image/jpeg 1600×900'],
+  ]
+  const messages = images.map(([mime, data]) => ({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:${mime};base64,${data}` } }] }))
+  const { report } = clearMedia([...messages, ...messages], { keep: { media: 4 } })
+  assert.deepEqual(
+    report.cleared.map((c) => c.what),
+    images.map(([, , what]) => what),
+  )
+  // Counted by their sizes, not as images of unknown size.
+  assert.deepEqual(
+    report.cleared.map((c) => c.tokens),
+    [imageTokens(1920, 1080), imageTokens(320, 200), imageTokens(1280, 800), imageTokens(1600, 900)],
+  )
+})

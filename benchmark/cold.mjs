@@ -17,7 +17,7 @@
 //   approx with the recall tool's placeholder (`{tool_call_id}`: each cleared result's own text);
 //   as a process's first agent loops, then warm (after untimed loops of each, as in a server);
 // - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
-// - `countTokens`, cold and on a history counted twice before, vs LangChain's
+// - `countTokens`, cold, on a history counted twice before and on one an edit holds, vs LangChain's
 //   `countTokensApproximately` (what that middleware runs);
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
@@ -260,32 +260,33 @@ async function rowsForSize(n, seed, runs) {
     { oursSetup: () => summarizationMiddleware({ ...sumOpts, model: fakeModel }), peerSetup: () => lcSummarization({ ...sumOpts, model: fakeModel }) },
   )
   row('summarisation plan, not triggered, cold', a, b, 'LangChain `summarizationMiddleware`')
-  // What LangChain's summarisation runs when it does not summarise: its count, against ours.
-  ;[a, b] = await paired(
-    runs,
-    (ed) => ed.countTokens(messages, ctx),
-    () => countTokensApproximately(messages),
-    {
-      oursSetup: () => new ContextEditor(OPTIONS),
-    },
-  )
-  row('`countTokens`, approx, cold', a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
+  // What LangChain's summarisation runs when it does not summarise: its count, against ours, on an
+  // editor `setup` makes.
+  const countRow = async (what, setup) => {
+    ;[a, b] = await paired(
+      runs,
+      (ed) => ed.countTokens(messages, ctx),
+      () => countTokensApproximately(messages),
+      {
+        oursSetup: () => {
+          const ed = new ContextEditor(OPTIONS)
+          setup(ed)
+          return ed
+        },
+      },
+    )
+    row(`\`countTokens\`, approx, ${what}`, a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
+  }
+  await countRow('cold', () => {})
   // The same history counted again (a host that counts every turn): from the third count on, an
   // unchanged message is not read again (ts/wire/columns.ts).
-  ;[a, b] = await paired(
-    runs,
-    (ed) => ed.countTokens(messages, ctx),
-    () => countTokensApproximately(messages),
-    {
-      oursSetup: () => {
-        const ed = new ContextEditor(OPTIONS)
-        ed.countTokens(messages, ctx)
-        ed.countTokens(messages, ctx)
-        return ed
-      },
-    },
-  )
-  row('`countTokens`, approx, the same history a third time', a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
+  await countRow('the same history a third time', (ed) => {
+    ed.countTokens(messages, ctx)
+    ed.countTokens(messages, ctx)
+  })
+  // A host that counts every turn with the editor that edits: the history the previous edit held,
+  // grown by two messages, counted through that conversation's session (only the two are read).
+  await countRow('a history an edit holds, two messages more', (ed) => ed.edit(messages.slice(0, -2), ctx))
 
   const texts = messages.flatMap(textsOf)
   ;[a, b] = await paired(

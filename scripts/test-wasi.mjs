@@ -29,6 +29,7 @@ const own = new Set(['packaging.spec.mjs', 'xpert-tarball.spec.mjs'])
 const BINDING_SPECS = [
   /^native/,
   /^columnar-/,
+  /^count-sessions/,
   /^packed-plan/,
   /^held-context/,
   /^token-differential/,

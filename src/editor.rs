@@ -377,6 +377,51 @@ impl NativeContextEditor {
     ))
   }
 
+  /// Counts a conversation a session holds, sending only what is new: the first `reuse` messages
+  /// are all those session `session` holds (converted and measured by its plans), and `tail` (wire
+  /// messages, as an array or as one JSON string) follows them. Only `tail` is measured; the
+  /// session is left as it was, so the next `planSession` continues from what it held. Returns the
+  /// count `countTokens` gives for the whole conversation, or `null` on a miss (unknown or evicted
+  /// session, another number of messages held than `reuse`, or counted another way): then count
+  /// the whole conversation. Never run it while another call is on the session.
+  ///
+  /// @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+  /// conversation) or `INVALID_CONTEXT`, as `countTokens`; the session stays as it was.
+  #[napi]
+  pub fn count_session(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
+  ) -> Result<Option<TokenCountResult>> {
+    let args = session_args(&env, session, reuse, tail)?;
+    let context = input::context_from_js(&env, context)?;
+    count_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))
+  }
+
+  /// `countSession` with the tail as columns (`WireColumns`, see `planColumns`).
+  ///
+  /// @throws {Error} as `countSession`.
+  #[napi]
+  pub fn count_session_columns(
+    &self,
+    env: Env,
+    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
+    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
+    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
+    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
+      Unknown<'_>,
+    >,
+  ) -> Result<Option<TokenCountResult>> {
+    let args = session_columns(&env, session, reuse, columns)?;
+    let context = input::context_from_js(&env, context)?;
+    count_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))
+  }
+
   /// `appendSession` with the tail as columns.
   ///
   /// @throws {Error} as `appendSession`.
@@ -518,6 +563,20 @@ fn count_columns(
     editor
       .count_tokens(&messages, &context)
       .map(TokenCountResult::from)
+  })
+}
+
+fn count_session(
+  editor: &core::ContextEditor,
+  (session, reuse, tail): SessionArgs,
+  context: Option<EditContext>,
+) -> CoreResult<Option<TokenCountResult>> {
+  guarded(|| {
+    let tail = tail.into_core(reuse as usize)?;
+    let context = message::context_from_wire(context)?;
+    editor
+      .count_session(u64::from(session), reuse as usize, tail, &context)
+      .map(|c| c.map(TokenCountResult::from))
   })
 }
 

@@ -36,6 +36,7 @@ import { type CallContext, type EditContext, lengthsOnly, readContext, recountCo
 import { askSummary, askSummaryAsync, checkSummary, type EditResult, finish, result, type Written } from './edit-result.js'
 import { keepOutput, type Pick as SessionPick, type Planned, reusedPrefix, Sessions } from './sessions.js'
 import { applyMediaEdits, markFired, type MediaEdit, mediaEdits } from './media-edit.js'
+import { forgetMedia, type MediaMemo, mediaMemo } from './media.js'
 import {
   APPLY_PIECE,
   concurrentCalls,
@@ -87,6 +88,8 @@ export class ContextEditor {
   readonly #sendArgs: boolean
   /** The `clear_media` edits, applied before planning (ts/media-edit.ts). */
   readonly #media: MediaEdit[]
+  /** What the `clear_media` edits remember of the messages (see `MediaMemo`). */
+  #mediaMemo: MediaMemo = mediaMemo()
   /** `pin.ids`: messages with these ids are sent pinned. */
   readonly #pinIds: ReadonlySet<string> | undefined
   readonly #placeholders: ReadonlySet<string>
@@ -198,10 +201,6 @@ export class ContextEditor {
     const call = readContext(context, list.length)
     if (this.#exact && call.wire.model !== undefined) loadTokenizerForModel(call.wire.model)
     return [list, call]
-  }
-
-  #wire(list: readonly unknown[], call: CallContext): [WireMessage[], WireContext] {
-    return [this.#convert(list, call.messageTokens), this.#context(list, call)]
   }
 
   /** The wire form of `list` (through the conversion memo). */
@@ -373,13 +372,20 @@ export class ContextEditor {
       tokens: (m) => this.countTokens(around(m as readonly T[]) as readonly AnyMessage[], context).total,
       maxInputTokens: typeof max === 'number' ? max : undefined,
       pin: optionOf(this.options, 'pin'),
+      memo: this.#mediaMemo,
     })
     const out = next(key !== undefined && done.messages === list ? messages : around(done.messages))
-    const withReport = (r: R): R => ({
-      ...r,
-      report: markFired(r.report, done.fired),
-      ...(done.reports.length > 0 ? { media: done.reports } : {}),
-    })
+    // The report stays unread until asked for (an edit's is parsed from the plan only then).
+    const withReport = (r: R): R => {
+      const fields: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(r)
+      delete fields.report
+      let report: R['report'] | undefined
+      const get = (): R['report'] => (report ??= markFired(r.report, done.fired))
+      const set = (value: R['report']): void => void (report = value)
+      fields.report = { get, set, enumerable: true, configurable: true }
+      if (done.reports.length > 0) fields.media = { value: done.reports, writable: true, enumerable: true, configurable: true }
+      return Object.defineProperties({}, fields) as R
+    }
     return out instanceof Promise ? out.then(withReport) : withReport(out)
   }
 
@@ -453,11 +459,15 @@ export class ContextEditor {
     const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokens(m, c))
     if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
+    // A history an edit holds (a host that counts every turn): only what is new is read and
+    // measured (`Sessions.count`).
+    const ctx = this.#context(list, call)
+    const held = this.#sessions.count(list, ctx, call.messageTokens)
+    if (held !== undefined) return held
     const columns = this.#columns(list, call.messageTokens)
     try {
-      if (columns !== undefined) return this.#native.countTokensColumns(columns, this.#context(list, call))
-      const [wire, ctx] = this.#wire(list, call)
-      return this.#native.countTokens(wire, ctx)
+      if (columns !== undefined) return this.#native.countTokensColumns(columns, ctx)
+      return this.#native.countTokens(this.#convert(list, call.messageTokens), ctx)
     } catch (e) {
       throw fromNative(e)
     }
@@ -468,11 +478,15 @@ export class ContextEditor {
     const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokensAsync(m, c))
     if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
+    const ctx = this.#context(list, call)
+    // Through a held conversation, as `countTokens`: on this thread, which blocks it for less
+    // than the columns of the whole history it would otherwise write here.
+    const held = this.#sessions.count(list, ctx, call.messageTokens)
+    if (held !== undefined) return held
     const columns = this.#columns(list, call.messageTokens)
     try {
-      if (columns !== undefined) return await this.#native.countTokensColumnsAsync(columns, this.#context(list, call))
-      const [wire, ctx] = this.#wire(list, call)
-      return await this.#native.countTokensAsync(wire, ctx)
+      if (columns !== undefined) return await this.#native.countTokensColumnsAsync(columns, ctx)
+      return await this.#native.countTokensAsync(this.#convert(list, call.messageTokens), ctx)
     } catch (e) {
       throw fromNative(e)
     }
@@ -497,6 +511,7 @@ export class ContextEditor {
     this.#native.clearCache()
     this.#wireCache = new WeakMap()
     this.#cleared = new WeakMap()
+    this.#mediaMemo = mediaMemo()
     this.#sessions.clear()
     this.#formats.clear()
   }
@@ -522,7 +537,10 @@ export class ContextEditor {
     for (const m of list.slice()) list.push(...this.#formats.invalidate(m))
     for (const m of list) {
       forgetMessage(this.#wireCache, m)
-      if (m !== null && typeof m === 'object') this.#cleared.delete(m)
+      if (m !== null && typeof m === 'object') {
+        this.#cleared.delete(m)
+        forgetMedia(this.#mediaMemo, m)
+      }
     }
   }
 

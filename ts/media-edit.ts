@@ -7,7 +7,7 @@
 // messages as given. Pinned messages (the `pin` rules, as the core applies them to the other
 // edits) keep their media, which do not count toward `keep`.
 
-import { clearMedia, type ClearMediaReport, type ImageTokenFormula } from './media.js'
+import { clearMediaKept, type ClearMediaReport, type ImageTokenFormula, type MediaMemo } from './media.js'
 
 /** One `clear_media` entry of `edits`, as the core accepted it. */
 export interface MediaEdit {
@@ -51,6 +51,8 @@ export interface MediaFacts {
   maxInputTokens: number | undefined
   /** The `pin` option, as the core accepted it. */
   pin?: unknown
+  /** What the editor remembers of the messages' media (see `MediaMemo`). */
+  memo?: MediaMemo
 }
 
 const roleOf = (m: any): unknown => m?.role ?? (typeof m?._getType === 'function' ? m._getType() : m?.type)
@@ -151,7 +153,7 @@ export function applyMediaEdits<T>(
     fired.push(fires(edit.trigger, out, facts))
     if (!fired.at(-1)) continue
     const pinned = pinnedMessages(out, facts.pin)
-    const done = clearMedia(out, { keep: edit.keep, placeholder: edit.placeholder, formula: edit.formula, skip: (i) => pinned.has(i) })
+    const done = clearMediaKept(out, { keep: edit.keep, placeholder: edit.placeholder, formula: edit.formula, skip: (i) => pinned.has(i) }, facts.memo)
     reports.push(done.report)
     if (done.report.cleared.length > 0) out = done.messages
   }

@@ -12,6 +12,7 @@ import {
   type NativeContextEditor,
   type PackedPlan,
   type PlanOp,
+  type TokenCountResult,
   type WireMessage,
 } from './native.js'
 import { sameWireContext, wireSnapshot } from './call-context.js'
@@ -20,6 +21,7 @@ import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE
 import {
   appendSession,
   columnsCarry,
+  countSession,
   jsonText,
   messageError,
   planSession,
@@ -207,6 +209,33 @@ export class Sessions {
     const native = new HeldContext(wire)
     conv.held = { wire: wireSnapshot(wire), native }
     return native
+  }
+
+  /**
+   * `countTokens` of `messages` through the conversation they continue, when one is held idle:
+   * its messages checked unchanged, only the rest crosses and is measured, and the conversation is
+   * left as its last plan left it (its next edit continues from there, and reuses that edit's
+   * output). `undefined` when none applies or the native side misses: count the whole
+   * conversation then. A history shorter than the one held, or rewritten, is counted whole.
+   */
+  count(messages: readonly unknown[], wire: WireContext, messageTokens: unknown): TokenCountResult | undefined {
+    if (messages.length === 0 || messageTokens) return undefined
+    const head = messages[0]
+    if (head === null || typeof head !== 'object') return undefined
+    const conv = this.#conversations.get(head)?.find((c) => {
+      const j = c.refs.length - 1
+      return !c.busy && j >= 0 && j < messages.length && messages[j] === c.refs[j]
+    })
+    if (conv === undefined) return undefined
+    const reuse = conv.refs.length
+    if (this.#unchangedUpTo(messages, conv, 0, reuse) < reuse) return undefined
+    const tail = this.#tail(messages, reuse, messages.length, [])
+    const held = conv.held !== undefined && sameWireContext(conv.held.wire, wire) ? conv.held.native : wire
+    try {
+      return countSession(this.#host.native, conv.id, reuse, tail, held) ?? undefined
+    } catch (e) {
+      throw fromNative(e)
+    }
   }
 
   /** Plans through the conversation's native session; on a miss, sends everything once. */

@@ -184,6 +184,7 @@ const COLUMNS_AT: Readonly<Record<string, number>> = {
   planSessionColumns: 2,
   planSessionColumnsAsync: 2,
   appendSessionColumns: 2,
+  countSessionColumns: 2,
 }
 
 /**

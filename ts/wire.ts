@@ -29,6 +29,7 @@ export {
   appendSession,
   columnarWire,
   columnsCarry,
+  countSession,
   planSession,
   planSessionAsync,
   primedAtLoad,

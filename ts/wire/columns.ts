@@ -17,6 +17,7 @@ import {
   type EditContext as WireContext,
   type HeldContext,
   type PackedPlan,
+  type TokenCountResult,
   type WireColumns,
   type WireMessage,
 } from '../native.js'
@@ -338,6 +339,15 @@ export function planSessionAsync(
   ctx: WireContext | HeldContext,
 ): Promise<PackedPlan | null> {
   return isColumns(tail) ? native.planSessionColumnsAsync(id, reuse, tail, ctx) : native.planSessionAsync(id, reuse, tail, ctx)
+}
+
+/**
+ * `countSession`, or `countSessionColumns` for columns; `null` (a miss) from a binding without
+ * them, as from an unknown session.
+ */
+export function countSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext | HeldContext): TokenCountResult | null {
+  if (isColumns(tail)) return typeof native.countSessionColumns === 'function' ? native.countSessionColumns(id, reuse, tail, ctx) : null
+  return typeof native.countSession === 'function' ? native.countSession(id, reuse, tail, ctx) : null
 }
 
 /** `appendSession`, or `appendSessionColumns` for columns. */

@@ -358,16 +358,63 @@ impl ContextEditor {
     let fixed = fixed_size(&meter, context)?;
     let measures = meter.measure(messages);
     self.held.used();
-    let meter = meter.adjusted(context, fixed, &measures);
-    let sum: u64 = measures.iter().map(|m| m.total).sum::<u64>() + fixed;
-    Ok(TokenCount {
-      total: meter.total_tokens(sum),
-      messages: measures.iter().map(|m| meter.tokens_of(m.total)).collect(),
-      fixed: meter.tokens_of(fixed),
-      method: meter.method.as_str(),
-      encoding: Some(meter.tokenizer),
-      warnings,
-    })
+    let sizes: Vec<u64> = measures.iter().map(|m| m.total).collect();
+    Ok(token_count(&meter, context, fixed, &sizes, warnings))
+  }
+
+  /// [`count_tokens`](Self::count_tokens) of a conversation a session holds: its first `reuse`
+  /// messages are all those session `id` holds, measured already, and `tail` follows them. Only
+  /// `tail` is measured, and the session is left as it was (a count never moves a conversation
+  /// on: the next [`plan_session`](Self::plan_session) continues from what it held).
+  ///
+  /// Returns `Ok(None)` — a miss, nothing counted — when the session is unknown, holds another
+  /// number of messages than `reuse`, or was measured another way (another method, encoding or
+  /// chat template's request); the caller then counts the whole conversation.
+  ///
+  /// # Errors
+  /// As [`count_tokens`](Self::count_tokens), with message indexes counted from the start of
+  /// the conversation. The session stays as it was.
+  pub fn count_session(
+    &self,
+    id: u64,
+    reuse: usize,
+    tail: Vec<Message>,
+    context: &Context,
+  ) -> Result<Option<TokenCount>> {
+    validate(&tail, reuse)?;
+    let mut warnings = Vec::new();
+    let meter = self.meter(context, &mut warnings);
+    let fixed = fixed_size(&meter, context)?;
+    if reuse == 0 {
+      return Ok(None);
+    }
+    let Some(mut session) = self.sessions().take_measured(id, reuse, &meter) else {
+      return Ok(None);
+    };
+    let sizes = session.sizes_with(tail, &meter);
+    self.keep(id, session);
+    Ok(Some(token_count(&meter, context, fixed, &sizes, warnings)))
+  }
+}
+
+/// The count of a request whose messages have these sizes, and whose system prompt and tools
+/// `fixed`, all measured by `meter`.
+fn token_count(
+  meter: &Meter<'_>,
+  context: &Context,
+  fixed: u64,
+  sizes: &[u64],
+  warnings: Vec<Warning>,
+) -> TokenCount {
+  let meter = meter.adjusted_totals(context, fixed, sizes);
+  let sum: u64 = sizes.iter().sum::<u64>() + fixed;
+  TokenCount {
+    total: meter.total_tokens(sum),
+    messages: sizes.iter().map(|&n| meter.tokens_of(n)).collect(),
+    fixed: meter.tokens_of(fixed),
+    method: meter.method.as_str(),
+    encoding: Some(meter.tokenizer),
+    warnings,
   }
 }
 

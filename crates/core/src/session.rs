@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::draft::Pairing;
 use crate::grown::Grown;
 use crate::measure::{Measure, Meter};
-use crate::message::{utf16_len, Message};
+use crate::message::{utf16_len, Message, Role};
 use crate::options::TokenCountMethod;
 
 /// At most this many sessions are held (one per conversation in flight, typically).
@@ -49,6 +49,12 @@ pub(crate) struct Session {
   /// Measures of `messages[..measures.len()]`, taken with `measured_with`.
   pub measures: Vec<Measure>,
   measured_with: Option<(TokenCountMethod, &'static str, u8)>,
+  /// Measured by a chat template that frames a last message of this role apart (see
+  /// `Meter::frames_last`): such a message measured as a followed one is measured again when a
+  /// cut makes it the last (`last_reframed`).
+  framed_last: Option<Role>,
+  /// The last measure was taken as a followed message's (a cut made its message the last).
+  last_followed: bool,
   /// Running sizes: `bytes[i]` is the footprint of `messages[..=i]`.
   bytes: Vec<usize>,
   /// `messages[..text_dropped]` hold lengths instead of their text (see [`Session::drop_text`]).
@@ -77,12 +83,25 @@ impl Session {
       self.pairing = Pairing::default();
     }
     self.messages.truncate(len);
+    if len < self.measures.len() {
+      // Its new last message was measured as a followed one (see `framed_last`).
+      self.last_followed = len > 0;
+    }
     self.measures.truncate(len);
     self.bytes.truncate(len);
     self.text_dropped = self.text_dropped.min(len);
     if self.grown.as_ref().is_some_and(|g| len < g.len()) {
       self.grown = None;
     }
+  }
+
+  /// Whether its last message, measured as a followed one (a cut left it last), must be measured
+  /// again as the last: a chat template frames a last message of its role apart.
+  fn last_reframed(&self) -> bool {
+    self.last_followed
+      && self.measures.len() == self.messages.len()
+      && self.framed_last.is_some()
+      && self.framed_last == self.messages.last().map(|m| m.role)
   }
 
   /// Appends messages (their measures are taken by the next [`measure`](Self::measure)).
@@ -131,9 +150,19 @@ impl Session {
       }
       self.measures.clear();
       self.measured_with = Some(with);
+      self.framed_last = meter.framed_last();
       // Its decisions hold measures taken another way.
       self.grown = None;
     }
+    if self.last_reframed() {
+      if self.messages.len() <= self.text_dropped {
+        // Its text is gone: a miss, the caller sends the conversation again.
+        return false;
+      }
+      self.measures.pop();
+      self.grown = None;
+    }
+    self.last_followed = false;
     let done = self.measures.len();
     if done < self.messages.len() {
       // The last message measured is followed now: its framing as a followed message.
@@ -146,6 +175,40 @@ impl Session {
       self.measures.extend(new);
     }
     true
+  }
+
+  /// Whether it holds `len` messages, every one measured by `meter`'s method and encoding (as
+  /// [`measure`](Self::measure) would measure them): what a count through it needs.
+  pub fn measured_whole(&self, len: usize, meter: &Meter<'_>) -> bool {
+    self.messages.len() == len
+      && self.measures.len() == len
+      && !self.last_reframed()
+      && self.measured_with == Some((meter.method, meter.tokenizer, meter.request_key()))
+  }
+
+  /// The size of each of its messages followed by `tail` (measured now, `meter` the one its
+  /// messages were measured with: see [`measured_whole`](Self::measured_whole)), leaving it as it
+  /// was: a count does not move a conversation on. Its last message is sized as a followed one
+  /// when `tail` is not empty (a chat template frames the last message apart).
+  pub fn sizes_with(&mut self, tail: Vec<Message>, meter: &Meter<'_>) -> Vec<u64> {
+    let len = self.messages.len();
+    if tail.is_empty() {
+      return self.measures.iter().map(|m| m.total).collect();
+    }
+    let last = self.measures.last().cloned();
+    let (grown, last_followed) = (self.grown.take(), self.last_followed);
+    self.extend(tail);
+    let measured = self.measure(meter);
+    debug_assert!(measured, "measured with another meter");
+    let sizes = self.measures.iter().map(|m| m.total).collect();
+    // Back as it was: its messages, their measures (the last one as it was), its figures.
+    self.truncate(len);
+    if let (Some(last), Some(slot)) = (last, self.measures.last_mut()) {
+      *slot = last;
+    }
+    self.grown = grown;
+    self.last_followed = last_followed;
+    sizes
   }
 
   /// Extends the pairing to every message (see [`Pairing`]): a next call pairs only its new ones.
@@ -318,6 +381,15 @@ impl SessionStore {
     }
     s.truncate(reuse);
     Some(s)
+  }
+
+  /// Takes session `id` out as it is when it holds `len` messages measured by `meter` (see
+  /// [`Session::measured_whole`]); otherwise leaves it and gives `None`.
+  pub fn take_measured(&mut self, id: u64, len: usize, meter: &Meter<'_>) -> Option<Session> {
+    if !self.map.get(&id)?.measured_whole(len, meter) {
+      return None;
+    }
+    self.remove(id)
   }
 
   /// Puts a session (back), evicting the least recently used ones beyond the bounds. A session

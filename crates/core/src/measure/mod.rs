@@ -135,7 +135,12 @@ impl Meter<'_> {
   /// Whether `m`'s framing depends on being the request's last message (Qwen 3 writes an empty
   /// `<think>` block in a last assistant message): measured again once messages follow it.
   pub fn frames_last(&self, m: &Message) -> bool {
-    self.framing.template == Some(tokenizer::Family::Qwen3) && m.role == Role::Assistant
+    self.framed_last() == Some(m.role)
+  }
+
+  /// The role whose messages [`frames_last`](Self::frames_last) frames apart as the last, if any.
+  pub fn framed_last(&self) -> Option<Role> {
+    (self.framing.template == Some(tokenizer::Family::Qwen3)).then_some(Role::Assistant)
   }
 
   /// Tokens of one string: exact in model mode, estimated in estimate mode.
@@ -271,11 +276,27 @@ impl Meter<'_> {
   /// `fixed` and `measures` are the request's, measured by this meter.
   #[must_use]
   pub fn adjusted(&self, context: &Context, fixed: u64, measures: &[Measure]) -> Self {
+    self.adjusted_by(context, fixed, measures.len(), |i| measures[i].total)
+  }
+
+  /// [`adjusted`](Self::adjusted) from the messages' sizes alone (`totals[i]`: message `i`'s).
+  #[must_use]
+  pub fn adjusted_totals(&self, context: &Context, fixed: u64, totals: &[u64]) -> Self {
+    self.adjusted_by(context, fixed, totals.len(), |i| totals[i])
+  }
+
+  fn adjusted_by(
+    &self,
+    context: &Context,
+    fixed: u64,
+    len: usize,
+    total: impl Fn(usize) -> u64,
+  ) -> Self {
     Self {
       adjust: Adjust::for_call(
         context,
-        measures.len(),
-        |i| fixed + measures[..=i].iter().map(|m| m.total).sum::<u64>(),
+        len,
+        |i| fixed + (0..=i).map(&total).sum::<u64>(),
         |size| self.base_total(size),
       ),
       ..self.clone()

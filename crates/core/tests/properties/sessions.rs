@@ -350,3 +350,57 @@ fn clear_at_least_on_a_window_that_grew_again() {
   }
   assert_eq!(e.grown_plans(), 4);
 }
+
+proptest! {
+  #![proptest_config(config())]
+
+  /// A count through a session (`count_session`) is the count of the whole conversation, and leaves
+  /// the session as it was: a session planned, then counted with any tail, then planned again
+  /// (grown, or cut back to any length with nothing after it) plans what the whole conversation
+  /// plans. Under Qwen 3's template, which frames a last assistant message apart, a history cut
+  /// back to an assistant message measured as a followed one is measured again as the last (or,
+  /// its text gone, misses; then the whole conversation is planned).
+  #[test]
+  fn session_counts_are_whole_counts_and_change_nothing(
+    msgs in agent_history(),
+    s in setup(),
+    steps in prop::collection::vec((0usize..6, 0usize..4, prop::bool::weighted(0.3)), 1..8),
+    qwen in prop::bool::weighted(0.4),
+  ) {
+    let mut options = s.options.clone();
+    if qwen && options["tokenCountMethod"] != "approx" {
+      load_qwen3();
+      options["model"] = json!("qwen3-32b");
+    }
+    let e = editor(&options);
+    let ctx = &s.context;
+    let mut held = 0usize;
+    for (grow, tail, cut) in steps {
+      // Plan: grown by `grow`, or cut back to fewer messages than held, with nothing after them.
+      let end = if cut && held > 1 { held - 1 - grow.min(held - 2) } else { (held + grow).min(msgs.len()) };
+      let reuse = held.min(end);
+      let want = e.plan(&msgs[..end], ctx).unwrap();
+      let planned = e.plan_session(7, reuse, msgs[reuse..end].to_vec(), ctx).expect("valid messages never fail");
+      if let Some(got) = planned {
+        prop_assert_eq!(&got, &want);
+      } else {
+        // Only a cut back to a reframed message whose text the session no longer holds misses.
+        prop_assert!(qwen && end < held, "a miss after {held} messages held, {end} planned");
+        let got = e.plan_session(7, 0, msgs[..end].to_vec(), ctx).unwrap().expect("a session from nothing");
+        prop_assert_eq!(&got, &want);
+      }
+      held = end;
+      // Count what the session holds and a few messages more: the whole count, nothing changed.
+      let to = (held + tail).min(msgs.len());
+      let whole = e.count_tokens(&msgs[..to], ctx).unwrap();
+      if let Some(counted) = e.count_session(7, held, msgs[held..to].to_vec(), ctx).unwrap() {
+        prop_assert_eq!(counted, whole);
+      } else {
+        prop_assert!(held == 0, "a miss on a session holding {held} messages");
+      }
+      prop_assert!(e.count_session(7, held + 1, Vec::new(), ctx).unwrap().is_none(), "more than held: a miss");
+      prop_assert!(e.count_session(8, held, Vec::new(), ctx).unwrap().is_none(), "unknown session");
+      prop_assert_eq!(e.session_count(), 1, "a count never drops the session");
+    }
+  }
+}
