@@ -210,24 +210,27 @@ impl ToNapiValue for Made {
 /// at once when it collects them.
 #[cfg(not(target_family = "wasm"))]
 fn engine_arrays(env: &Env, ops: &[u32], bytes: &[u8], ends: &[u32]) -> Result<Arrays> {
-  let raw = env.raw();
-  // SAFETY: each typed array was just made in this call's scope by `into_typed_array`.
-  unsafe {
-    Ok((
-      Made(Uint32Array::to_napi_value(
-        raw,
-        Uint32ArraySlice::copy_from(env, ops)?.into_typed_array(env)?,
-      )?),
-      Made(Uint8Array::to_napi_value(
-        raw,
-        Uint8ArraySlice::copy_from(env, bytes)?.into_typed_array(env)?,
-      )?),
-      Made(Uint32Array::to_napi_value(
-        raw,
-        Uint32ArraySlice::copy_from(env, ends)?.into_typed_array(env)?,
-      )?),
-    ))
-  }
+  Ok((
+    made(
+      env,
+      Uint32ArraySlice::copy_from(env, ops)?.into_typed_array(env)?,
+    )?,
+    made(
+      env,
+      Uint8ArraySlice::copy_from(env, bytes)?.into_typed_array(env)?,
+    )?,
+    made(
+      env,
+      Uint32ArraySlice::copy_from(env, ends)?.into_typed_array(env)?,
+    )?,
+  ))
+}
+
+/// `array` as the value it is in this call's scope.
+#[cfg(not(target_family = "wasm"))]
+fn made(env: &Env, array: impl ToNapiValue) -> Result<Made> {
+  // SAFETY: `env` is the environment of the call that made `array`.
+  unsafe { ToNapiValue::to_napi_value(env.raw(), array).map(Made) }
 }
 
 /// On WebAssembly, emnapi makes an external buffer a copy in JavaScript anyway, and keeps the

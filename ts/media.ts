@@ -111,7 +111,7 @@ function describeImage(
   formula: ImageTokenFormula,
   detail?: string,
 ): Media {
-  const size = typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : sizeOf(block, raw, strip)
+  const size = typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : sizeOfData(block, raw, strip)
   const parts = [mime ?? 'image', size ? `${size.width}×${size.height}` : undefined, url && !url.startsWith('data:') ? url.slice(0, 80) : undefined].filter(
     Boolean,
   )
@@ -122,28 +122,36 @@ function describeImage(
   }
 }
 
-/** Sizes read from image blocks' data, by block, with the string they were read from. */
-const sizes = new WeakMap<object, { raw: string; strip: boolean; size: { width: number; height: number } | undefined }>()
+/** Sizes read from image blocks' data, by block, with the string they were read from and how it was cut. */
+const sizes = new WeakMap<object, { raw: string; cut: (s: string) => unknown; size: { width: number; height: number } | undefined }>()
+
+const whole = (s: string): string => s
 
 /**
- * The size in the base64 data `raw` holds (after its `data:` prefix when `strip`), remembered for
- * `block` while `raw` is the same string: a history's images are sized again on every call, and
- * a JPEG's size can sit 64 KiB into its data. The block's own string is what is compared (the
- * same object, at no cost), never the data cut from it (a new string each time, compared
- * character by character).
+ * The size in the base64 data of image block `block`: `raw` (a string field of the block), cut by
+ * `cut` (a data URL's payload). Remembered for `block` while `raw` is the same string: a history's
+ * images are sized again on every call, and a JPEG's size can sit 64 KiB into its data. The
+ * block's own string is what is compared (the same object, at no cost), never the data cut from
+ * it (a new string each time, compared character by character). `clearMedia` and the wire's image
+ * counts (wire/convert.ts) size images through it.
  */
-function sizeOf(block: unknown, raw: unknown, strip: boolean): { width: number; height: number } | undefined {
-  if (typeof raw !== 'string') return strip || !raw ? undefined : imageSize(raw as string)
-  if (block === null || typeof block !== 'object') return sizeIn(raw, strip)
+export function sizeOf(block: object, raw: string, cut: (s: string) => unknown = whole): { width: number; height: number } | undefined {
   const hit = sizes.get(block)
-  if (hit !== undefined && hit.raw === raw && hit.strip === strip) return hit.size
-  const size = sizeIn(raw, strip)
-  sizes.set(block, { raw, strip, size })
+  if (hit !== undefined && hit.raw === raw && hit.cut === cut) return hit.size
+  const data = cut(raw)
+  const size = typeof data === 'string' && data !== '' ? imageSize(data) : undefined
+  sizes.set(block, { raw, cut, size })
   return size
 }
 
-function sizeIn(raw: string, strip: boolean): { width: number; height: number } | undefined {
-  const data = strip ? dataOf(raw) : raw
+/** The size `describeImage` reads: as `sizeOf`, and from data that is not a string as `imageSize` reads it. */
+function sizeOfData(block: unknown, raw: unknown, strip: boolean): { width: number; height: number } | undefined {
+  if (typeof raw !== 'string') return strip || !raw ? undefined : imageSize(raw as string)
+  if (block === null || typeof block !== 'object') return strip ? sizeIn(dataOf(raw)) : sizeIn(raw)
+  return sizeOf(block, raw, strip ? dataOf : whole)
+}
+
+function sizeIn(data: string | undefined): { width: number; height: number } | undefined {
   return data ? imageSize(data) : undefined
 }
 
@@ -367,7 +375,7 @@ export function clearMediaKept<T>(
  */
 function copyOf(m: any, index: number, list: Array<[Array<string | number>, string]>, copies: MediaMemo['copies'] | undefined): unknown {
   const hit = copies?.get(m)
-  if (hit !== undefined && sameList(hit.list, list) && sameSources(hit.from, m, list) && sameSources(hit.made, hit.copy, list)) return hit.copy
+  if (hit !== undefined && sameReplacements(hit.list, list) && sameSources(hit.from, m, list) && sameSources(hit.made, hit.copy, list)) return hit.copy
   let content = m.content
   for (const [path, text] of list) content = replaced(content, path, { type: 'text', text })
   const copy = isPlain(m) ? { ...m, content } : changed(m, partsOf(m, index), { content }, (x) => x)
@@ -428,7 +436,7 @@ function fields(o: any, each: (v: unknown) => boolean): boolean {
 }
 
 /** Whether two lists of replacements name the same paths and texts. */
-function sameList(a: Array<[Array<string | number>, string]>, b: Array<[Array<string | number>, string]>): boolean {
+function sameReplacements(a: Array<[Array<string | number>, string]>, b: Array<[Array<string | number>, string]>): boolean {
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) {
     const [p, t] = a[i]

@@ -14,7 +14,7 @@
 // - `tokens` supplied by the caller are checked for being numbers here, because napi's own error
 //   for a string or an object would name neither the message nor the field.
 
-import { imageSize, imageTokens, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } from '../media.js'
+import { imageTokens, sizeOf, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } from '../media.js'
 import { ContextEditorError, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
 import { describe, entry, field, hasField, show } from './fields.js'
@@ -120,28 +120,36 @@ function dataUrlPayload(url: unknown): unknown {
  */
 function imageBlockTokens(block: object): number | undefined {
   const type = field(block, 'type')
-  let data: unknown
+  // The block's string that holds the data, and how the data is cut from it (see `sizeOf`).
+  let raw: unknown
+  let cut: ((s: string) => unknown) | undefined
   let detail: unknown
   let formula: ImageTokenFormula = 'openai'
   if (type === 'image_url') {
     const iu = field(block, 'image_url')
     const holder = iu !== null && typeof iu === 'object' ? iu : undefined
-    data = dataUrlPayload(holder ? field(holder, 'url') : iu)
+    raw = holder ? field(holder, 'url') : iu
+    cut = dataUrlPayload
     detail = holder ? field(holder, 'detail') : undefined
   } else if (type === 'input_image') {
-    data = dataUrlPayload(field(block, 'image_url'))
+    raw = field(block, 'image_url')
+    cut = dataUrlPayload
     detail = field(block, 'detail')
   } else {
     const src = field(block, 'source')
     if (src !== null && typeof src === 'object') {
       formula = 'anthropic'
-      data = field(src, 'type') === 'base64' ? field(src, 'data') : undefined
+      raw = field(src, 'type') === 'base64' ? field(src, 'data') : undefined
     } else {
-      data = field(block, 'data') ?? dataUrlPayload(field(block, 'url'))
+      raw = field(block, 'data')
+      if (raw == null) {
+        raw = field(block, 'url')
+        cut = dataUrlPayload
+      }
     }
   }
   if (formula === 'openai' && detail === 'low') return 85
-  const size = typeof data === 'string' ? imageSize(data) : undefined
+  const size = typeof raw === 'string' ? sizeOf(block, raw, cut) : undefined
   return size ? imageTokens(size.width, size.height, formula, typeof detail === 'string' ? detail : undefined) : undefined
 }
 
