@@ -111,7 +111,8 @@ function describeImage(
   formula: ImageTokenFormula,
   detail?: string,
 ): Media {
-  const size = typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : sizeOfData(block, raw, strip)
+  const size =
+    typeof block?.width === 'number' && typeof block?.height === 'number' ? { width: block.width, height: block.height } : sizeOfData(block, raw, strip)
   const parts = [mime ?? 'image', size ? `${size.width}×${size.height}` : undefined, url && !url.startsWith('data:') ? url.slice(0, 80) : undefined].filter(
     Boolean,
   )
