@@ -708,6 +708,30 @@ export declare class NativeContextEditor {
    */
   countSessionColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): TokenCountResult | null
   /**
+   * Counts a conversation through session `session`, which then holds it: the first `reuse`
+   * messages are those the session holds (`reuse` 0 starts it afresh) and `tail` (wire
+   * messages, as an array or as one JSON string) follows them. Only what the session has not
+   * measured is measured. Returns the count `countTokens` gives for the whole conversation, or
+   * `null` on a miss (`reuse` above 0 and the session unknown, evicted or shorter than `reuse`):
+   * count again with `reuse` 0, which always succeeds. Unlike `countSession`, the count moves the
+   * conversation on: the next `countHeld` or `planSession` continues from it. Never run two calls
+   * on one session at once.
+   *
+   * @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
+   * conversation) or `INVALID_CONTEXT`, as `countTokens`; the session stays as it was.
+   */
+  countHeld(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | HeldContext | undefined | null): TokenCountResult | null
+  /** `countHeld` on the libuv thread pool (the tail is copied on the calling thread). */
+  countHeldAsync(session: number, reuse: number, tail: string | Array<Message>, context?: EditContext | HeldContext | undefined | null): Promise<TokenCountResult | null>
+  /**
+   * `countHeld` with the tail as columns (`WireColumns`, see `planColumns`).
+   *
+   * @throws {Error} as `countHeld`.
+   */
+  countHeldColumns(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): TokenCountResult | null
+  /** `countHeldColumns` on the libuv thread pool (the columns are copied on the calling thread). */
+  countHeldColumnsAsync(session: number, reuse: number, columns: WireColumns, context?: EditContext | HeldContext | undefined | null): Promise<TokenCountResult | null>
+  /**
    * `appendSession` with the tail as columns.
    *
    * @throws {Error} as `appendSession`.

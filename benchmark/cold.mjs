@@ -17,8 +17,9 @@
 //   approx with the recall tool's placeholder (`{tool_call_id}`: each cleared result's own text);
 //   as a process's first agent loops, then warm (after untimed loops of each, as in a server);
 // - a summarisation plan that does not trigger, cold, vs LangChain's `summarizationMiddleware`;
-// - `countTokens`, cold, on a history counted twice before and on one an edit holds, vs LangChain's
-//   `countTokensApproximately` (what that middleware runs);
+// - `countTokens`, cold, on a history counted twice before, on one an edit holds and on one it
+//   counted before grown by two messages, vs LangChain's `countTokensApproximately` (what that
+//   middleware runs); the last in model mode too, vs a `WeakMap` memo + tiktoken-rs count;
 // - cold exact (model) `edit` vs a tiktoken-rs loop over the same texts;
 // - next calls with many conversations served in turn vs the single pass;
 // - session memory per 2,000-message conversation in model mode vs the text it holds;
@@ -136,6 +137,32 @@ function approxMemoLoop(options) {
  * The memo loop in model mode: per-message token counts memoised by object identity, the new
  * messages counted with tiktoken-rs in one call, then the same single pass on those counts.
  */
+/**
+ * A model-mode count of `messages` with per-message counts memoised by object (the memo passed
+ * in): the new messages' texts counted with tiktoken-rs in one call.
+ */
+function modelMemoCount(messages) {
+  return (memo) => {
+    const fresh = []
+    const texts = []
+    for (const m of messages) {
+      if (memo.has(m)) continue
+      fresh.push(m)
+      for (const t of textsOf(m)) texts.push(t)
+    }
+    const counts = texts.length ? __referenceCountTokens(texts, 'o200k_base') : []
+    let k = 0
+    for (const m of fresh) {
+      let n = 4
+      for (let j = textsOf(m).length; j > 0; j--) n += counts[k++]
+      memo.set(m, n)
+    }
+    let total = 0
+    for (const m of messages) total += memo.get(m)
+    return total
+  }
+}
+
 function modelMemoLoop() {
   const memo = new WeakMap()
   return (messages) => {
@@ -278,8 +305,8 @@ async function rowsForSize(n, seed, runs) {
     row(`\`countTokens\`, approx, ${what}`, a, b, 'LangChain `countTokensApproximately`', 'ours also counts the system prompt and tools')
   }
   await countRow('cold', () => {})
-  // The same history counted again (a host that counts every turn): from the third count on, an
-  // unchanged message is not read again (ts/wire/columns.ts).
+  // The same history counted again (a host that counts every turn): the second count holds it in
+  // a session, so the third checks it unchanged and reads nothing new (ts/sessions.ts, `count`).
   await countRow('the same history a third time', (ed) => {
     ed.countTokens(messages, ctx)
     ed.countTokens(messages, ctx)
@@ -287,6 +314,34 @@ async function rowsForSize(n, seed, runs) {
   // A host that counts every turn with the editor that edits: the history the previous edit held,
   // grown by two messages, counted through that conversation's session (only the two are read).
   await countRow('a history an edit holds, two messages more', (ed) => ed.edit(messages.slice(0, -2), ctx))
+  // A host that counts a growing history every turn and never edits it: from the second count of
+  // a history, a count goes through a session that then holds it (ts/sessions.ts, `count`).
+  await countRow('a history it counted before, two messages more', (ed) => {
+    ed.countTokens(messages.slice(0, -4), ctx)
+    ed.countTokens(messages.slice(0, -2), ctx)
+  })
+  // The same host counting exactly (model mode), against the least a host could write: each
+  // message's count memoised by object, the new ones counted with tiktoken-rs.
+  ;[a, b] = await paired(runs, (ed) => ed.countTokens(messages, ctx), modelMemoCount(messages), {
+    oursSetup: () => {
+      const ed = new ContextEditor(MODEL)
+      ed.countTokens(messages.slice(0, -4), ctx)
+      ed.countTokens(messages.slice(0, -2), ctx)
+      return ed
+    },
+    peerSetup: () => {
+      const memo = new WeakMap()
+      modelMemoCount(messages.slice(0, -2))(memo)
+      return memo
+    },
+  })
+  row(
+    '`countTokens`, model, a history it counted before, two messages more',
+    a,
+    b,
+    '`WeakMap` memo + tiktoken-rs',
+    'ours also counts the system prompt and tools',
+  )
 
   const texts = messages.flatMap(textsOf)
   ;[a, b] = await paired(

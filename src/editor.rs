@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::columns::Columns;
 use crate::error::{to_js_error, CoreResult};
 use crate::message::{self, EditContext, Message};
-use crate::packed::{self, Packed, PackedPlan};
+use crate::packed::{Packed, PackedPlan};
 use crate::plan::EditPlan;
 use crate::report::TokenCountResult;
 use crate::{guarded, input, to_json, Background};
@@ -22,7 +22,7 @@ use crate::{guarded, input, to_json, Background};
 /// the package entry, which accepts LangChain and OpenAI messages and applies the plan for you.
 #[napi]
 pub struct NativeContextEditor {
-  inner: Arc<core::ContextEditor>,
+  pub(crate) inner: Arc<core::ContextEditor>,
 }
 
 /// Wire messages and the context, converted on the calling thread.
@@ -35,44 +35,13 @@ fn request(env: &Env, messages: Unknown<'_>, context: Option<Unknown<'_>>) -> Re
   ))
 }
 
-/// The arguments of a session call: session, messages reused, the new tail.
-type SessionArgs = (u32, u32, Tail);
-
-fn session_args(
-  env: &Env,
-  session: Unknown<'_>,
-  reuse: Unknown<'_>,
-  tail: Either<String, Unknown<'_>>,
-) -> Result<SessionArgs> {
-  let session = input::index_from_js(env, session, "session")?;
-  let reuse = input::index_from_js(env, reuse, "reuse")?;
-  let tail = match tail {
-    Either::A(json) => Tail::Json(json),
-    Either::B(value) => Tail::Wire(input::messages_from_js(env, value, reuse as usize)?),
-  };
-  Ok((session, reuse, tail))
-}
-
-/// The arguments of a session call whose tail is columns.
-fn session_columns(
-  env: &Env,
-  session: Unknown<'_>,
-  reuse: Unknown<'_>,
-  columns: Unknown<'_>,
-) -> Result<SessionArgs> {
-  let session = input::index_from_js(env, session, "session")?;
-  let reuse = input::index_from_js(env, reuse, "reuse")?;
-  let tail = Tail::Columns(input::columns_from_js(env, columns)?);
-  Ok((session, reuse, tail))
-}
-
 /// The `finish` of a task whose value needs no environment (a `Background::finish` pointer).
 #[allow(clippy::unnecessary_wraps)]
-fn same<T>(_: &Env, value: T) -> Result<T> {
+pub(crate) fn same<T>(_: &Env, value: T) -> Result<T> {
   Ok(value)
 }
 
-fn packed_to_js(env: &Env, packed: Option<Packed>) -> Result<Option<PackedPlan>> {
+pub(crate) fn packed_to_js(env: &Env, packed: Option<Packed>) -> Result<Option<PackedPlan>> {
   packed.map(|p| p.into_js(env)).transpose()
 }
 
@@ -287,210 +256,9 @@ impl NativeContextEditor {
   pub fn clear_cache(&self) {
     self.inner.clear_cache();
   }
-
-  /// Plans a conversation seen before, sending only what is new: the first `reuse` messages are
-  /// those session `session` held after its previous call (already converted and measured) and
-  /// `tail` (wire messages, as an array or as one JSON string) follows them. Returns the plan as
-  /// a `PackedPlan`, or `null` on a miss (unknown or evicted session, or fewer than `reuse` messages
-  /// held): send the whole conversation with `reuse` 0, which always succeeds. Never run two calls
-  /// on one session at once. The package's `ContextEditor` does all this for you.
-  ///
-  /// @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
-  /// conversation; the session is dropped) or `INVALID_CONTEXT`.
-  #[napi]
-  pub fn plan_session(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<Option<PackedPlan>> {
-    let args = session_args(&env, session, reuse, tail)?;
-    let context = input::context_from_js(&env, context)?;
-    let packed = plan_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))?;
-    packed_to_js(&env, packed)
-  }
-
-  /// `planSession` with the counting and planning on the libuv thread pool (the tail is copied on
-  /// the calling thread: send a long history in pieces with `appendSession`).
-  #[napi(ts_return_type = "Promise<PackedPlan | null>")]
-  pub fn plan_session_async(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
-    let args = session_args(&env, session, reuse, tail)?;
-    let context = input::context_from_js(&env, context)?;
-    let editor = Arc::clone(&self.inner);
-    Ok(Background::task(
-      move || plan_session(&editor, args, context),
-      packed_to_js,
-    ))
-  }
-
-  /// `planSession` with the tail as columns (`WireColumns`, see `planColumns`).
-  ///
-  /// @throws {Error} as `planSession`.
-  #[napi]
-  pub fn plan_session_columns(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<Option<PackedPlan>> {
-    let args = session_columns(&env, session, reuse, columns)?;
-    let context = input::context_from_js(&env, context)?;
-    let packed = plan_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))?;
-    packed_to_js(&env, packed)
-  }
-
-  /// `planSessionColumns` with the counting and planning on the libuv thread pool.
-  #[napi(ts_return_type = "Promise<PackedPlan | null>")]
-  pub fn plan_session_columns_async(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<AsyncTask<Background<Option<Packed>, Option<PackedPlan>>>> {
-    let args = session_columns(&env, session, reuse, columns)?;
-    let context = input::context_from_js(&env, context)?;
-    let editor = Arc::clone(&self.inner);
-    Ok(Background::task(
-      move || plan_session(&editor, args, context),
-      packed_to_js,
-    ))
-  }
-
-  /// Counts a conversation a session holds, sending only what is new: the first `reuse` messages
-  /// are all those session `session` holds (converted and measured by its plans), and `tail` (wire
-  /// messages, as an array or as one JSON string) follows them. Only `tail` is measured; the
-  /// session is left as it was, so the next `planSession` continues from what it held. Returns the
-  /// count `countTokens` gives for the whole conversation, or `null` on a miss (unknown or evicted
-  /// session, another number of messages held than `reuse`, or counted another way): then count
-  /// the whole conversation. Never run it while another call is on the session.
-  ///
-  /// @throws {Error} with `code` `INVALID_MESSAGE` (`messageIndex` counts from the start of the
-  /// conversation) or `INVALID_CONTEXT`, as `countTokens`; the session stays as it was.
-  #[napi]
-  pub fn count_session(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<Option<TokenCountResult>> {
-    let args = session_args(&env, session, reuse, tail)?;
-    let context = input::context_from_js(&env, context)?;
-    count_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))
-  }
-
-  /// `countSession` with the tail as columns (`WireColumns`, see `planColumns`).
-  ///
-  /// @throws {Error} as `countSession`.
-  #[napi]
-  pub fn count_session_columns(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-    #[napi(ts_arg_type = "EditContext | HeldContext | undefined | null")] context: Option<
-      Unknown<'_>,
-    >,
-  ) -> Result<Option<TokenCountResult>> {
-    let args = session_columns(&env, session, reuse, columns)?;
-    let context = input::context_from_js(&env, context)?;
-    count_session(&self.inner, args, context).map_err(|e| to_js_error(&env, &e))
-  }
-
-  /// `appendSession` with the tail as columns.
-  ///
-  /// @throws {Error} as `appendSession`.
-  #[napi]
-  pub fn append_session_columns(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "WireColumns")] columns: Unknown<'_>,
-  ) -> Result<bool> {
-    let args = session_columns(&env, session, reuse, columns)?;
-    append(&self.inner, args).map_err(|e| to_js_error(&env, &e))
-  }
-
-  /// Adds `tail` to session `session` after its first `reuse` messages, without planning (nor
-  /// counting: that happens in the next `planSession`). Returns `false` on a miss.
-  ///
-  /// @throws {Error} with `code` `INVALID_MESSAGE`, as `planSession`.
-  #[napi]
-  pub fn append_session(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-    #[napi(ts_arg_type = "number")] reuse: Unknown<'_>,
-    #[napi(ts_arg_type = "string | Array<Message>")] tail: Either<String, Unknown<'_>>,
-  ) -> Result<bool> {
-    let args = session_args(&env, session, reuse, tail)?;
-    append(&self.inner, args).map_err(|e| to_js_error(&env, &e))
-  }
-
-  /// Forgets session `session` (a no-op when unknown).
-  #[napi]
-  pub fn drop_session(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "number")] session: Unknown<'_>,
-  ) -> Result<()> {
-    let session = input::index_from_js(&env, session, "session")?;
-    self.inner.drop_session(u64::from(session));
-    Ok(())
-  }
-
-  /// Number of sessions held (at most 64; least recently used go first).
-  #[napi(getter)]
-  pub fn session_count(&self) -> u32 {
-    u32::try_from(self.inner.session_count()).unwrap_or(u32::MAX)
-  }
 }
 
-/// New messages for a session: JSON text (parsed off the event loop when async), wire objects or
-/// columns (both converted on the calling thread, built into the core's messages where they run).
-pub enum Tail {
-  Json(String),
-  Wire(Vec<Message>),
-  Columns(Columns),
-}
-
-impl Tail {
-  fn into_core(self, offset: usize) -> CoreResult<Vec<core::Message>> {
-    match self {
-      Self::Json(text) => parse_wire_json(&text),
-      Self::Wire(messages) => message::messages_from_wire(messages, offset),
-      Self::Columns(columns) => columns.into_core(offset),
-    }
-  }
-}
-
-fn parse_wire_json(text: &str) -> CoreResult<Vec<core::Message>> {
+pub(crate) fn parse_wire_json(text: &str) -> CoreResult<Vec<core::Message>> {
   serde_json::from_str(text)
     .map_err(|e| core::Error::invalid_messages(format!("not a JSON array of wire messages ({e})")))
 }
@@ -531,13 +299,6 @@ fn plan_columns(
   })
 }
 
-fn append(editor: &core::ContextEditor, (session, reuse, tail): SessionArgs) -> CoreResult<bool> {
-  guarded(|| {
-    let tail = tail.into_core(reuse as usize)?;
-    editor.append_session(u64::from(session), reuse as usize, tail)
-  })
-}
-
 fn count(
   editor: &core::ContextEditor,
   messages: Vec<Message>,
@@ -563,35 +324,5 @@ fn count_columns(
     editor
       .count_tokens(&messages, &context)
       .map(TokenCountResult::from)
-  })
-}
-
-fn count_session(
-  editor: &core::ContextEditor,
-  (session, reuse, tail): SessionArgs,
-  context: Option<EditContext>,
-) -> CoreResult<Option<TokenCountResult>> {
-  guarded(|| {
-    let tail = tail.into_core(reuse as usize)?;
-    let context = message::context_from_wire(context)?;
-    editor
-      .count_session(u64::from(session), reuse as usize, tail, &context)
-      .map(|c| c.map(TokenCountResult::from))
-  })
-}
-
-fn plan_session(
-  editor: &core::ContextEditor,
-  (session, reuse, tail): SessionArgs,
-  context: Option<EditContext>,
-) -> CoreResult<Option<Packed>> {
-  guarded(|| {
-    let tail = tail.into_core(reuse as usize)?;
-    let context = message::context_from_wire(context)?;
-    let Some(plan) = editor.plan_session(u64::from(session), reuse as usize, tail, &context)?
-    else {
-      return Ok(None);
-    };
-    packed::pack(plan).map(Some)
   })
 }

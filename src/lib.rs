@@ -25,6 +25,7 @@ mod message;
 mod packed;
 mod plan;
 mod report;
+mod sessions;
 pub mod text;
 pub mod tokenizers;
 pub mod wasi;

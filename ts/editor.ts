@@ -164,7 +164,7 @@ export class ContextEditor {
 
   /** Counts what an edit returns (a summary's recount). */
   readonly #counter = (messages: readonly unknown[], context: EditContext | null | undefined): number =>
-    this.countTokens(messages as AnyMessage[], context).total
+    this.#countTokens(messages as AnyMessage[], context, false).total
 
   #wireOptions(messageTokens?: ReadonlyArray<number | null | undefined>): WireOptions {
     return {
@@ -369,7 +369,7 @@ export class ContextEditor {
     const request = messages as unknown as Record<string, unknown>
     const around = (m: readonly T[]): readonly T[] => (key === undefined ? m : ({ ...request, [key]: m } as unknown as readonly T[]))
     const done = applyMediaEdits(Array.prototype.slice.call(list) as T[], this.#media, {
-      tokens: (m) => this.countTokens(around(m as readonly T[]) as readonly AnyMessage[], context).total,
+      tokens: (m) => this.#countTokens(around(m as readonly T[]) as readonly AnyMessage[], context, true).total,
       maxInputTokens: typeof max === 'number' ? max : undefined,
       pin: optionOf(this.options, 'pin'),
       memo: this.#mediaMemo,
@@ -456,13 +456,22 @@ export class ContextEditor {
 
   /** Counts the tokens of a request (messages + system prompt + tools) with the editor's method. */
   countTokens(messages: readonly AnyMessage[], context?: EditContext | null): TokenCountResult {
-    const foreign = this.#foreign(messages, context, 'count', (m, c) => this.countTokens(m, c))
+    return this.#countTokens(messages, context, true)
+  }
+
+  /**
+   * `countTokens`; with `hold`, a history counted before is counted through a session that then
+   * holds it (`Sessions.count`), as the `clear_media` trigger's count of each call's messages.
+   * A summary's recount holds nothing: no caller continues the history it counts.
+   */
+  #countTokens(messages: readonly AnyMessage[], context: EditContext | null | undefined, hold: boolean): TokenCountResult {
+    const foreign = this.#foreign(messages, context, 'count', (m, c) => this.#countTokens(m, c, hold))
     if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
-    // A history an edit holds (a host that counts every turn): only what is new is read and
-    // measured (`Sessions.count`).
+    // A history an edit holds, or one counted before (a host that counts every turn): only what
+    // is new is read and measured (`Sessions.count`).
     const ctx = this.#context(list, call)
-    const held = this.#sessions.count(list, ctx, call.messageTokens)
+    const held = this.#sessions.count(list, ctx, call.messageTokens, hold)
     if (held !== undefined) return held
     const columns = this.#columns(list, call.messageTokens)
     try {
@@ -479,9 +488,8 @@ export class ContextEditor {
     if (foreign !== undefined) return foreign
     const [list, call] = this.#read(messages, context)
     const ctx = this.#context(list, call)
-    // Through a held conversation, as `countTokens`: on this thread, which blocks it for less
-    // than the columns of the whole history it would otherwise write here.
-    const held = this.#sessions.count(list, ctx, call.messageTokens)
+    // Through a session, as `countTokens`: a short tail on this thread, anything longer on the pool.
+    const held = await this.#sessions.countAsync(list, ctx, call.messageTokens)
     if (held !== undefined) return held
     const columns = this.#columns(list, call.messageTokens)
     try {

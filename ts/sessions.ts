@@ -21,6 +21,8 @@ import { CHECK_PIECE, CHECK_PIECE_ALONE, concurrentCalls, INLINE_HISTORY, INLINE
 import {
   appendSession,
   columnsCarry,
+  countHeld,
+  countHeldAsync,
   countSession,
   jsonText,
   messageError,
@@ -57,6 +59,8 @@ export class Sessions {
   /** Drops the native session of a conversation whose first message was garbage-collected. */
   readonly #collected = new FinalizationRegistry<number>((id) => this.#host.native.dropSession(id))
   #nextSession = 1
+  /** First messages of histories counted before (see `#heldFor`). */
+  #countedHeads = new WeakSet<object>()
 
   constructor(host: SessionHost) {
     this.#host = host
@@ -65,6 +69,7 @@ export class Sessions {
   /** Forgets every conversation; calls in flight finish on theirs, which is dropped then. */
   clear(): void {
     this.#conversations = new WeakMap()
+    this.#countedHeads = new WeakSet()
     for (const conv of this.#busy) conv.stale = true
   }
 
@@ -96,33 +101,54 @@ export class Sessions {
     if (messages.length === 0 || messageTokens) return undefined
     const head = messages[0]
     if (head === null || typeof head !== 'object') return undefined
+    const list = this.#listOf(head)
+    // The usual case: the history grew by a turn, so the previous call's last message is still in
+    // place. A conversation planned before goes first: one only counted (`count`) may hold the
+    // same history in another form (a `clear_media` pipeline counts the messages it was given and
+    // plans the ones it made).
+    const idle = list.filter((c) => !c.busy && continues(messages, c))
+    // (By `find`: an index read of an empty list would reach a key put on Object.prototype.)
+    const conv = idle.find((c) => !c.counted) ?? idle.find((c) => c.counted)
+    if (conv !== undefined) {
+      conv.used = ++useClock
+      return { conv, reuse: Math.min(messages.length, conv.refs.length) }
+    }
+    // Otherwise a new session: another thread sharing the first message object, or a history the
+    // host rewrote (it is sent whole once, then grows again).
+    return { conv: this.#fresh(list, head), reuse: 0 }
+  }
+
+  /** The conversations whose first message is `head` (a new list if none). */
+  #listOf(head: object): Conversation[] {
     let list = this.#conversations.get(head)
     if (list === undefined) {
       list = []
       this.#conversations.set(head, list)
     }
-    const idle = list.filter((c) => !c.busy)
-    // The usual case: the history grew by a turn, so the previous call's last message is still in place.
-    const grown = idle.find((c) => {
-      const j = Math.min(messages.length, c.refs.length) - 1
-      return j >= 0 && messages[j] === c.refs[j]
-    })
-    // Otherwise a new session: another thread sharing the first message object, or a history the
-    // host rewrote (it is sent whole once, then grows again).
-    const conv = grown
-    if (conv !== undefined) {
-      conv.used = ++useClock
-      return { conv, reuse: Math.min(messages.length, conv.refs.length) }
-    }
+    return list
+  }
+
+  /** A new conversation on `list` (the oldest idle one there forgotten when it is full). */
+  #fresh(list: Conversation[], head: object): Conversation {
     if (list.length >= MAX_CONVERSATIONS_PER_HEAD) {
-      const oldest = idle.reduce<Conversation | undefined>((a, c) => (a === undefined || c.used < a.used ? c : a), undefined)
+      const oldest = list.reduce<Conversation | undefined>((a, c) => (c.busy || (a !== undefined && a.used <= c.used) ? a : c), undefined)
       if (oldest !== undefined) this.#forget(list, oldest)
     }
-    const fresh: Conversation = { id: this.#nextSession++ >>> 0, refs: [], prints: [], busy: false, stale: false, used: ++useClock, list, held: undefined }
+    const fresh: Conversation = {
+      id: this.#nextSession++ >>> 0,
+      refs: [],
+      prints: [],
+      busy: false,
+      stale: false,
+      counted: false,
+      used: ++useClock,
+      list,
+      held: undefined,
+    }
     list.push(fresh)
     // Nothing else drops a finished conversation: when its first message is collected, so is its session.
     this.#collected.register(head, fresh.id, fresh)
-    return { conv: fresh, reuse: 0 }
+    return fresh
   }
 
   #forget(list: Conversation[], conv: Conversation): void {
@@ -212,21 +238,122 @@ export class Sessions {
   }
 
   /**
-   * `countTokens` of `messages` through the conversation they continue, when one is held idle:
-   * its messages checked unchanged, only the rest crosses and is measured, and the conversation is
-   * left as its last plan left it (its next edit continues from there, and reuses that edit's
-   * output). `undefined` when none applies or the native side misses: count the whole
-   * conversation then. A history shorter than the one held, or rewritten, is counted whole.
+   * `countTokens` of `messages` through a session, or `undefined` when none applies (caller
+   * counts, an empty history, a binding without sessions): count the whole history then.
+   * - A history an edit holds (its output kept for the next edit), grown or not: its messages are
+   *   checked unchanged, only the rest crosses and is measured, and the conversation is left as
+   *   the edit left it (the next edit continues from there and reuses that edit's output). A
+   *   history shorter than the one held, or rewritten, is counted whole.
+   * - With `hold` (the editor's `countTokens`), any other history whose first message was
+   *   counted before is counted through a conversation that then holds it: one it continues
+   *   (counted before, or planned without an output kept), else a new one. A host that counts a
+   *   growing history every turn sends only what is new each time from its second count on, and
+   *   its next edit continues from the count.
    */
-  count(messages: readonly unknown[], wire: WireContext, messageTokens: unknown): TokenCountResult | undefined {
-    if (messages.length === 0 || messageTokens) return undefined
-    const head = messages[0]
-    if (head === null || typeof head !== 'object') return undefined
-    const conv = this.#conversations.get(head)?.find((c) => {
-      const j = c.refs.length - 1
-      return !c.busy && j >= 0 && j < messages.length && messages[j] === c.refs[j]
-    })
-    if (conv === undefined) return undefined
+  count(messages: readonly unknown[], wire: WireContext, messageTokens: unknown, hold: boolean): TokenCountResult | undefined {
+    const head = headOf(messages, messageTokens)
+    if (head === undefined) return undefined
+    const edited = this.#editedFor(messages, head)
+    if (edited !== undefined) {
+      const counted = this.#countEdited(messages, wire, edited)
+      if (counted !== undefined || !hold) return counted
+    }
+    const found = hold ? this.#heldFor(messages, head) : undefined
+    return found === undefined ? undefined : this.#countHere(messages, wire, found)
+  }
+
+  /**
+   * A held count of `messages` through `found`, on this thread. A miss (the session evicted, or
+   * cut back to a message it must measure again without the text for it) counts from nothing.
+   */
+  #countHere(messages: readonly unknown[], wire: WireContext, { conv, reuse }: Pick): TokenCountResult | undefined {
+    try {
+      const { from, tail, prints, ctx } = this.#heldTail(messages, wire, conv, reuse)
+      const counted = countHeld(this.#host.native, conv.id, from, tail, ctx)
+      if (counted === null && from > 0) return this.#countHere(messages, wire, { conv, reuse: 0 })
+      return this.#counted(conv, messages, from, prints, counted)
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    }
+  }
+
+  /**
+   * `count` (with `hold`) off the event loop where it would be long: a conversation that holds
+   * all but a few of `messages` is counted here (less than the thread pool's round trip), any
+   * other on the pool (the messages still cross on this thread, as `countTokensAsync` always
+   * sent them).
+   */
+  async countAsync(messages: readonly unknown[], wire: WireContext, messageTokens: unknown): Promise<TokenCountResult | undefined> {
+    const head = headOf(messages, messageTokens)
+    if (head === undefined) return undefined
+    const n = messages.length
+    if (this.#editedFor(messages, head) !== undefined) return this.count(messages, wire, messageTokens, true)
+    const found = this.#heldFor(messages, head)
+    if (found === undefined) return undefined
+    if (found.reuse > 0 && n - found.reuse <= INLINE_TAIL && n <= INLINE_HISTORY) return this.#countHere(messages, wire, found)
+    const { conv, reuse } = found
+    this.#inFlight(conv, true)
+    try {
+      const { from, tail, prints, ctx } = this.#heldTail(messages, wire, conv, reuse)
+      const counted = await countHeldAsync(this.#host.native, conv.id, from, tail, ctx)
+      if (counted === null && from > 0) return this.#countHere(messages, wire, { conv, reuse: 0 })
+      return this.#counted(conv, messages, from, prints, counted)
+    } catch (e) {
+      this.#forget(conv.list, conv)
+      throw fromNative(e)
+    } finally {
+      this.#inFlight(conv, false)
+    }
+  }
+
+  /**
+   * What a held count of `messages` on `conv` sends: its messages from `from` (the end of the run
+   * of the first `reuse` that are still the conversation's own, unchanged), their fingerprints,
+   * and the context.
+   */
+  #heldTail(
+    messages: readonly unknown[],
+    wire: WireContext,
+    conv: Conversation,
+    reuse: number,
+  ): { from: number; tail: Tail; prints: Array<unknown[] | undefined>; ctx: WireContext | HeldContext } {
+    const from = reuse > 0 ? this.#unchangedUpTo(messages, conv, 0, reuse) : 0
+    const prints: Array<unknown[] | undefined> = []
+    const tail = this.#tail(messages, from, messages.length, prints)
+    return { from, tail, prints, ctx: this.#context(conv, wire) }
+  }
+
+  /** An idle conversation an edit holds (its output kept) that `messages` has whole (grown or the same). */
+  #editedFor(messages: readonly unknown[], head: object): Conversation | undefined {
+    return this.#conversations.get(head)?.find((c) => !c.busy && c.output !== undefined && c.refs.length <= messages.length && continues(messages, c))
+  }
+
+  /**
+   * The conversation a held count of `messages` goes through: an idle one without an edit's
+   * output that the history continues, else a new one; `undefined` (count the history whole) for
+   * a binding without held counts, or a first message never counted before.
+   */
+  #heldFor(messages: readonly unknown[], head: object): Pick | undefined {
+    if (typeof this.#host.native.countHeld !== 'function') return undefined
+    const list = this.#conversations.get(head)
+    const conv = list?.find((c) => !c.busy && c.output === undefined && continues(messages, c))
+    if (conv !== undefined) {
+      conv.used = ++useClock
+      return { conv, reuse: Math.min(messages.length, conv.refs.length) }
+    }
+    // A history whose first message was never counted is counted whole, holding nothing: a host
+    // that counts each request it parses (new objects every time) would otherwise fill the
+    // sessions with histories never seen again, and push out those its agents continue.
+    if (!this.#countedHeads.has(head)) {
+      this.#countedHeads.add(head)
+      return undefined
+    }
+    return { conv: this.#fresh(list ?? this.#listOf(head), head), reuse: 0 }
+  }
+
+  /** `count` through an edit's conversation `conv`, which it leaves as it was. */
+  #countEdited(messages: readonly unknown[], wire: WireContext, conv: Conversation): TokenCountResult | undefined {
     const reuse = conv.refs.length
     if (this.#unchangedUpTo(messages, conv, 0, reuse) < reuse) return undefined
     const tail = this.#tail(messages, reuse, messages.length, [])
@@ -236,6 +363,25 @@ export class Sessions {
     } catch (e) {
       throw fromNative(e)
     }
+  }
+
+  /** Records a held count on its conversation (it now holds `messages`); `undefined` on a miss. */
+  #counted(
+    conv: Conversation,
+    messages: readonly unknown[],
+    reuse: number,
+    prints: Array<unknown[] | undefined>,
+    counted: TokenCountResult | null,
+  ): TokenCountResult | undefined {
+    // A count from nothing never misses (src/editor.rs, `countHeld`); should one, the history is
+    // counted whole and the conversation starts again next time.
+    if (counted === null) {
+      this.#forget(conv.list, conv)
+      return undefined
+    }
+    this.#remember(conv, messages, reuse, prints)
+    conv.counted = true
+    return counted
   }
 
   /** Plans through the conversation's native session; on a miss, sends everything once. */
@@ -262,6 +408,7 @@ export class Sessions {
   #planned(conv: Conversation, messages: readonly unknown[], reuse: number, prints: Array<unknown[] | undefined>, packed: PackedPlan): Planned {
     const previous = conv.refs
     this.#remember(conv, messages, reuse, prints)
+    conv.counted = false
     const { plan, strings, opsFrom } = unpack(packed)
     return {
       plan,
@@ -338,6 +485,8 @@ export interface Conversation {
   busy: boolean
   /** Forgotten (`clearCache`, `forget`) or its session lost while a call was in flight: dropped when it ends. */
   stale: boolean
+  /** Its last call was a count that moved it on (`Sessions.count` with `hold`), not a plan. */
+  counted: boolean
   /** The output of an `edit` of it, and that call's plan (see `reusedPrefix`). */
   output?: Output
   used: number
@@ -383,6 +532,22 @@ interface Output {
   kept: unknown[]
   made: number[]
   makers: Array<ShellMaker | undefined>
+}
+
+/**
+ * Whether `messages` continues `conv`'s history (grown, the same, or cut back): the message at
+ * the end of what both hold is the very object it held there.
+ */
+function continues(messages: readonly unknown[], conv: Conversation): boolean {
+  const j = Math.min(messages.length, conv.refs.length) - 1
+  return j >= 0 && messages[j] === conv.refs[j]
+}
+
+/** The first message of `messages`, when sessions apply to them (no caller counts, an object first). */
+function headOf(messages: readonly unknown[], messageTokens: unknown): object | undefined {
+  if (messages.length === 0 || messageTokens) return undefined
+  const head = messages[0]
+  return head !== null && typeof head === 'object' ? head : undefined
 }
 
 /** Conversations kept per first message (threads that share one system-message object). */

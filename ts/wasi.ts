@@ -185,6 +185,8 @@ const COLUMNS_AT: Readonly<Record<string, number>> = {
   planSessionColumnsAsync: 2,
   appendSessionColumns: 2,
   countSessionColumns: 2,
+  countHeldColumns: 2,
+  countHeldColumnsAsync: 2,
 }
 
 /**

@@ -29,6 +29,8 @@ export {
   appendSession,
   columnarWire,
   columnsCarry,
+  countHeld,
+  countHeldAsync,
   countSession,
   planSession,
   planSessionAsync,

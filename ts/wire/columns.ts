@@ -350,6 +350,22 @@ export function countSession(native: NativeContextEditor, id: number, reuse: num
   return typeof native.countSession === 'function' ? native.countSession(id, reuse, tail, ctx) : null
 }
 
+/** `countHeld`, or `countHeldColumns` for columns (see `Sessions.count`: only with a binding that has them). */
+export function countHeld(native: NativeContextEditor, id: number, reuse: number, tail: Tail, ctx: WireContext | HeldContext): TokenCountResult | null {
+  return isColumns(tail) ? native.countHeldColumns(id, reuse, tail, ctx) : native.countHeld(id, reuse, tail, ctx)
+}
+
+/** `countHeldAsync`, or `countHeldColumnsAsync` for columns. */
+export function countHeldAsync(
+  native: NativeContextEditor,
+  id: number,
+  reuse: number,
+  tail: Tail,
+  ctx: WireContext | HeldContext,
+): Promise<TokenCountResult | null> {
+  return isColumns(tail) ? native.countHeldColumnsAsync(id, reuse, tail, ctx) : native.countHeldAsync(id, reuse, tail, ctx)
+}
+
 /** `appendSession`, or `appendSessionColumns` for columns. */
 export function appendSession(native: NativeContextEditor, id: number, reuse: number, tail: Tail): boolean {
   return isColumns(tail) ? native.appendSessionColumns(id, reuse, tail) : native.appendSession(id, reuse, tail)

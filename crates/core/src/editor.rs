@@ -395,6 +395,46 @@ impl ContextEditor {
     self.keep(id, session);
     Ok(Some(token_count(&meter, context, fixed, &sizes, warnings)))
   }
+
+  /// [`count_tokens`](Self::count_tokens) through session `id`, which then holds the conversation
+  /// counted: its first `reuse` messages are those the session holds (`reuse == 0` starts it
+  /// afresh), cut back to them when it holds more, and `tail` follows them. Only what the session
+  /// has not measured is measured. Unlike [`count_session`](Self::count_session), the count moves
+  /// the conversation on: the next count or [`plan_session`](Self::plan_session) continues from
+  /// it. For a host that counts a growing conversation every turn without editing it.
+  ///
+  /// Returns `Ok(None)` — a miss, nothing counted — when `reuse > 0` and the session is unknown,
+  /// holds fewer than `reuse` messages, or was measured another way and no longer holds the text
+  /// to measure again (then it is dropped); count again with `reuse` 0, which always succeeds.
+  ///
+  /// # Errors
+  /// As [`count_tokens`](Self::count_tokens), with message indexes counted from the start of
+  /// the conversation. The session stays as it was.
+  pub fn count_held(
+    &self,
+    id: u64,
+    reuse: usize,
+    tail: Vec<Message>,
+    context: &Context,
+  ) -> Result<Option<TokenCount>> {
+    validate(&tail, reuse)?;
+    let mut warnings = Vec::new();
+    let meter = self.meter(context, &mut warnings);
+    let fixed = fixed_size(&meter, context)?;
+    let Some(mut session) = self.sessions().take(id, reuse) else {
+      return Ok(None);
+    };
+    session.extend(tail);
+    if !session.measure(&meter) {
+      return Ok(None);
+    }
+    let sizes: Vec<u64> = session.measures.iter().map(|m| m.total).collect();
+    if meter.method != TokenCountMethod::Approx && !self.reads_text() {
+      session.drop_text();
+    }
+    self.keep(id, session);
+    Ok(Some(token_count(&meter, context, fixed, &sizes, warnings)))
+  }
 }
 
 /// The count of a request whose messages have these sizes, and whose system prompt and tools

@@ -404,3 +404,97 @@ proptest! {
     }
   }
 }
+
+proptest! {
+  #![proptest_config(config())]
+
+  /// A count that keeps the conversation (`count_held`: a host that counts a growing history every
+  /// turn) is the count of the whole conversation, however the session got where it is, and the
+  /// session it leaves continues as if planned: steps that grow the history, cut it back or
+  /// rewrite nothing, counted (held or not) or planned in any order, each give the whole
+  /// conversation's count or plan. A miss happens only where `reuse` asks for more than the
+  /// session holds, or (Qwen 3's template, text dropped) a cut back to a reframed message; a count
+  /// from nothing never misses.
+  #[test]
+  fn held_counts_are_whole_counts_and_plans_continue_from_them(
+    msgs in agent_history(),
+    s in setup(),
+    steps in prop::collection::vec((0usize..3, 0usize..6, prop::bool::weighted(0.25)), 1..10),
+    qwen in prop::bool::weighted(0.4),
+  ) {
+    let mut options = s.options.clone();
+    if qwen && options["tokenCountMethod"] != "approx" {
+      load_qwen3();
+      options["model"] = json!("qwen3-32b");
+    }
+    let e = editor(&options);
+    let ctx = &s.context;
+    let mut held = 0usize;
+    for (kind, grow, cut) in steps {
+      let end = if cut && held > 1 { held - 1 - grow.min(held - 2) } else { (held + grow).min(msgs.len()) };
+      let reuse = held.min(end);
+      match kind {
+        // A held count: the whole count, and the session now holds `end` messages.
+        0 | 1 => {
+          let whole = e.count_tokens(&msgs[..end], ctx).unwrap();
+          let held_count = e.count_held(7, reuse, msgs[reuse..end].to_vec(), ctx).expect("valid messages never fail");
+          let counted = if let Some(c) = held_count {
+            c
+          } else {
+            prop_assert!(reuse > 0 && qwen && end < held, "a miss after {held} messages held, {end} counted");
+            e.count_held(7, 0, msgs[..end].to_vec(), ctx).unwrap().expect("a count from nothing")
+          };
+          prop_assert_eq!(counted, whole);
+          held = end;
+        }
+        // A plan through the session, after whatever counted it.
+        _ => {
+          let want = e.plan(&msgs[..end], ctx).unwrap();
+          let planned = e.plan_session(7, reuse, msgs[reuse..end].to_vec(), ctx).expect("valid messages never fail");
+          let got = if let Some(p) = planned {
+            p
+          } else {
+            prop_assert!(reuse > 0 && qwen && end < held, "a miss after {held} messages held, {end} planned");
+            e.plan_session(7, 0, msgs[..end].to_vec(), ctx).unwrap().expect("a session from nothing")
+          };
+          prop_assert_eq!(&got, &want);
+          held = end;
+        }
+      }
+      // A count that keeps nothing, on what is held: the whole count, the session unchanged.
+      if held > 0 {
+        let whole = e.count_tokens(&msgs[..held], ctx).unwrap();
+        prop_assert_eq!(e.count_session(7, held, Vec::new(), ctx).unwrap(), Some(whole));
+      }
+      prop_assert_eq!(e.session_count(), 1, "a held count keeps one session");
+    }
+    prop_assert!(e.count_held(7, held + 1, Vec::new(), ctx).unwrap().is_none(), "more than held: a miss");
+    prop_assert!(e.count_held(8, 1, Vec::new(), ctx).unwrap().is_none(), "unknown session");
+  }
+}
+
+/// A held count whose tail is invalid fails naming the message's index in the whole conversation,
+/// and leaves the session as it was: the next held count continues from it.
+#[test]
+fn a_held_count_of_an_invalid_tail_names_the_whole_index_and_keeps_the_session() {
+  let e = editor(&json!({ "trigger": { "tokens": 1_000_000 } }));
+  let ctx = Context::default();
+  let msgs = vec![
+    Message::user("a"),
+    Message::assistant("b", &[]),
+    Message::user("c"),
+  ];
+  let first = e
+    .count_held(4, 0, msgs[..2].to_vec(), &ctx)
+    .unwrap()
+    .expect("from nothing");
+  assert_eq!(first, e.count_tokens(&msgs[..2], &ctx).unwrap());
+  let empty_call_id = Message::tool("", "read", "x");
+  let err = e.count_held(4, 2, vec![empty_call_id], &ctx).unwrap_err();
+  assert_eq!(err.message_index(), Some(2), "{err}");
+  let next = e
+    .count_held(4, 2, msgs[2..].to_vec(), &ctx)
+    .unwrap()
+    .expect("the session was kept");
+  assert_eq!(next, e.count_tokens(&msgs, &ctx).unwrap());
+}
