@@ -12,6 +12,7 @@ import { ContextEditor } from '../dist/index.js'
 import { NativeContextEditor } from '../index.js'
 import { langchain, plain, words } from './support/columnar-conversations.mjs'
 import { Rng } from './support/prng.mjs'
+import { spyOnBinding } from './support/binding-spy.mjs'
 
 /** Counting modes, each with its tokenizer (the Qwen3 and Llama 3 ones frame a request by their chat templates). */
 const MODES = [
@@ -39,28 +40,13 @@ function contextOf(r) {
 /** Calls of the binding's held counts: how many, and how many continued a session (`reuse` above 0, not a miss). */
 function spyOnHeldCounts() {
   const seen = { calls: 0, continued: 0, misses: 0, sent: 0 }
-  const proto = NativeContextEditor.prototype
-  const saved = {}
-  const note = (reuse, out, tail) => {
+  const restore = spyOnBinding(['countHeld', 'countHeldColumns', 'countHeldAsync', 'countHeldColumnsAsync'], ([, reuse, tail], out) => {
     seen.calls++
     if (out === null) seen.misses++
     else if (reuse > 0) seen.continued++
     seen.sent += Array.isArray(tail) ? tail.length : tail?.ints ? tail.ints.length / 3 : 0
-  }
-  for (const name of ['countHeld', 'countHeldColumns', 'countHeldAsync', 'countHeldColumnsAsync']) {
-    saved[name] = Object.getOwnPropertyDescriptor(proto, name)
-    const method = saved[name].value
-    Object.defineProperty(proto, name, {
-      ...saved[name],
-      value: function (id, reuse, tail, ...rest) {
-        const out = method.call(this, id, reuse, tail, ...rest)
-        if (out instanceof Promise) return out.then((v) => (note(reuse, v, tail), v))
-        note(reuse, out, tail)
-        return out
-      },
-    })
-  }
-  return { seen, restore: () => Object.entries(saved).forEach(([name, d]) => Object.defineProperty(proto, name, d)) }
+  })
+  return { seen, restore }
 }
 
 const errorOf = (e) => ({ error: { code: e.code, messageIndex: e.messageIndex, path: e.path } })

@@ -11,6 +11,7 @@ import { ContextEditor } from '../dist/index.js'
 import { NativeContextEditor } from '../index.js'
 import { langchain, plain, words } from './support/columnar-conversations.mjs'
 import { Rng } from './support/prng.mjs'
+import { spyOnBinding } from './support/binding-spy.mjs'
 
 /** Counting modes, each with its tokenizer (the Qwen3 and Llama 3 ones frame a request by their chat templates). */
 const MODES = [
@@ -45,22 +46,11 @@ function contextOf(r, n) {
  */
 function spyOnSessionCounts() {
   const seen = { calls: 0, hits: 0 }
-  const proto = NativeContextEditor.prototype
-  const saved = {}
-  for (const name of ['countSession', 'countSessionColumns']) {
-    saved[name] = Object.getOwnPropertyDescriptor(proto, name)
-    const method = saved[name].value
-    Object.defineProperty(proto, name, {
-      ...saved[name],
-      value: function (...args) {
-        const out = method.apply(this, args)
-        seen.calls++
-        if (out !== null) seen.hits++
-        return out
-      },
-    })
-  }
-  return { seen, restore: () => Object.entries(saved).forEach(([name, d]) => Object.defineProperty(proto, name, d)) }
+  const restore = spyOnBinding(['countSession', 'countSessionColumns'], (_, out) => {
+    seen.calls++
+    if (out !== null) seen.hits++
+  })
+  return { seen, restore }
 }
 
 const outcome = (f) => {

@@ -134,54 +134,46 @@ function approxMemoLoop(options) {
 }
 
 /**
- * The memo loop in model mode: per-message token counts memoised by object identity, the new
- * messages counted with tiktoken-rs in one call, then the same single pass on those counts.
+ * Each of `messages` not in `memo` counted with tiktoken-rs (their texts in one call) and put
+ * there: its tokens (4 per message plus its texts') times `scale`.
  */
-/**
- * A model-mode count of `messages` with per-message counts memoised by object (the memo passed
- * in): the new messages' texts counted with tiktoken-rs in one call.
- */
+function memoiseModelCounts(messages, memo, scale) {
+  const fresh = []
+  const texts = []
+  for (const m of messages) {
+    if (memo.has(m)) continue
+    fresh.push(m)
+    for (const t of textsOf(m)) texts.push(t)
+  }
+  if (texts.length === 0) return
+  const counts = __referenceCountTokens(texts, 'o200k_base')
+  let k = 0
+  for (const m of fresh) {
+    let n = 4
+    for (let j = textsOf(m).length; j > 0; j--) n += counts[k++]
+    memo.set(m, n * scale)
+  }
+}
+
+/** A model-mode count of `messages` with per-message counts memoised by object (the memo passed in). */
 function modelMemoCount(messages) {
   return (memo) => {
-    const fresh = []
-    const texts = []
-    for (const m of messages) {
-      if (memo.has(m)) continue
-      fresh.push(m)
-      for (const t of textsOf(m)) texts.push(t)
-    }
-    const counts = texts.length ? __referenceCountTokens(texts, 'o200k_base') : []
-    let k = 0
-    for (const m of fresh) {
-      let n = 4
-      for (let j = textsOf(m).length; j > 0; j--) n += counts[k++]
-      memo.set(m, n)
-    }
+    memoiseModelCounts(messages, memo, 1)
     let total = 0
     for (const m of messages) total += memo.get(m)
     return total
   }
 }
 
+/**
+ * The memo loop in model mode: per-message token counts memoised by object identity, the new
+ * messages counted with tiktoken-rs in one call, then the same single pass on those counts.
+ */
 function modelMemoLoop() {
   const memo = new WeakMap()
   return (messages) => {
-    const fresh = []
-    const texts = []
-    for (const m of messages) {
-      if (memo.has(m)) continue
-      fresh.push(m)
-      for (const t of textsOf(m)) texts.push(t)
-    }
-    if (texts.length) {
-      const counts = __referenceCountTokens(texts, 'o200k_base')
-      let k = 0
-      for (const m of fresh) {
-        let n = 4
-        for (let j = textsOf(m).length; j > 0; j--) n += counts[k++]
-        memo.set(m, n * 4) // in "characters" of the single pass: it divides by 4
-      }
-    }
+    // In "characters" of the single pass: it divides by 4.
+    memoiseModelCounts(messages, memo, 4)
     return jsClearToolUses(messages, OPTIONS, memo)
   }
 }

@@ -381,19 +381,14 @@ impl ContextEditor {
     tail: Vec<Message>,
     context: &Context,
   ) -> Result<Option<TokenCount>> {
-    validate(&tail, reuse)?;
-    let mut warnings = Vec::new();
-    let meter = self.meter(context, &mut warnings);
-    let fixed = fixed_size(&meter, context)?;
-    if reuse == 0 {
-      return Ok(None);
-    }
-    let Some(mut session) = self.sessions().take_measured(id, reuse, &meter) else {
-      return Ok(None);
-    };
-    let sizes = session.sizes_with(tail, &meter);
-    self.keep(id, session);
-    Ok(Some(token_count(&meter, context, fixed, &sizes, warnings)))
+    self.count_through(id, reuse, tail, context, |editor, tail, meter| {
+      if reuse == 0 {
+        return None;
+      }
+      let mut session = editor.sessions().take_measured(id, reuse, meter)?;
+      let sizes = session.sizes_with(tail, meter);
+      Some((session, sizes))
+    })
   }
 
   /// [`count_tokens`](Self::count_tokens) through session `id`, which then holds the conversation
@@ -417,21 +412,38 @@ impl ContextEditor {
     tail: Vec<Message>,
     context: &Context,
   ) -> Result<Option<TokenCount>> {
+    self.count_through(id, reuse, tail, context, |editor, tail, meter| {
+      let mut session = editor.sessions().take(id, reuse)?;
+      session.extend(tail);
+      if !session.measure(meter) {
+        return None;
+      }
+      let sizes = session.measures.iter().map(|m| m.total).collect();
+      if meter.method != TokenCountMethod::Approx && !editor.reads_text() {
+        session.drop_text();
+      }
+      Some((session, sizes))
+    })
+  }
+
+  /// A count through session `id` (`count_session`, `count_held`): `tail` checked and the context
+  /// measured first (their errors leave the session as it was), then `sizes` gives the session to
+  /// keep and the size of each message of the conversation, or `None` on a miss.
+  fn count_through(
+    &self,
+    id: u64,
+    reuse: usize,
+    tail: Vec<Message>,
+    context: &Context,
+    sizes: impl FnOnce(&Self, Vec<Message>, &Meter<'_>) -> Option<(Session, Vec<u64>)>,
+  ) -> Result<Option<TokenCount>> {
     validate(&tail, reuse)?;
     let mut warnings = Vec::new();
     let meter = self.meter(context, &mut warnings);
     let fixed = fixed_size(&meter, context)?;
-    let Some(mut session) = self.sessions().take(id, reuse) else {
+    let Some((session, sizes)) = sizes(self, tail, &meter) else {
       return Ok(None);
     };
-    session.extend(tail);
-    if !session.measure(&meter) {
-      return Ok(None);
-    }
-    let sizes: Vec<u64> = session.measures.iter().map(|m| m.total).collect();
-    if meter.method != TokenCountMethod::Approx && !self.reads_text() {
-      session.drop_text();
-    }
     self.keep(id, session);
     Ok(Some(token_count(&meter, context, fixed, &sizes, warnings)))
   }

@@ -183,6 +183,27 @@ fn load_qwen3() {
   });
 }
 
+/// An editor with the setup's options; with `qwen`, in model mode, counting with Qwen 3's template
+/// (which frames a last assistant message apart).
+fn editor_for(s: &Setup, qwen: bool) -> ContextEditor {
+  let mut options = s.options.clone();
+  if qwen && options["tokenCountMethod"] != "approx" {
+    load_qwen3();
+    options["model"] = json!("qwen3-32b");
+  }
+  editor(&options)
+}
+
+/// The length of a step's history: grown by `grow` (at most to `len`), or, with `cut`, cut back to
+/// fewer messages than `held` with nothing after them.
+fn next_end(held: usize, grow: usize, cut: bool, len: usize) -> usize {
+  if cut && held > 1 {
+    held - 1 - grow.min(held - 2)
+  } else {
+    (held + grow).min(len)
+  }
+}
+
 /// What LangChain's `ClearToolUsesEdit` is configured with, and nothing else: the pipeline a
 /// session plans from its running figures.
 fn langchain_clearing() -> impl Strategy<Value = Value> {
@@ -367,17 +388,12 @@ proptest! {
     steps in prop::collection::vec((0usize..6, 0usize..4, prop::bool::weighted(0.3)), 1..8),
     qwen in prop::bool::weighted(0.4),
   ) {
-    let mut options = s.options.clone();
-    if qwen && options["tokenCountMethod"] != "approx" {
-      load_qwen3();
-      options["model"] = json!("qwen3-32b");
-    }
-    let e = editor(&options);
+    let e = editor_for(&s, qwen);
     let ctx = &s.context;
     let mut held = 0usize;
     for (grow, tail, cut) in steps {
       // Plan: grown by `grow`, or cut back to fewer messages than held, with nothing after them.
-      let end = if cut && held > 1 { held - 1 - grow.min(held - 2) } else { (held + grow).min(msgs.len()) };
+      let end = next_end(held, grow, cut, msgs.len());
       let reuse = held.min(end);
       let want = e.plan(&msgs[..end], ctx).unwrap();
       let planned = e.plan_session(7, reuse, msgs[reuse..end].to_vec(), ctx).expect("valid messages never fail");
@@ -422,16 +438,11 @@ proptest! {
     steps in prop::collection::vec((0usize..3, 0usize..6, prop::bool::weighted(0.25)), 1..10),
     qwen in prop::bool::weighted(0.4),
   ) {
-    let mut options = s.options.clone();
-    if qwen && options["tokenCountMethod"] != "approx" {
-      load_qwen3();
-      options["model"] = json!("qwen3-32b");
-    }
-    let e = editor(&options);
+    let e = editor_for(&s, qwen);
     let ctx = &s.context;
     let mut held = 0usize;
     for (kind, grow, cut) in steps {
-      let end = if cut && held > 1 { held - 1 - grow.min(held - 2) } else { (held + grow).min(msgs.len()) };
+      let end = next_end(held, grow, cut, msgs.len());
       let reuse = held.min(end);
       match kind {
         // A held count: the whole count, and the session now holds `end` messages.
