@@ -309,3 +309,45 @@ test('the binding: a held count is the whole count, moves the session on, and mi
   assert.equal(native.countHeldColumns(2, 5, columns(5, 30), context), null, 'an unknown session')
   assert.deepEqual(native.countHeldColumns(2, 0, columns(0, 30), context), whole(30), 'from nothing again')
 })
+
+test('LangChain’s own summarizationMiddleware under createAgent, with this count as its tokenCounter: each turn’s count is a new editor’s, through the held session', async () => {
+  const { createAgent, tool, summarizationMiddleware } = await import('langchain')
+  const { z } = await import('zod')
+  const { ScriptedToolModel } = await import('./fixtures/langchain-agent/scripted-model.mjs')
+  const TURNS = 24
+  const readPage = tool(async ({ page }) => `page ${page}\n${'lorem ipsum dolor '.repeat(60)}`, {
+    name: 'read_page',
+    description: 'Read one page.',
+    schema: z.object({ page: z.number() }),
+  })
+  for (const mode of [{}, { tokenCountMethod: 'model', model: 'gpt-4o' }]) {
+    const spy = spyOnHeldCounts()
+    try {
+      const editor = new ContextEditor(mode)
+      const counted = []
+      const tokenCounter = (messages) => {
+        const total = editor.countTokens(messages).total
+        counted.push({ messages: messages.slice(), total })
+        return total
+      }
+      const model = new ScriptedToolModel({ turns: TURNS, toolName: 'read_page', args: (turn) => ({ page: turn }), answer: 'Read.' })
+      const agent = createAgent({
+        model,
+        tools: [readPage],
+        systemPrompt: 'Read every page.',
+        middleware: [summarizationMiddleware({ model, trigger: { tokens: 1e9 }, tokenCounter })],
+      })
+      const result = await agent.invoke({ messages: [{ role: 'user', content: 'Read the report.' }] }, { recursionLimit: 4 * TURNS + 10 })
+      assert.equal(result.messages.at(-1).content, 'Read.')
+      assert.equal(counted.length, TURNS + 1, 'one count per model call')
+      for (const [k, { messages, total }] of counted.entries()) {
+        assert.equal(total, new ContextEditor(mode).countTokens(messages).total, `${JSON.stringify(mode)}: count ${k} (${messages.length} messages)`)
+      }
+      // From the second count on, each continued the session of the count before.
+      assert.ok(spy.seen.continued >= TURNS - 1, `${JSON.stringify(mode)}: ${spy.seen.continued} of ${spy.seen.calls} counts continued a session`)
+      assert.ok(spy.seen.sent <= 2 * TURNS + 4, `${spy.seen.sent} messages crossed for ${TURNS + 1} counts`)
+    } finally {
+      spy.restore()
+    }
+  }
+})
