@@ -844,6 +844,7 @@ module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.__referenceCountHf = nativeBinding.__referenceCountHf
 module.exports.__referenceCountTokens = nativeBinding.__referenceCountTokens
 module.exports.__setCountingThreads = nativeBinding.__setCountingThreads
+module.exports.__setNumberList = nativeBinding.__setNumberList
 module.exports.__setPrototypeCheck = nativeBinding.__setPrototypeCheck
 module.exports.__setStringEncoder = nativeBinding.__setStringEncoder
 module.exports.__takePanicMessage = nativeBinding.__takePanicMessage

@@ -818,6 +818,13 @@ export declare function __referenceCountTokens(texts: Array<string>, encoding: s
 export declare function __setCountingThreads(threads: number): void
 
 /**
+ * Installs `list`, a function of the shim (`numberList` in ts/native.ts) that returns a plain
+ * array of the numbers in the `Float64Array` it is given. Not part of the public API; a second
+ * call is ignored. Without it, lists are made element by element, as napi-rs makes them.
+ */
+export declare function __setNumberList(list: (numbers: Float64Array) => number[]): void
+
+/**
  * Installs `check`, a function of the shim (`prototypePolluted` in ts/wire/fields.ts) that returns
  * `false` when `Object.prototype` holds no own key, string or symbol, beyond its standard
  * members. Reading the prototype's keys through Node-API here (a dozen keys, five calls each)

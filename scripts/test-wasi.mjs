@@ -30,6 +30,7 @@ const BINDING_SPECS = [
   /^native/,
   /^columnar-/,
   /^count-sessions/,
+  /^count-result-lists/,
   /^packed-plan/,
   /^held-context/,
   /^token-differential/,

@@ -22,10 +22,12 @@ mod error;
 pub mod hooks;
 mod input;
 mod message;
+mod numbers;
 mod packed;
 mod plan;
 mod report;
 mod sessions;
+mod shim_function;
 pub mod text;
 pub mod tokenizers;
 pub mod wasi;
@@ -37,8 +39,9 @@ use context_editor_core as core;
 use napi::bindgen_prelude::*;
 
 use crate::error::{to_js_error, CoreResult};
-/// Registered with Node by `#[napi]`; named here so that the compiler sees it used.
+/// Registered with Node by `#[napi]`; named here so that the compiler sees them used.
 pub use crate::input::set_prototype_check;
+pub use crate::numbers::set_number_list;
 
 /// mimalloc for the native side: planning a long history allocates and frees a few large buffers
 /// and many small strings per call; with glibc's malloc that took more than half of a plan. Not on

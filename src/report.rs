@@ -3,6 +3,8 @@
 use context_editor_core as core;
 use napi_derive::napi;
 
+use crate::numbers::Numbers;
+
 #[napi(object, object_from_js = false)]
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -106,7 +108,8 @@ pub struct TokenCountResult {
   /// Messages + system prompt + tools (+ reply priming in model mode).
   pub total: f64,
   /// Each message counted on its own.
-  pub messages: Vec<f64>,
+  #[napi(ts_type = "Array<number>")]
+  pub messages: Numbers,
   /// System prompt + tool definitions.
   pub fixed: f64,
   #[napi(ts_type = "'approx' | 'model' | 'estimate'")]
@@ -203,7 +206,7 @@ impl From<core::TokenCount> for TokenCountResult {
   fn from(t: core::TokenCount) -> Self {
     Self {
       total: num(t.total),
-      messages: t.messages.into_iter().map(num).collect(),
+      messages: Numbers(t.messages.into_iter().map(num).collect()),
       fixed: num(t.fixed),
       method: t.method.to_owned(),
       encoding: t.encoding.map(str::to_owned),

@@ -1,12 +1,11 @@
 //! Reading messages and the context without what `Object.prototype` lends (see the parent module).
 
-use std::cell::Cell;
-
 use napi::bindgen_prelude::*;
 use napi::{sys, JsValue, ValueType};
 use napi_derive::napi;
 
 use crate::error::take_exception;
+use crate::shim_function::ShimFunction;
 
 use super::{join, Fail, MAX_ITEMS};
 
@@ -27,11 +26,8 @@ const STANDARD_MEMBERS: [&str; 12] = [
 ];
 
 thread_local! {
-  /// The shim's check of `Object.prototype` (a reference to the function) and the environment it
-  /// was installed in: each Node environment (the main thread, a worker) runs on a thread of its
-  /// own and installs its own.
-  static SHIM_CHECK: Cell<(sys::napi_env, sys::napi_ref)> =
-    const { Cell::new((std::ptr::null_mut(), std::ptr::null_mut())) };
+  /// The shim's check of `Object.prototype` (see `set_prototype_check`).
+  static SHIM_CHECK: ShimFunction = const { ShimFunction::new() };
 }
 
 /// Installs `check`, a function of the shim (`prototypePolluted` in ts/wire/fields.ts) that returns
@@ -43,39 +39,20 @@ thread_local! {
 /// check, asked of the shim*). Not part of the public API; a second call is ignored.
 #[napi(js_name = "__setPrototypeCheck")]
 pub fn set_prototype_check(env: Env, check: Function<'_, (), bool>) {
-  if !SHIM_CHECK.get().1.is_null() {
-    return;
-  }
-  let mut reference = std::ptr::null_mut();
-  // SAFETY: `check` is a live function of this call's environment; a local as out-parameter.
-  let status = unsafe { sys::napi_create_reference(env.raw(), check.raw(), 1, &raw mut reference) };
-  if status == sys::Status::napi_ok {
-    SHIM_CHECK.set((env.raw(), reference));
-  }
+  SHIM_CHECK.with(|slot| slot.install(&env, check.raw()));
 }
 
 /// Whether the shim's check is installed in `env` and finds `Object.prototype` clean. A check
 /// that throws or answers anything but a boolean counts as no answer (its exception is cleared).
 fn shim_finds_clean(env: &Env) -> bool {
-  let (installed, reference) = SHIM_CHECK.get();
-  if reference.is_null() || installed != env.raw() {
+  let Some(answer) = SHIM_CHECK.with(|slot| slot.call(env, &[])) else {
     return false;
-  }
-  let mut check = std::ptr::null_mut();
-  let mut this = std::ptr::null_mut();
-  let mut answer = std::ptr::null_mut();
-  let mut polluted = true;
-  // SAFETY: the reference was made in this environment (checked above) and is kept (count 1);
-  // locals as out-parameters.
-  let answered = unsafe {
-    sys::napi_get_reference_value(env.raw(), reference, &raw mut check) == sys::Status::napi_ok
-      && !check.is_null()
-      && sys::napi_get_undefined(env.raw(), &raw mut this) == sys::Status::napi_ok
-      && sys::napi_call_function(env.raw(), this, check, 0, std::ptr::null(), &raw mut answer)
-        == sys::Status::napi_ok
-      && sys::napi_get_value_bool(env.raw(), answer, &raw mut polluted) == sys::Status::napi_ok
   };
-  if !answered {
+  let mut polluted = true;
+  // SAFETY: `answer` is a live value of this call; a local as out-parameter.
+  if unsafe { sys::napi_get_value_bool(env.raw(), answer, &raw mut polluted) }
+    != sys::Status::napi_ok
+  {
     let _ = take_exception(env);
     return false;
   }
