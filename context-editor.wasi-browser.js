@@ -1449,6 +1449,7 @@ export const __panicForTests = __napiModule.exports.__panicForTests
 export const __referenceCountHf = __napiModule.exports.__referenceCountHf
 export const __referenceCountTokens = __napiModule.exports.__referenceCountTokens
 export const __setCountingThreads = __napiModule.exports.__setCountingThreads
+export const __setNumberList = __napiModule.exports.__setNumberList
 export const __setPrototypeCheck = __napiModule.exports.__setPrototypeCheck
 export const __setStringEncoder = __napiModule.exports.__setStringEncoder
 export const __takePanicMessage = __napiModule.exports.__takePanicMessage
