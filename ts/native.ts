@@ -65,16 +65,20 @@ try {
 // messages, instead of reading the prototype's keys itself (src/input/polluted.rs). A binding built
 // before it lacks the hook and reads them as before.
 ;(binding as { __setPrototypeCheck?: (check: () => boolean) => void } | undefined)?.__setPrototypeCheck?.(prototypePolluted)
-// A count's per-message numbers cross as one Float64Array, made a plain array here (src/numbers.rs):
-// napi-rs makes an array two Node-API calls an element.
-;(binding as { __setNumberList?: (list: (numbers: Float64Array) => number[]) => void } | undefined)?.__setNumberList?.(numberList)
+
+/** The `Array` of the package's load: a caller's later `globalThis.Array = …` does not reach `numberList`. */
+const ArrayAtLoad = Array
 
 /** A plain array of `numbers`. */
 function numberList(numbers: Float64Array): number[] {
-  const out = new Array<number>(numbers.length)
+  const out = new ArrayAtLoad<number>(numbers.length)
   for (let i = 0; i < numbers.length; i++) out[i] = numbers[i]
   return out
 }
+
+// A count's per-message numbers cross as one Float64Array, made a plain array here (src/numbers.rs):
+// napi-rs makes an array two Node-API calls an element.
+;(binding as { __setNumberList?: (list: (numbers: Float64Array) => number[]) => void } | undefined)?.__setNumberList?.(numberList)
 
 /**
  * Runs the generated loader. On Windows x64 it looks for a `win32-x64-msvc` package in the official
