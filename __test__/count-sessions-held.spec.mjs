@@ -64,7 +64,7 @@ test('a host that counts every turn gets the whole count a new editor gives, syn
   const spy = spyOnHeldCounts()
   try {
     let compared = 0
-    for (let seed = 1; seed <= 30; seed++) {
+    for (let seed = 1; seed <= 20; seed++) {
       const r = new Rng(8800 + seed)
       const mode = MODES[seed % MODES.length]
       const history = (r.chance(0.6) ? langchain : plain)(r, r.int(20, 48))
@@ -94,10 +94,10 @@ test('a host that counts every turn gets the whole count a new editor gives, syn
         `seed ${seed}: the edit after the counts`,
       )
     }
-    assert.ok(compared >= 360, `${compared} counts compared`)
+    assert.ok(compared >= 240, `${compared} counts compared`)
     // The counts went through sessions that continued (a whole count each time would pass too),
     // and what crossed was the new messages, not the histories.
-    assert.ok(spy.seen.continued > 200, `held counts that continued a session: ${spy.seen.continued} of ${spy.seen.calls}`)
+    assert.ok(spy.seen.continued > 140, `held counts that continued a session: ${spy.seen.continued} of ${spy.seen.calls}`)
     // A miss (a history cut back to a message a chat template frames apart, whose text the
     // session no longer holds) is counted again from nothing: rare.
     assert.ok(spy.seen.misses <= spy.seen.calls / 20, `${spy.seen.misses} of ${spy.seen.calls} held counts missed`)
