@@ -81,34 +81,19 @@ fn float64_array(env: &Env, values: &[f64]) -> Result<sys::napi_value> {
 }
 
 /// A `Float64Array` holding a copy of `values`. On WebAssembly the bytes are copied out of its
-/// memory by `napi_create_buffer_copy` into a new `ArrayBuffer`, read as the copy's `buffer`, as
-/// a plan's arrays are (see `engine_arrays` in src/packed.rs: nothing kept in that memory).
+/// memory into a new `ArrayBuffer`, as a plan's arrays are (`array_buffer_copy` in src/packed.rs:
+/// nothing kept in that memory).
 #[cfg(target_family = "wasm")]
 fn float64_array(env: &Env, values: &[f64]) -> Result<sys::napi_value> {
-  let raw = env.raw();
-  let mut buffer = std::ptr::null_mut();
-  let mut array_buffer = std::ptr::null_mut();
+  let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+  let array_buffer = crate::packed::array_buffer_copy(env, &bytes)?;
   let mut typed = std::ptr::null_mut();
-  // SAFETY: `values` is a live slice of `size_of_val(values)` bytes; the `ArrayBuffer` made holds
-  // them, from offset 0 (a multiple of 8); every out-pointer is a local.
+  // SAFETY: `array_buffer` holds `values.len()` numbers from offset 0 (a multiple of 8); a local
+  // as out-parameter.
   unsafe {
     napi::check_status!(
-      sys::napi_create_buffer_copy(
-        raw,
-        size_of_val(values),
-        values.as_ptr().cast(),
-        std::ptr::null_mut(),
-        &raw mut buffer
-      ),
-      "copying a list of numbers"
-    )?;
-    napi::check_status!(
-      sys::napi_get_named_property(raw, buffer, c"buffer".as_ptr(), &raw mut array_buffer),
-      "reading a list of numbers"
-    )?;
-    napi::check_status!(
       sys::napi_create_typedarray(
-        raw,
+        env.raw(),
         sys::TypedarrayType::float64_array,
         values.len(),
         array_buffer,

@@ -253,25 +253,7 @@ fn engine_arrays(env: &Env, ops: &[u32], bytes: &[u8], ends: &[u32]) -> Result<A
   all.extend(ends.iter().flat_map(|w| w.to_ne_bytes()));
   all.extend_from_slice(bytes);
   let raw = env.raw();
-  let mut buffer = std::ptr::null_mut();
-  let mut array_buffer = std::ptr::null_mut();
-  // SAFETY: `all` is a live slice of `all.len()` bytes; every out-pointer is a local.
-  unsafe {
-    napi::check_status!(
-      sys::napi_create_buffer_copy(
-        raw,
-        all.len(),
-        all.as_ptr().cast(),
-        std::ptr::null_mut(),
-        &raw mut buffer
-      ),
-      "copying a plan's arrays"
-    )?;
-    napi::check_status!(
-      sys::napi_get_named_property(raw, buffer, c"buffer".as_ptr(), &raw mut array_buffer),
-      "reading a plan's arrays"
-    )?;
-  }
+  let array_buffer = array_buffer_copy(env, &all)?;
   let view = |kind: sys::napi_typedarray_type, len: usize, at: usize| -> Result<Made> {
     let mut array = std::ptr::null_mut();
     // SAFETY: `array_buffer` holds `all.len()` bytes; `at` is a multiple of 4 and `len`
@@ -289,6 +271,34 @@ fn engine_arrays(env: &Env, ops: &[u32], bytes: &[u8], ends: &[u32]) -> Result<A
     view(sys::TypedarrayType::uint8_array, bytes.len(), after)?,
     view(sys::TypedarrayType::uint32_array, ends.len(), words)?,
   ))
+}
+
+/// A new `ArrayBuffer` holding a copy of `bytes` from offset 0, made by `napi_create_buffer_copy`
+/// out of the WebAssembly memory (no finalizer, nothing kept in that memory) and read as the
+/// copy's `buffer` (see `engine_arrays`). Typed arrays of any element size can be made on it.
+#[cfg(target_family = "wasm")]
+pub(crate) fn array_buffer_copy(env: &Env, bytes: &[u8]) -> Result<sys::napi_value> {
+  let raw = env.raw();
+  let mut buffer = std::ptr::null_mut();
+  let mut array_buffer = std::ptr::null_mut();
+  // SAFETY: `bytes` is a live slice of `bytes.len()` bytes; every out-pointer is a local.
+  unsafe {
+    napi::check_status!(
+      sys::napi_create_buffer_copy(
+        raw,
+        bytes.len(),
+        bytes.as_ptr().cast(),
+        std::ptr::null_mut(),
+        &raw mut buffer
+      ),
+      "copying arrays out of the WebAssembly memory"
+    )?;
+    napi::check_status!(
+      sys::napi_get_named_property(raw, buffer, c"buffer".as_ptr(), &raw mut array_buffer),
+      "reading the copied arrays"
+    )?;
+  }
+  Ok(array_buffer)
 }
 
 /// `ops`, `stringBytes` and `stringEnds` of a `PackedPlan`.

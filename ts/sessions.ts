@@ -253,7 +253,11 @@ export class Sessions {
   count(messages: readonly unknown[], wire: WireContext, messageTokens: unknown, hold: boolean): TokenCountResult | undefined {
     const head = headOf(messages, messageTokens)
     if (head === undefined) return undefined
-    const edited = this.#editedFor(messages, head)
+    return this.#countFrom(messages, wire, head, this.#editedFor(messages, head), hold)
+  }
+
+  /** `count` once `edited` (`#editedFor`) is known. */
+  #countFrom(messages: readonly unknown[], wire: WireContext, head: object, edited: Conversation | undefined, hold: boolean): TokenCountResult | undefined {
     if (edited !== undefined) {
       const counted = this.#countEdited(messages, wire, edited)
       if (counted !== undefined || !hold) return counted
@@ -288,7 +292,8 @@ export class Sessions {
     const head = headOf(messages, messageTokens)
     if (head === undefined) return undefined
     const n = messages.length
-    if (this.#editedFor(messages, head) !== undefined) return this.count(messages, wire, messageTokens, true)
+    const edited = this.#editedFor(messages, head)
+    if (edited !== undefined) return this.#countFrom(messages, wire, head, edited, true)
     const found = this.#heldFor(messages, head)
     if (found === undefined) return undefined
     if (found.reuse > 0 && n - found.reuse <= INLINE_TAIL && n <= INLINE_HISTORY) return this.#countHere(messages, wire, found)

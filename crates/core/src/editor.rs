@@ -207,9 +207,7 @@ impl ContextEditor {
       ),
       Err(e) => Err(e),
     };
-    if meter.method != TokenCountMethod::Approx && !self.reads_text() {
-      session.drop_text();
-    }
+    self.keep_text_needed(&mut session, meter.method);
     self.keep(id, session);
     plan.map(Some)
   }
@@ -285,6 +283,15 @@ impl ContextEditor {
     };
     self.keep(id, session);
     Ok(true)
+  }
+
+  /// Drops the text of `session`'s measured messages when nothing this editor does reads it again
+  /// after counting (`method` other than approx, whose sessions hold lengths anyway, and no edit
+  /// that reads text: see `Session::drop_text`).
+  fn keep_text_needed(&self, session: &mut Session, method: TokenCountMethod) {
+    if method != TokenCountMethod::Approx && !self.reads_text() {
+      session.drop_text();
+    }
   }
 
   /// Puts session `id` (back) into the store, then keeps what the process's editors hold within
@@ -419,9 +426,7 @@ impl ContextEditor {
         return None;
       }
       let sizes = session.measures.iter().map(|m| m.total).collect();
-      if meter.method != TokenCountMethod::Approx && !editor.reads_text() {
-        session.drop_text();
-      }
+      editor.keep_text_needed(&mut session, meter.method);
       Some((session, sizes))
     })
   }
