@@ -351,3 +351,32 @@ test('LangChain’s own summarizationMiddleware under createAgent, with this cou
     }
   }
 })
+
+test('other message formats (Anthropic, AI SDK) are counted through held sessions too, each count a new editor’s', () => {
+  const anthropic = [{ role: 'user', content: 'read them' }]
+  const aiSdk = [{ role: 'user', content: 'read them' }]
+  for (let k = 0; k < 20; k++) {
+    anthropic.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${k}`, name: 'read', input: { p: k } }] })
+    anthropic.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: 'x'.repeat(100 + k) }] })
+    aiSdk.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${k}`, toolName: 'read', input: { p: k } }] })
+    aiSdk.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${k}`, toolName: 'read', output: { type: 'text', value: 'y'.repeat(50 + k) } }] })
+  }
+  for (const [name, history] of [
+    ['Anthropic', anthropic],
+    ['AI SDK', aiSdk],
+  ]) {
+    for (const mode of MODES.slice(0, 2)) {
+      const spy = spyOnHeldCounts()
+      try {
+        const editor = new ContextEditor(mode)
+        for (let n = 3; n <= history.length; n += 2) {
+          const list = history.slice(0, n)
+          assert.deepEqual(editor.countTokens(list), new ContextEditor(mode).countTokens(list), `${name}, ${n} messages`)
+        }
+        assert.ok(spy.seen.continued >= 15, `${name}: ${spy.seen.continued} counts continued a session`)
+      } finally {
+        spy.restore()
+      }
+    }
+  }
+})
