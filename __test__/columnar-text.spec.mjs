@@ -246,4 +246,32 @@ describe('the native side: text columns', () => {
     }
     assert.ok(refused > 40, `refused ${refused}`)
   })
+
+  test('text is decoded run by run: a character past ASCII, a pair or a lone surrogate at every offset around a run’s end reads as in wire objects', () => {
+    // The addon decodes listed strings 32 code units at a time, narrowing a run of ASCII at once
+    // (src/columns.rs, `decode_units`): each of these lands in turn before, across and after the
+    // ends of the first two runs. Wire objects are read by Node-API's own UTF-8 conversion, lone
+    // surrogates as U+FFFD; joined strings are refused when they hold one, as before.
+    const odd = ['é', '日', '😀', '😀😀', '\ud800', '\udc00', '\ud83d\ud83d\ude00', '\ude00\ud83d', 'a\u0000']
+    const user = 1 | (1 << 7)
+    let compared = 0
+    for (const x of odd) {
+      for (let at = 0; at <= 70; at++) {
+        const text = `${'a'.repeat(at)}${x}${'b'.repeat(70 - at)}${x}`
+        const viaObjects = native.countTokens([{ role: 'user', content: text }], ctx).messages
+        const columns = (strings) => ({
+          ints: Uint32Array.of(user, 0, 0),
+          nums: new Float64Array(7).fill(NaN),
+          args: new Float64Array(0),
+          strings,
+          lengths: Uint32Array.of(text.length),
+        })
+        assert.deepEqual(native.countTokensColumns(columns([text]), ctx).messages, viaObjects, `${JSON.stringify(x)} at ${at}, listed`)
+        if (text.isWellFormed()) assert.deepEqual(native.countTokensColumns(columns(text), ctx).messages, viaObjects, `${JSON.stringify(x)} at ${at}, joined`)
+        else assert.throws(() => native.countTokensColumns(columns(text), ctx), /string 0 is not valid UTF-16/)
+        compared++
+      }
+    }
+    assert.equal(compared, odd.length * 71)
+  })
 })

@@ -97,10 +97,11 @@ pub enum Joined {
   /// it is refused as natively). Made by the WebAssembly build's reader only.
   #[cfg_attr(not(target_family = "wasm"), allow(dead_code))]
   Utf8(String),
-  /// The strings one by one (`strings` given as an array: the shim's text columns natively). A
-  /// string's length must be the one `lengths` gives it. napi reads each as wire objects' strings
-  /// are read: a lone surrogate becomes U+FFFD (the shim refuses those before; docs/reliability.md).
-  List(Vec<String>),
+  /// The strings one by one (`strings` given as an array: the shim's text columns natively), each
+  /// with its length in UTF-16 code units, which must be the one `lengths` gives it. Read as wire
+  /// objects' strings are: a lone surrogate becomes U+FFFD (the shim refuses those before;
+  /// docs/reliability.md).
+  List(Vec<(String, usize)>),
 }
 
 impl Joined {
@@ -118,7 +119,7 @@ impl Joined {
 struct Reader<'c> {
   cols: &'c Columns,
   /// The strings of a `Joined::List`, taken one by one.
-  list: &'c mut [String],
+  list: &'c mut [(String, usize)],
   /// The next string's index in `lengths` and its first code unit (or byte) in `strings`.
   string: usize,
   unit: usize,
@@ -242,12 +243,11 @@ impl Reader<'_> {
         Prefix::HalfAPair => return Err(not_utf16()),
       },
       Joined::List(_) => {
-        let text = std::mem::take(self.list.get_mut(self.unit).ok_or_else(past_end)?);
-        if utf16_len(&text) != len {
+        let (text, units) = std::mem::take(self.list.get_mut(self.unit).ok_or_else(past_end)?);
+        if units != len {
           return Err(mismatch(format!(
-            "string {} is {} UTF-16 code units long, lengths says {len}",
-            self.string,
-            utf16_len(&text)
+            "string {} is {units} UTF-16 code units long, lengths says {len}",
+            self.string
           )));
         }
         (text, 1)
@@ -261,16 +261,6 @@ impl Reader<'_> {
   fn string_if(&mut self, present: bool) -> CoreResult<Option<String>> {
     present.then(|| self.string()).transpose()
   }
-}
-
-/// The UTF-16 length of `text`: a unit per character, two for one past U+FFFF (a character is
-/// a byte that is no continuation byte; four-byte ones start at 0xF0). Vectorized.
-fn utf16_len(text: &str) -> usize {
-  text
-    .as_bytes()
-    .iter()
-    .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-    .sum()
 }
 
 /// What the first `units` UTF-16 code units of some UTF-8 text are.
@@ -307,16 +297,55 @@ fn utf8_prefix(text: &str, units: usize) -> Prefix<'_> {
   }
 }
 
-/// `units` as a `String`, `None` when they hold a lone surrogate. Ids and names are nearly always
-/// ASCII: those are narrowed a unit to a byte (vectorized) instead of decoded a character at a time
-/// (`String::from_utf16` was 4 % of a cold plan's native time at 2,000 messages).
+/// `units` as a `String`, `None` when they hold a lone surrogate.
 fn utf16_to_string(units: &[u16]) -> Option<String> {
-  if units.iter().fold(0u16, |any, &u| any | u) < 0x80 {
-    #[allow(clippy::cast_possible_truncation)]
-    let bytes: Vec<u8> = units.iter().map(|&u| u as u8).collect();
-    return String::from_utf8(bytes).ok();
+  decode_units(units, false)
+}
+
+/// Code units decoded per run: a run of ASCII (ids, names, most text) is narrowed a unit to a byte
+/// (vectorized); other runs are decoded a character at a time. Decoding whole strings a character
+/// at a time (`String::from_utf16`) was 4 % of a cold plan's native time at 2,000 messages, and a
+/// single character past ASCII in a long text sent the whole of it down that path.
+const RUN: usize = 32;
+
+/// `units` as text: a lone surrogate becomes U+FFFD with `lossy`, else the answer is `None`.
+pub fn decode_units(units: &[u16], lossy: bool) -> Option<String> {
+  let mut out: Vec<u8> = Vec::with_capacity(units.len());
+  let mut at = 0;
+  while at < units.len() {
+    let mut end = (at + RUN).min(units.len());
+    let run = &units[at..end];
+    if run.iter().fold(0u16, |any, &u| any | u) < 0x80 {
+      #[allow(clippy::cast_possible_truncation)]
+      out.extend(run.iter().map(|&u| u as u8));
+      at = end;
+      continue;
+    }
+    // A pair cut by the run's end is decoded with it.
+    if end < units.len() && is_high(units[end - 1]) && is_low(units[end]) {
+      end += 1;
+    }
+    let mut buf = [0u8; 4];
+    for c in char::decode_utf16(units[at..end].iter().copied()) {
+      let c = match c {
+        Ok(c) => c,
+        Err(_) if lossy => char::REPLACEMENT_CHARACTER,
+        Err(_) => return None,
+      };
+      out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    }
+    at = end;
   }
-  String::from_utf16(units).ok()
+  // Whole characters only were written: never fails.
+  String::from_utf8(out).ok()
+}
+
+fn is_high(u: u16) -> bool {
+  u & 0xFC00 == 0xD800
+}
+
+fn is_low(u: u16) -> bool {
+  u & 0xFC00 == 0xDC00
 }
 
 /// A length or count: `NaN` is absent; else a non-negative integer (a safe one: the core checks

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::{JsValue, ValueType};
 
 use super::{describe, grouped, Fail, MAX_MESSAGES};
-use crate::columns::{Columns, Joined, INTS};
+use crate::columns::{decode_units, Columns, Joined, INTS};
 use crate::error::caller_error;
 
 /// `columns` (a `WireColumns` object), copied: the typed arrays are the caller's to reuse once the
@@ -49,7 +49,7 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
   let nums: Float64ArraySlice<'_> = column(env, &obj, "nums").map_err(fail)?;
   let args: Float64ArraySlice<'_> = column(env, &obj, "args").map_err(fail)?;
   let lengths: Uint32ArraySlice<'_> = column(env, &obj, "lengths").map_err(fail)?;
-  let strings = joined(env, &obj).map_err(fail)?;
+  let strings = joined(env, &obj, &lengths).map_err(fail)?;
   Ok(Columns {
     ints: ints.to_vec(),
     nums: nums.to_vec(),
@@ -60,24 +60,85 @@ pub fn columns_from_js(env: &Env, value: Unknown<'_>) -> Result<Columns> {
 }
 
 /// The `strings` column: one string (joined, cut by `lengths`), or an array of the strings one
-/// by one (the shim's text columns natively: no join in JavaScript, no UTF-16 to decode here).
-fn joined(env: &Env, obj: &Object<'_>) -> std::result::Result<Joined, Fail> {
+/// by one (the shim's text columns natively: no join in JavaScript; see `string_list`).
+fn joined(env: &Env, obj: &Object<'_>, lengths: &[u32]) -> std::result::Result<Joined, Fail> {
   let value: Unknown<'_> = column(env, obj, "strings")?;
   if value
     .is_array()
     .map_err(|e| Fail::unreadable(env, "columns", &e))?
   {
-    // SAFETY: `value` is a live value of this call's environment.
-    let list = unsafe { Vec::<String>::from_napi_value(env.raw(), value.raw()) }.map_err(|_| {
-      crate::error::take_exception(env);
-      Fail::new(
-        "columns",
-        "columns.strings: expected a string or an array of strings, got an array holding something else".to_owned(),
-      )
-    })?;
-    return Ok(Joined::List(list));
+    return Ok(Joined::List(string_list(env, &value, lengths)?));
   }
   joined_text(env, &value)
+}
+
+/// The strings of an array, each with its length in UTF-16 code units. Each is copied out as code
+/// units in one napi call, into a buffer sized by the length `lengths` gives it (two more units: a
+/// longer string shows), and decoded here, where a run of ASCII is narrowed at once. Read as UTF-8,
+/// napi took two calls a string, and V8 two passes over its text (one to measure the UTF-8, one to
+/// write it), then a third here to check its UTF-16 length against `lengths`.
+fn string_list(
+  env: &Env,
+  value: &Unknown<'_>,
+  lengths: &[u32],
+) -> std::result::Result<Vec<(String, usize)>, Fail> {
+  let holding_else = || {
+    crate::error::take_exception(env);
+    Fail::new(
+      "columns",
+      "columns.strings: expected a string or an array of strings, got an array holding something else".to_owned(),
+    )
+  };
+  let (raw_env, array) = (env.raw(), value.raw());
+  let mut n = 0u32;
+  // SAFETY: `array` is a live array of this call's environment.
+  if unsafe { sys::napi_get_array_length(raw_env, array, &raw mut n) } != sys::Status::napi_ok {
+    return Err(holding_else());
+  }
+  let mut list = Vec::with_capacity(n as usize);
+  let mut units: Vec<u16> = Vec::new();
+  for k in 0..n {
+    let mut item = std::ptr::null_mut();
+    // SAFETY: as above; `item` receives a value of this environment.
+    if unsafe { sys::napi_get_element(raw_env, array, k, &raw mut item) } != sys::Status::napi_ok {
+      return Err(holding_else());
+    }
+    // A string past `lengths` is refused when the columns are read; its length is asked for.
+    let room = lengths.get(k as usize).map_or(0, |&len| len as usize + 2);
+    units.clear();
+    units.reserve(room);
+    let mut copied = 0usize;
+    let buffer = if room == 0 {
+      std::ptr::null_mut()
+    } else {
+      units.as_mut_ptr()
+    };
+    // SAFETY: `buffer` holds `room` units (or is null, and the length is written to `copied`).
+    let status =
+      unsafe { sys::napi_get_value_string_utf16(raw_env, item, buffer, room, &raw mut copied) };
+    if status != sys::Status::napi_ok {
+      return Err(holding_else());
+    }
+    if room == 0 {
+      list.push((String::new(), copied));
+      continue;
+    }
+    // SAFETY: napi wrote `copied` units (at most `room - 1`, then a terminating zero).
+    unsafe { units.set_len(copied) };
+    let mut length = copied;
+    if copied + 1 == room {
+      // Longer than `lengths` says: its length, for the error.
+      // SAFETY: a null buffer asks for the length.
+      let status = unsafe {
+        sys::napi_get_value_string_utf16(raw_env, item, std::ptr::null_mut(), 0, &raw mut length)
+      };
+      if status != sys::Status::napi_ok {
+        return Err(holding_else());
+      }
+    }
+    list.push((decode_units(&units, true).unwrap_or_default(), length));
+  }
+  Ok(list)
 }
 
 /// `joined` of a string: its UTF-16 code units, as napi copies them at once.
