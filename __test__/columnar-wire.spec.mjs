@@ -159,6 +159,112 @@ test("a message's toolCallsLength is the length of JSON.stringify of its tool ca
   assert.ok(checked > 200, `checked ${checked}`)
 })
 
+/** A random value of every kind `JSON.stringify` treats alike or apart, nested up to `depth`. */
+function argValue(r, depth) {
+  const strings = [
+    '',
+    'plain',
+    'a"quote',
+    'back\\slash',
+    'tab\tnew\nline',
+    '\u0000\u001f\u007f',
+    '\u2028\u2029',
+    '中文字',
+    '😀',
+    '\ud800',
+    'x\udfffy',
+    '\ud83d\ude00\ud83d',
+  ]
+  const numbers = [0, -0, 1, -17, 3.25, 1e21, 1e-7, 2 ** 53 + 2, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity, -Infinity]
+  const kind = depth <= 0 ? r.int(0, 4) : r.int(0, 7)
+  switch (kind) {
+    case 0:
+      return r.pick(strings) + (r.chance(0.3) ? r.pick(strings) : '')
+    case 1:
+      return r.pick(numbers)
+    case 2:
+      return r.chance(0.5)
+    case 3:
+      return null
+    case 4:
+      return r.pick([undefined, () => 1, Symbol('s')])
+    case 5:
+    case 6: {
+      const o = {}
+      for (let k = r.int(0, 4); k > 0; k--) o[r.pick(['a', 'key"q', '1', '07', '中', '', '\n'])] = argValue(r, depth - 1)
+      if (r.chance(0.2)) o[Symbol('hidden')] = 1
+      if (r.chance(0.2)) Object.defineProperty(o, 'quiet', { value: 'not enumerable', enumerable: false })
+      if (r.chance(0.2)) Object.defineProperty(o, 'got', { get: () => 'from a getter', enumerable: true })
+      return o
+    }
+    default:
+      return Array.from({ length: r.int(0, 4) }, () => argValue(r, depth - 1))
+  }
+}
+
+/** Message `m`'s first tool call as its wire object reads it, where only lengths cross and where its text does. */
+function callWires(m) {
+  const read = (sendText) => {
+    try {
+      return { call: toWire(m, 0, { sendText }).toolCalls[0] }
+    } catch (e) {
+      return { error: { code: e.code, message: e.message, path: e.path } }
+    }
+  }
+  return { lengths: read(false), text: read(true) }
+}
+
+test("a tool call's argsLength is the length of JSON.stringify of its args, measured without the text where only lengths cross", () => {
+  let measured = 0
+  for (let seed = 0; seed < 1000; seed++) {
+    const r = new Rng(seed)
+    const args = argValue(r, 4)
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) continue
+    const { lengths, text } = callWires(new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'n', args }] }))
+    assert.equal(lengths.call.argsLength, JSON.stringify(args).length, `seed ${seed}: ${text.call.args}`)
+    assert.equal(lengths.call.args, undefined, 'only the length crosses')
+    assert.equal(text.call.args, JSON.stringify(args))
+    measured++
+  }
+  assert.ok(measured > 200, `measured ${measured}`)
+  // Arguments that are not plain data are stringified as before: their length, or the same error
+  // as where their text crosses.
+  const deep = {}
+  let at = deep
+  for (let k = 0; k < 40; k++) at = at.next = {}
+  const cycle = { a: 1 }
+  cycle.self = cycle
+  class Point {
+    x = 1
+    y = 2
+  }
+  const odd = {
+    'a Date (toJSON)': { when: new Date(0) },
+    'a toJSON of its own': { toJSON: () => ({ other: 'shape' }) },
+    'a class instance inside': { p: new Point() },
+    'a Map inside': { m: new Map([[1, 2]]) },
+    'a null prototype': Object.assign(Object.create(null), { a: 'b' }),
+    'nested 40 deep': deep,
+    'a BigInt': { n: 10n },
+    'a cycle': cycle,
+    'a getter that throws': Object.defineProperty({}, 'boom', {
+      get() {
+        throw new Error('boom')
+      },
+      enumerable: true,
+    }),
+  }
+  for (const [what, args] of Object.entries(odd)) {
+    const { lengths, text } = callWires(new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'n', args }] }))
+    if (text.error) assert.deepEqual(lengths.error, text.error, what)
+    else assert.equal(lengths.call.argsLength, text.call.args.length, what)
+  }
+  assert.match(
+    callWires(new AIMessage({ content: '', tool_calls: [{ id: 'c', name: 'n', args: { n: 10n } }] })).lengths.error.message,
+    /args: not JSON-serializable/,
+  )
+})
+
 describe('the native side: columns and JSON are the same messages', () => {
   test('planColumns = planJson, countTokensColumns = countTokens and planSessionColumns = planSession, whole and continued', () => {
     for (let seed = 200; seed < 240; seed++) {

@@ -4,8 +4,10 @@
 //
 // - LangChain's own count (`countTokensApproximately`, what its `summarizationMiddleware` runs in
 //   `beforeModel` when it does not summarize) against the least an exact copy of it must do: every
-//   content's length, and `JSON.stringify` of every tool call's `args` (the length of
-//   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap).
+//   content's length, and the JSON length of every tool call's `args` (the length of
+//   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap), worked
+//   out as `ContextEditor` does (ts/wire/json-length.ts `argsLength`, without writing the text;
+//   stringified where that answers -1). JSON text needs no lone-surrogate check: it escapes them.
 // - The same plus the lone-surrogate check on each of those strings, as `ContextEditor` makes it
 //   (ts/wire/shapes.ts `isWellFormed`: V8's for short strings; a long one is searched for its first
 //   code unit past U+00FF, which costs nothing on a one-byte string, and checked natively from
@@ -15,12 +17,19 @@
 // Each floor is a loop over the caller's messages with nothing else in it: no format detection, no
 // other field read, no memo, no native call, no copies.
 
+import { argsLength } from '../dist/wire/json-length.js'
 import { isWellFormed } from '../dist/wire/shapes.js'
 import { jsClearToolUses } from './js-reference.mjs'
 
 const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
 
-/** Every content length and every call's `args` stringified: the least a LangChain-exact approx count reads. */
+/** The JSON length of a call's `args`: measured where they are plain data, else stringified. */
+function argsJsonLength(args) {
+  const n = args !== null && typeof args === 'object' ? argsLength(args) : -1
+  return n >= 0 ? n : (JSON.stringify(args) ?? '').length
+}
+
+/** Every content length and the JSON length of every call's `args`: the least a LangChain-exact approx count reads. */
 export function countFloor(messages) {
   let n = 0
   for (const m of messages) {
@@ -28,7 +37,7 @@ export function countFloor(messages) {
     if (typeof c === 'string') n += c.length
     else if (Array.isArray(c)) for (const b of c) n += typeof b === 'string' ? b.length : typeof b?.text === 'string' ? b.text.length : 0
     const calls = m.tool_calls
-    if (calls?.length) for (const k of calls) n += JSON.stringify(k.args).length
+    if (calls?.length) for (const k of calls) n += argsJsonLength(k.args)
   }
   return n
 }
@@ -51,13 +60,7 @@ export function checkedFloor(messages) {
       }
     }
     const calls = m.tool_calls
-    if (calls?.length) {
-      for (const k of calls) {
-        const args = JSON.stringify(k.args)
-        n += args.length
-        if (!isWellFormed(args)) bad++
-      }
-    }
+    if (calls?.length) for (const k of calls) n += argsJsonLength(k.args)
   }
   return n + bad
 }

@@ -24,7 +24,7 @@ import {
 import { newParts, readWire, wireOf, type WireOptions, type WireParts } from './convert.js'
 import { isPolluted } from './fields.js'
 import { messageError } from './locate.js'
-import { memoHit, rememberedPrint } from './memo.js'
+import { liveEntry, memoEntry, newPrint } from './memo.js'
 
 const ROLES: ReadonlyMap<string, number> = new Map([
   ['system', 0],
@@ -297,13 +297,14 @@ export function toColumns(
       // A message the memo holds unchanged as a wire object is not read again. One read a second
       // time unchanged (a count each turn, a history planned whole again) keeps its wire form for
       // the reads after; a first read keeps none, so a cold call makes no object per message.
-      const hit = memoHit(m, i, opts)
+      const entry = memoEntry(m, i, opts)
+      const hit = liveEntry(m as object, entry)
       wire = hit?.wire
       if (wire === undefined) {
         readWire(m, i, opts, w)
         if (hit !== undefined) wire = hit.wire = wireOf(w)
       }
-      print = hit !== undefined ? hit.print : rememberedPrint(m, i, opts)
+      print = hit !== undefined ? hit.print : newPrint(m as object, entry, opts)
     } catch (e) {
       throw messageError(e, i, m)
     }

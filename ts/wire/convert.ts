@@ -18,7 +18,7 @@ import { imageTokens, sizeOf, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } fro
 import { ContextEditorError, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
 import { describe, entry, field, hasField, show } from './fields.js'
-import { callsLength } from './json-length.js'
+import { argsLength, callsLength } from './json-length.js'
 import {
   MAX_ITEMS,
   MAX_MESSAGES,
@@ -182,7 +182,7 @@ function contentInto(content: unknown, i: number, w: WireParts): number {
   for (let b = 0; b < content.length; b++) {
     const block = entry(content, b)
     if (typeof block === 'string') {
-      text += checkString(block, i, `content[${b}]`)
+      text += checkItem(block, i, 'content', b)
       continue
     }
     if (block === null || typeof block !== 'object') {
@@ -191,7 +191,7 @@ function contentInto(content: unknown, i: number, w: WireParts): number {
     const type = field(block, 'type')
     if (type === 'text' && hasField(block, 'text')) {
       const value = field(block, 'text')
-      if (typeof value === 'string') text += checkString(value, i, `content[${b}].text`)
+      if (typeof value === 'string') text += checkItem(value, i, 'content', b, '.text')
       continue
     }
     if (IMAGE_BLOCKS.has(type) || (type === 'file' && isImageType(field(block, 'mime_type')))) {
@@ -230,6 +230,7 @@ function isImageType(mime: unknown): boolean {
 interface CallView {
   id: string
   name: string
+  /** The arguments as JSON text, when they cross as text (`WireParts.argsText`); else `''`. */
   args: string
   /** UTF-16 length the arguments occupy inside `JSON.stringify(tool_calls)` (escaped for OpenAI's JSON-text `arguments`). */
   argsLength: number
@@ -250,43 +251,70 @@ function callsInto(p: Parts, i: number, w: WireParts): unknown[] | undefined {
   if (raw.length === 0) return raw
   // A plain loop, not `map`: a hole is an invalid call, not one to skip.
   const calls: CallView[] = []
-  for (let k = 0; k < raw.length; k++) calls.push(callOf(entry(raw, k), i, k))
+  for (let k = 0; k < raw.length; k++) calls.push(callOf(entry(raw, k), i, k, w.argsText))
   w.calls = calls
   return raw
 }
 
-/** One tool call, in either representation. */
-function callOf(c: any, i: number, k: number): CallView {
-  const at = `tool_calls[${k}]`
-  if (c === null || typeof c !== 'object') throw invalidMessage(i, at, `expected a tool call object, got ${describe(c)}`)
+/** One tool call, in either representation; `text`: its arguments cross as text (see `CallView.args`). */
+function callOf(c: any, i: number, k: number, text: boolean): CallView {
+  if (c === null || typeof c !== 'object') throw invalidMessage(i, callAt(k), `expected a tool call object, got ${describe(c)}`)
   const id = field(c, 'id')
-  if (typeof id !== 'string' || id === '') throw invalidMessage(i, `${at}.id`, `expected a non-empty string, got ${describe(id)}`)
+  if (typeof id !== 'string' || id === '') throw invalidMessage(i, `${callAt(k)}.id`, `expected a non-empty string, got ${describe(id)}`)
   const fn = field(c, 'function')
   if (fn !== undefined) {
     // OpenAI: { id, type: 'function', function: { name, arguments: '<json>' } }
-    if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${at}.function`, `expected an object, got ${describe(fn)}`)
+    if (fn === null || typeof fn !== 'object') throw invalidMessage(i, `${callAt(k)}.function`, `expected an object, got ${describe(fn)}`)
     const fnName = field(fn, 'name')
     const fnArgs = field(fn, 'arguments')
-    const name = fnName === undefined ? '' : checkString(fnName, i, `${at}.function.name`)
-    const args = fnArgs === undefined ? '{}' : checkString(fnArgs, i, `${at}.function.arguments`)
+    const name = fnName === undefined ? '' : checkItem(fnName, i, 'tool_calls', k, '.function.name')
+    const args = fnArgs === undefined ? '{}' : checkItem(fnArgs, i, 'tool_calls', k, '.function.arguments')
     try {
       JSON.parse(args)
     } catch {
-      throw invalidMessage(i, `${at}.function.arguments`, 'not valid JSON')
+      throw invalidMessage(i, `${callAt(k)}.function.arguments`, 'not valid JSON')
     }
     // Inside `JSON.stringify(tool_calls)` the arguments text is a JSON string: quotes and
     // backslashes are escaped, so clearing it to `{}` frees the escaped length.
-    return { id: checkString(id, i, `${at}.id`), name, args, argsLength: JSON.stringify(args).length - 2, objectArgs: undefined }
+    return { id: checkItem(id, i, 'tool_calls', k, '.id'), name, args, argsLength: JSON.stringify(args).length - 2, objectArgs: undefined }
   }
   const given = field(c, 'name')
-  const name = given === undefined ? '' : checkString(given, i, `${at}.name`)
+  const name = given === undefined ? '' : checkItem(given, i, 'tool_calls', k, '.name')
   const value = field(c, 'args')
   if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-    throw invalidMessage(i, `${at}.args`, `expected an object, got ${describe(value)}`)
+    throw invalidMessage(i, `${callAt(k)}.args`, `expected an object, got ${describe(value)}`)
   }
-  // Well-formed JSON text whatever the arguments hold (see `contentInto`).
-  const args = value === undefined ? '{}' : stringify(value, i, `${at}.args`)
-  return { id: checkString(id, i, `${at}.id`), name, args, argsLength: args.length, objectArgs: value === undefined ? undefined : args.length }
+  if (value === undefined) return { id: checkItem(id, i, 'tool_calls', k, '.id'), name, args: '{}', argsLength: 2, objectArgs: undefined }
+  // Where only their length crosses, plain arguments are measured, not written out (json-length.ts:
+  // about half the time of stringifying them, and no string to collect); anything else is stringified,
+  // with its errors, as where their text crosses: well-formed JSON text whatever they hold (see
+  // `contentInto`).
+  const length = text ? -1 : measuredArgs(value)
+  const args = length >= 0 ? '' : stringify(value, i, `${callAt(k)}.args`)
+  const n = length >= 0 ? length : args.length
+  return { id: checkItem(id, i, 'tool_calls', k, '.id'), name, args, argsLength: n, objectArgs: n }
+}
+
+/** The path of tool call `k`, for an error. */
+function callAt(k: number): string {
+  return `tool_calls[${k}]`
+}
+
+/**
+ * `checkString` of item `k` of list `list` (`suffix`: a field of it, `.id`…), its path written only
+ * for the error: a message read without one makes no string.
+ */
+function checkItem(v: unknown, i: number, list: string, k: number, suffix = ''): string {
+  return typeof v === 'string' && isWellFormed(v) ? v : checkString(v, i, `${list}[${k}]${suffix}`)
+}
+
+/** `argsLength(args)`, or -1 where reading them throws (stringifying them then throws it, as before). */
+function measuredArgs(args: object): number {
+  try {
+    return argsLength(args)
+  } catch {
+    return -1
+  }
 }
 
 /**
@@ -308,11 +336,11 @@ export function toWire(m: unknown, i: number, opts: WireOptions): WireMessage {
 export function readWire(m: unknown, i: number, opts: WireOptions, w: WireParts): WireParts {
   const p = partsOf(m, i)
   w.role = p.role
+  w.sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
+  w.argsText = opts.sendText || opts.sendArgs === true
   const raw = callsInto(p, i, w)
   const content = field(p.fields, 'content')
   w.thinkingLength = contentInto(content, i, w) + reasoningLength(p, i)
-  w.sendText = opts.sendText || (p.role === 'tool' && opts.sendToolText === true)
-  w.argsText = opts.sendText || opts.sendArgs === true
   w.toolCallsLength = w.calls.length ? toolCallsLength(raw!, i, w.calls) : 0
   idsInto(p, i, w)
   markerInto(p, content, i, opts, w)
@@ -419,7 +447,7 @@ function markerInto(p: Parts, content: unknown, i: number, opts: WireOptions, w:
         const id = entry(inputs, k)
         // Checked here, as every string is: the core would see it as JSON text it cannot parse, and
         // name neither the message nor the field.
-        if (typeof id === 'string') ids.push(checkString(id, i, `response_metadata.context_editing.cleared_tool_inputs[${k}]`))
+        if (typeof id === 'string') ids.push(checkItem(id, i, 'response_metadata.context_editing.cleared_tool_inputs', k))
       }
       w.clearedToolInputs = ids
     }

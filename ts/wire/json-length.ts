@@ -3,8 +3,9 @@
 // data: strings, finite numbers, booleans, null, and objects and arrays whose prototype is
 // Object.prototype or Array.prototype with no `toJSON`, nested at most `MAX_DEPTH` deep. Anything
 // else (a class instance, a `toJSON`, a BigInt, a polluted Object.prototype) answers -1, and the
-// caller stringifies instead, which also throws what stringifying throws. A call's `args` was
-// stringified on its own already (for its `argsLength`): that length is used, not walked again.
+// caller stringifies instead, which also throws what stringifying throws. A call's `args` is
+// measured on its own first (`argsLength`, or stringified where its text crosses): that length is
+// used in the list's, not walked again.
 
 import { isPolluted } from './fields.js'
 
@@ -77,6 +78,17 @@ function fieldsLength(o: Record<string, unknown>, depth: number, args: number | 
     n += stringLength(key) + 1 + len + (fields++ > 0 ? 1 : 0)
   }
   return n
+}
+
+/**
+ * `JSON.stringify(args).length` for a tool call's arguments object `args`, or -1 (stringify it
+ * then). Reading it may throw (a getter): the caller stringifies then too, which throws what
+ * stringifying throws, where it did before.
+ */
+export function argsLength(args: object): number {
+  if (isPolluted()) return -1
+  const n = objectLength(args, 0)
+  return n > MAX_WORKED_OUT ? -1 : n
 }
 
 /**

@@ -52,28 +52,35 @@ export function forgetMessage(cache: WireCache, m: unknown): void {
   cache.delete(m)
 }
 
-/** The memo's entry for message `i` when the message is unchanged since (else `undefined`, as when the memo is bypassed). */
-export function memoHit(m: unknown, i: number, opts: WireOptions): { print: unknown[]; wire: WireMessage | undefined } | undefined {
+type MemoEntry = WireCache extends WeakMap<object, infer E> ? E : never
+
+/**
+ * The memo's entry for message `i`: `undefined` when it holds none, `null` when the memo is not used
+ * for it (no memo, not an object, a caller-supplied count: see `toWireRemembered`). One lookup
+ * serves `liveEntry` and, on a miss, `newPrint`.
+ */
+export function memoEntry(m: unknown, i: number, opts: WireOptions): MemoEntry | undefined | null {
   const cache = opts.cache
-  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) return undefined
-  const hit = cache.get(m)
-  return hit !== undefined && unchanged(m, hit.print) ? hit : undefined
+  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) return null
+  return cache.get(m)
+}
+
+/** `entry` (`memoEntry`'s) when message `m` is unchanged since it was made, else `undefined`. */
+export function liveEntry(m: object, entry: MemoEntry | undefined | null): MemoEntry | undefined {
+  return entry != null && unchanged(m, entry.print) ? entry : undefined
 }
 
 /**
- * The fingerprint of message `i` through the memo, for a message that crossed as columns (read
- * by the caller first, so that a message that does not convert leaves the memo as it was):
- * `undefined` where `toWireRemembered` gives none. A message seen before and unchanged keeps its
- * fingerprint; a changed one gets a new one and its old one goes stale, as there.
+ * The fingerprint of a message that crossed as columns (read by the caller first, so that a message
+ * that does not convert leaves the memo as it was) and has no live entry (`entry`: `memoEntry`'s
+ * answer): `undefined` where the memo is not used, as `toWireRemembered` gives none; else a new one,
+ * remembered, and the entry's old one, if any, stale, as there.
  */
-export function rememberedPrint(m: unknown, i: number, opts: WireOptions): unknown[] | undefined {
-  const cache = opts.cache
-  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) return undefined
-  const hit = cache.get(m)
-  if (hit !== undefined && unchanged(m, hit.print)) return hit.print
+export function newPrint(m: object, entry: MemoEntry | undefined | null, opts: WireOptions): unknown[] | undefined {
+  if (entry === null) return undefined
   const print = fingerprint(m)!
-  if (hit !== undefined) stale(hit.print)
-  cache.set(m, { print, wire: undefined })
+  if (entry !== undefined) stale(entry.print)
+  opts.cache!.set(m, { print, wire: undefined })
   return print
 }
 
