@@ -540,7 +540,7 @@ export async function benchCold({ seed = 42, sizes = [200, 2000, 10000], runs = 
     '|---|---|---|---|---|---|---|---|---|---|',
     ...breakdowns,
     '',
-    "Floors (benchmark/floors.mjs; CPU time, median of 15 after 15 untimed runs, a turn of the event loop before each): LangChain's own count (`countTokensApproximately`, what its summarisation runs when it does not summarise); the least an exact copy of it reads (every content length, every call's `args` stringified); the same with the lone-surrogate check on each of those strings, as `ContextEditor` checks every string; and the JS single pass. A target under a floor needs a guarantee given up, not a faster boundary.",
+    "Floors (benchmark/floors.mjs; CPU time, median of 15 after 15 untimed runs, a turn of the event loop before each): LangChain's own count (`countTokensApproximately`, what its summarisation runs when it does not summarise); the least an exact copy of it reads (every content length, the JSON length of every call's `args`, measured as `ContextEditor` measures them); the same with the lone-surrogate check on each content string, as `ContextEditor` checks every string (JSON text needs none); and the JS single pass. A target under a floor needs a guarantee given up, not a faster boundary.",
     '',
     '| messages | LangChain count | exact-count floor (÷ LangChain) | + lone-surrogate check (÷ LangChain) | JS single pass | checked floor ÷ single pass |',
     '|---|---|---|---|---|---|',
