@@ -104,6 +104,75 @@ describe('approx editors send the context as lengths, with the same results as t
     assert.ok(withFixed > 30, `contexts with a prompt or tools ${withFixed}`)
   })
 
+  test('tool definitions of every kind: measured as lengths, counted and refused as their texts are', async () => {
+    class Schema {
+      type = 'object'
+      properties = { q: { type: 'string' } }
+    }
+    const cycle = { name: 'loop' }
+    cycle.self = cycle
+    const deep = {}
+    let at = deep
+    for (let k = 0; k < 30; k++) at = at.next = { k }
+    const kinds = [
+      {
+        type: 'function',
+        function: { name: 'plain', description: 'a "quoted" \\ back\tslash\n\u0001 \u2028 naïve 日本語 😀', parameters: { type: 'object' } },
+      },
+      { name: 'numbers', values: [0, -0, 1e21, 1e-7, NaN, Infinity, -1.5, 2 ** 53 + 2], flags: [true, false, null] },
+      { name: 'holes', list: [undefined, () => 1, Symbol('s')], skipped: undefined, fn() {}, [Symbol('k')]: 1 },
+      { name: 'lone \ud800 surrogate in a value', d: 'x\udfffy' },
+      Object.defineProperty({ name: 'hidden' }, 'secret', { value: 'not enumerable', enumerable: false }),
+      Object.defineProperty({ name: 'getter' }, 'd', { get: () => 'from a getter', enumerable: true }),
+      { name: 'dated', when: new Date(0) },
+      { name: 'own toJSON', toJSON: () => ({ other: 'shape' }) },
+      { name: 'class inside', parameters: new Schema() },
+      new Schema(),
+      Object.assign(Object.create(null), { name: 'no prototype' }),
+      { name: 'deep', deep },
+      [1, 'two', { three: 3 }],
+      42,
+      'a "definition" as its text',
+    ]
+    const refused = [
+      { name: 'big', n: 10n },
+      cycle,
+      Object.defineProperty({ name: 'throws' }, 'boom', {
+        get() {
+          throw new Error('boom')
+        },
+        enumerable: true,
+      }),
+      undefined,
+      () => 1,
+      'a lone \udc00 surrogate in a text',
+    ]
+    const r = new Rng(7)
+    const messages = conversation(r, 4)
+    // Clearing, and summarizing (whose report recounts the edited history with the definitions).
+    const sets = [{ trigger: { tokens: 50 }, keep: { messages: 1 } }, { edits: [{ type: 'summarize', trigger: { tokens: 50 }, keep: { messages: 2 } }] }]
+    for (const opts of sets) {
+      const texts = await withTexts(() => run(opts, messages, { systemPrompt: 'be brief', tools: kinds }))
+      const lengths = await run(opts, messages, { systemPrompt: 'be brief', tools: kinds })
+      assert.deepEqual(lengths, texts)
+      assert.ok(
+        lengths.every((x) => x.value !== undefined),
+        JSON.stringify(lengths.find((x) => x.error)),
+      )
+      assert.ok(lengths.some((x) => x.value?.report?.triggered))
+    }
+    const opts = sets[0]
+    for (const bad of refused) {
+      const tools = [kinds[0], bad]
+      const want = await withTexts(() => run(opts, messages, { tools }))
+      assert.deepEqual(await run(opts, messages, { tools }), want)
+      assert.ok(
+        want.every((x) => x.error?.code === 'INVALID_CONTEXT' && x.error.path === 'tools[1]'),
+        JSON.stringify(want[0]),
+      )
+    }
+  })
+
   test('the prompt and the tools still count: a trigger between the counts with and without them fires only with them', () => {
     const r = new Rng(5)
     const messages = conversation(r, 6)

@@ -6,7 +6,7 @@
 //   `beforeModel` when it does not summarize) against the least an exact copy of it must do: every
 //   content's length, and the JSON length of every tool call's `args` (the length of
 //   `JSON.stringify(tool_calls)` is not known without them; keys, ids and names are cheap), worked
-//   out as `ContextEditor` does (ts/wire/json-length.ts `argsLength`, without writing the text;
+//   out as `ContextEditor` does (ts/wire/json-length.ts `jsonLength`, without writing the text;
 //   stringified where that answers -1). JSON text needs no lone-surrogate check: it escapes them.
 // - The same plus the lone-surrogate check on each of those strings, as `ContextEditor` makes it
 //   (ts/wire/shapes.ts `isWellFormed`: V8's for short strings; a long one is searched for its first
@@ -17,7 +17,7 @@
 // Each floor is a loop over the caller's messages with nothing else in it: no format detection, no
 // other field read, no memo, no native call, no copies.
 
-import { argsLength } from '../dist/wire/json-length.js'
+import { jsonLength } from '../dist/wire/json-length.js'
 import { isWellFormed } from '../dist/wire/shapes.js'
 import { jsClearToolUses } from './js-reference.mjs'
 
@@ -25,7 +25,7 @@ const OPTIONS = { trigger: { tokens: 100000 }, keep: { messages: 3 } }
 
 /** The JSON length of a call's `args`: measured where they are plain data, else stringified. */
 function argsJsonLength(args) {
-  const n = args !== null && typeof args === 'object' ? argsLength(args) : -1
+  const n = jsonLength(args)
   return n >= 0 ? n : (JSON.stringify(args) ?? '').length
 }
 

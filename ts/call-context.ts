@@ -6,6 +6,7 @@ import { ContextEditorError, errorText, unreadable } from './errors.js'
 import { NativeContextEditor, type EditContext as WireContext, type SummaryRequest } from './native.js'
 import { field, isList, isPolluted, jsonText, MAX_ITEMS, MAX_MESSAGES, own, sameList, systemPromptText, type AnyMessage } from './wire.js'
 import type { MessageFormat } from './formats/index.js'
+import { jsonLength } from './wire/json-length.js'
 import { isWellFormed } from './wire/shapes.js'
 
 /** What the model sees besides the messages, and what the editor should know about the model. */
@@ -183,7 +184,7 @@ function shown(v: unknown): string {
  * it threw as `cause`), and lists are checked for length before they are walked. `messages` is
  * how many per-message counts are worth copying.
  */
-export function readContext(context: EditContext | null | undefined, messages = MAX_MESSAGES): CallContext {
+export function readContext(context: EditContext | null | undefined, messages = MAX_MESSAGES, lengths = false): CallContext {
   if (context === undefined || context === null) return callContext({})
   if (typeof context !== 'object') {
     throw new ContextEditorError('INVALID_CONTEXT', `context: expected an object, got ${typeof context}`, { path: 'context' })
@@ -206,7 +207,7 @@ export function readContext(context: EditContext | null | undefined, messages = 
     out.maxInputTokens = max
   }
   readSystemPrompt(read('systemPrompt'), call)
-  readTools(read('tools'), call)
+  readTools(read('tools'), call, lengths && takesContextLengths())
   const model = read('model')
   if (model !== undefined && model !== null) {
     if (typeof model !== 'string') throw contextError('model', `expected a string, got ${typeof model}`)
@@ -252,29 +253,51 @@ function readSystemPrompt(system: unknown, call: CallContext): void {
   }
 }
 
-/** `context.tools`: definitions as JSON text (strings taken as they are), length-checked first. */
-function readTools(tools: unknown, call: CallContext): void {
+/**
+ * `context.tools`: definitions as JSON text (strings taken as they are), length-checked first; with
+ * `lengths` (approx counting, see `lengthsOnly`), only the texts' lengths (`toolLengths`): a
+ * definition of plain data is measured without writing its text (`jsonLength`), anything else is
+ * stringified, with the same errors. Agents send the same definitions on every call: writing them
+ * was an eighth of a 200-message next call.
+ */
+function readTools(tools: unknown, call: CallContext, lengths: boolean): void {
   const out = call.wire
   if (tools !== undefined && tools !== null) {
     const list = readList(tools, 'tools', MAX_ITEMS, 'tool definitions')
     if (list === undefined) throw contextError('tools', 'expected an array of tool definitions')
-    out.tools = list.map((t, k) => {
-      // The binding would replace a lone surrogate silently (as it does for the system prompt's).
-      if (typeof t === 'string') {
-        if (!isWellFormed(t)) throw contextError(`tools[${k}]`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
-        return t
-      }
-      let s: string | undefined
-      try {
-        s = jsonText(t)
-      } catch (e) {
-        throw new ContextEditorError('INVALID_CONTEXT', `context.tools[${k}]: not JSON-serializable (${errorText(e)})`, { path: `tools[${k}]`, cause: e })
-      }
-      if (s === undefined) throw contextError(`tools[${k}]`, 'not JSON-serializable')
-      return s
-    })
+    if (lengths) out.toolLengths = list.map((t, k) => (typeof t === 'string' ? toolString(t, k).length : toolLength(t, k)))
+    else out.tools = list.map((t, k) => (typeof t === 'string' ? toolString(t, k) : toolText(t, k)))
     call.tools = list
   }
+}
+
+/** A definition given as text: taken as it is, once checked (the binding would replace a lone surrogate silently, as it does for the prompt's). */
+function toolString(t: string, k: number): string {
+  if (!isWellFormed(t)) throw contextError(`tools[${k}]`, 'contains a lone UTF-16 surrogate (not valid Unicode)')
+  return t
+}
+
+/** Definition `k`'s JSON text (well-formed: JSON escapes lone surrogates). */
+function toolText(t: unknown, k: number): string {
+  let s: string | undefined
+  try {
+    s = jsonText(t)
+  } catch (e) {
+    throw new ContextEditorError('INVALID_CONTEXT', `context.tools[${k}]: not JSON-serializable (${errorText(e)})`, { path: `tools[${k}]`, cause: e })
+  }
+  if (s === undefined) throw contextError(`tools[${k}]`, 'not JSON-serializable')
+  return s
+}
+
+/** The length of definition `k`'s JSON text: measured for plain data (`jsonLength`), else its text's, with the errors of writing it. */
+function toolLength(t: unknown, k: number): number {
+  let n = -1
+  try {
+    n = jsonLength(t)
+  } catch {
+    // A getter that throws: writing the text below throws it again, as the error of the definition.
+  }
+  return n >= 0 ? n : toolText(t, k).length
 }
 
 /** `context.usageAnchor` and `context.tokenCorrection` (the middlewares' usage-anchored counting). */
@@ -332,7 +355,8 @@ export function recountContext(call: CallContext): EditContext {
   const { wire } = call
   return {
     systemPrompt: own(wire, 'systemPrompt'),
-    tools: own(wire, 'tools'),
+    // Sent as lengths (approx), the definitions are read again by the recount, as the caller gave them.
+    tools: own(wire, 'tools') ?? call.tools,
     model: own(wire, 'model'),
     maxInputTokens: own(wire, 'maxInputTokens'),
     messageTokens: call.messageTokens?.slice(),

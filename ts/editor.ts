@@ -198,7 +198,8 @@ export class ContextEditor {
   #read(messages: unknown, context: EditContext | null | undefined): [unknown[], CallContext] {
     notePollution()
     const list = messageList(messages)
-    const call = readContext(context, list.length)
+    // Approx counting reads the tools' lengths only (see `#context`).
+    const call = readContext(context, list.length, !this.#exact)
     if (this.#exact && call.wire.model !== undefined) loadTokenizerForModel(call.wire.model)
     return [list, call]
   }

@@ -18,7 +18,7 @@ import { imageTokens, sizeOf, UNKNOWN_IMAGE_TOKENS, type ImageTokenFormula } fro
 import { ContextEditorError, invalidMessage, unreadable } from '../errors.js'
 import type { WireMessage, WireToolCall } from '../native.js'
 import { describe, entry, field, hasField, show } from './fields.js'
-import { argsLength, callsLength } from './json-length.js'
+import { callsLength, jsonLength } from './json-length.js'
 import {
   MAX_ITEMS,
   MAX_MESSAGES,
@@ -285,7 +285,7 @@ function callOf(c: any, i: number, k: number, text: boolean): CallView {
     throw invalidMessage(i, `${callAt(k)}.args`, `expected an object, got ${describe(value)}`)
   }
   if (value === undefined) return { id: checkItem(id, i, 'tool_calls', k, '.id'), name, args: '{}', argsLength: 2, objectArgs: undefined }
-  // Where only their length crosses, plain arguments are measured, not written out (json-length.ts:
+  // Where only their length crosses, plain arguments are measured, not written out (`jsonLength`:
   // about half the time of stringifying them, and no string to collect); anything else is stringified,
   // with its errors, as where their text crosses: well-formed JSON text whatever they hold (see
   // `contentInto`).
@@ -308,10 +308,10 @@ function checkItem(v: unknown, i: number, list: string, k: number, suffix = ''):
   return typeof v === 'string' && isWellFormed(v) ? v : checkString(v, i, `${list}[${k}]${suffix}`)
 }
 
-/** `argsLength(args)`, or -1 where reading them throws (stringifying them then throws it, as before). */
+/** `jsonLength(args)`, or -1 where reading them throws (stringifying them then throws it, as before). */
 function measuredArgs(args: object): number {
   try {
-    return argsLength(args)
+    return jsonLength(args)
   } catch {
     return -1
   }

@@ -4,7 +4,7 @@
 // Object.prototype or Array.prototype with no `toJSON`, nested at most `MAX_DEPTH` deep. Anything
 // else (a class instance, a `toJSON`, a BigInt, a polluted Object.prototype) answers -1, and the
 // caller stringifies instead, which also throws what stringifying throws. A call's `args` is
-// measured on its own first (`argsLength`, or stringified where its text crosses): that length is
+// measured on its own first (`jsonLength`, or stringified where its text crosses): that length is
 // used in the list's, not walked again.
 
 import { isPolluted } from './fields.js'
@@ -81,13 +81,13 @@ function fieldsLength(o: Record<string, unknown>, depth: number, args: number | 
 }
 
 /**
- * `JSON.stringify(args).length` for a tool call's arguments object `args`, or -1 (stringify it
- * then). Reading it may throw (a getter): the caller stringifies then too, which throws what
- * stringifying throws, where it did before.
+ * `JSON.stringify(v).length` for plain data `v` (a tool call's `args`, a tool definition), or -1
+ * (stringify it then). Reading it may throw (a getter): the caller stringifies then too, which
+ * throws what stringifying throws, where it did before.
  */
-export function argsLength(args: object): number {
+export function jsonLength(v: unknown): number {
   if (isPolluted()) return -1
-  const n = objectLength(args, 0)
+  const n = valueLength(v, 0)
   return n > MAX_WORKED_OUT ? -1 : n
 }
 
