@@ -291,12 +291,7 @@ function toolText(t: unknown, k: number): string {
 
 /** The length of definition `k`'s JSON text: measured for plain data (`jsonLength`), else its text's, with the errors of writing it. */
 function toolLength(t: unknown, k: number): number {
-  let n = -1
-  try {
-    n = jsonLength(t)
-  } catch {
-    // A getter that throws: writing the text below throws it again, as the error of the definition.
-  }
+  const n = jsonLength(t)
   return n >= 0 ? n : toolText(t, k).length
 }
 

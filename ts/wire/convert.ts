@@ -289,7 +289,7 @@ function callOf(c: any, i: number, k: number, text: boolean): CallView {
   // about half the time of stringifying them, and no string to collect); anything else is stringified,
   // with its errors, as where their text crosses: well-formed JSON text whatever they hold (see
   // `contentInto`).
-  const length = text ? -1 : measuredArgs(value)
+  const length = text ? -1 : jsonLength(value)
   const args = length >= 0 ? '' : stringify(value, i, `${callAt(k)}.args`)
   const n = length >= 0 ? length : args.length
   return { id: checkItem(id, i, 'tool_calls', k, '.id'), name, args, argsLength: n, objectArgs: n }
@@ -306,15 +306,6 @@ function callAt(k: number): string {
  */
 function checkItem(v: unknown, i: number, list: string, k: number, suffix = ''): string {
   return typeof v === 'string' && isWellFormed(v) ? v : checkString(v, i, `${list}[${k}]${suffix}`)
-}
-
-/** `jsonLength(args)`, or -1 where reading them throws (stringifying them then throws it, as before). */
-function measuredArgs(args: object): number {
-  try {
-    return jsonLength(args)
-  } catch {
-    return -1
-  }
 }
 
 /**

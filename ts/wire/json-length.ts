@@ -82,12 +82,17 @@ function fieldsLength(o: Record<string, unknown>, depth: number, args: number | 
 
 /**
  * `JSON.stringify(v).length` for plain data `v` (a tool call's `args`, a tool definition), or -1
- * (stringify it then). Reading it may throw (a getter): the caller stringifies then too, which
- * throws what stringifying throws, where it did before.
+ * (stringify it then), also where reading it throws (a getter): stringifying it then throws that,
+ * where it did before.
  */
 export function jsonLength(v: unknown): number {
   if (isPolluted()) return -1
-  const n = valueLength(v, 0)
+  let n: number
+  try {
+    n = valueLength(v, 0)
+  } catch {
+    return -1
+  }
   return n > MAX_WORKED_OUT ? -1 : n
 }
 

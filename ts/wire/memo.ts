@@ -26,19 +26,12 @@ export function toWireRemembered(m: unknown, i: number, opts: WireOptions): [Wir
 }
 
 function remembered(m: unknown, i: number, opts: WireOptions): [WireMessage, unknown[] | undefined] {
-  const cache = opts.cache
-  if (cache === undefined || !isObject(m) || Array.isArray(m) || suppliedTokens(opts, i) != null) {
-    return [toWire(m, i, opts), undefined]
-  }
-  const hit = cache.get(m)
-  if (hit !== undefined && unchanged(m, hit.print)) return [(hit.wire ??= toWire(m, i, opts)), hit.print]
+  const entry = memoEntry(m, i, opts)
+  if (entry === null) return [toWire(m, i, opts), undefined]
+  const hit = liveEntry(m as object, entry)
+  if (hit !== undefined) return [(hit.wire ??= toWire(m, i, opts)), hit.print]
   const wire = toWire(m, i, opts)
-  const print = fingerprint(m)!
-  // The message changed since `hit`: a conversation still holding that fingerprint must not pass
-  // its check should the message come back to how it was (one fingerprint per message is live).
-  if (hit !== undefined) stale(hit.print)
-  cache.set(m, { print, wire })
-  return [wire, print]
+  return [wire, newPrint(m as object, entry, opts, wire)]
 }
 
 /**
@@ -71,16 +64,18 @@ export function liveEntry(m: object, entry: MemoEntry | undefined | null): MemoE
 }
 
 /**
- * The fingerprint of a message that crossed as columns (read by the caller first, so that a message
- * that does not convert leaves the memo as it was) and has no live entry (`entry`: `memoEntry`'s
- * answer): `undefined` where the memo is not used, as `toWireRemembered` gives none; else a new one,
- * remembered, and the entry's old one, if any, stale, as there.
+ * The fingerprint of a message read (by the caller first, so that a message that does not convert
+ * leaves the memo as it was) without a live entry (`entry`: `memoEntry`'s answer), remembered with
+ * its `wire` form when the caller made one (columns make none): `undefined` where the memo is not
+ * used; else a new one, and the entry's old one, if any, stale: a conversation still holding it
+ * must not pass its check should the message come back to how it was (one fingerprint per message
+ * is live).
  */
-export function newPrint(m: object, entry: MemoEntry | undefined | null, opts: WireOptions): unknown[] | undefined {
+export function newPrint(m: object, entry: MemoEntry | undefined | null, opts: WireOptions, wire?: WireMessage): unknown[] | undefined {
   if (entry === null) return undefined
   const print = fingerprint(m)!
   if (entry !== undefined) stale(entry.print)
-  opts.cache!.set(m, { print, wire: undefined })
+  opts.cache!.set(m, { print, wire })
   return print
 }
 
