@@ -67,14 +67,13 @@ impl Held {
     self
       .last_used
       .store(self.registry.tally.now(), Ordering::Relaxed);
-    let entries = locked(&self.cache).len();
-    self.recount_cache(entries);
+    let bytes = locked(&self.cache).bytes(CACHE_ENTRY_BYTES);
+    self.recount_cache(bytes);
     self.registry.trim(self);
   }
 
-  /// Sets the counted bytes of the token cache to those of `entries` entries.
-  fn recount_cache(&self, entries: usize) {
-    let bytes = entries * CACHE_ENTRY_BYTES;
+  /// Sets the counted bytes of the token cache to `bytes`.
+  fn recount_cache(&self, bytes: usize) {
     let before = self.cache_bytes.swap(bytes, Ordering::Relaxed);
     if bytes >= before {
       self.registry.tally.hold(bytes - before);

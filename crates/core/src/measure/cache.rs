@@ -10,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
-use crate::tokenizer::Counter;
+use crate::tokenizer::{Counter, KeptPieces};
 
 /// Strings shorter than this are tokenized directly; longer ones go through the cache.
 pub(super) const CACHE_MIN_BYTES: usize = 64;
@@ -25,11 +25,24 @@ const SHORT_MEMO_ENTRIES: usize = 4096;
 /// Two generations: lookups hit either; inserts go to the young one; when the young one reaches half
 /// the bound, the old one is dropped and the young one becomes old. Memory stays below the bound and
 /// recently used entries survive, at O(1) per operation.
-#[derive(Debug, Default)]
+///
+/// It also keeps what counting the editor's small batches learnt of the pieces its texts split into
+/// ([`KeptPieces`]): a next call counts a few new messages, whose pieces mostly came before.
+#[derive(Default)]
 pub struct TokenCache {
   young: HashMap<u128, u32>,
   old: HashMap<u128, u32>,
   capacity: usize,
+  pieces: KeptPieces,
+}
+
+impl std::fmt::Debug for TokenCache {
+  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    f.debug_struct("TokenCache")
+      .field("len", &self.len())
+      .field("capacity", &self.capacity)
+      .finish_non_exhaustive()
+  }
 }
 
 impl TokenCache {
@@ -40,6 +53,7 @@ impl TokenCache {
       young: HashMap::new(),
       old: HashMap::new(),
       capacity,
+      pieces: KeptPieces::default(),
     }
   }
 
@@ -61,11 +75,18 @@ impl TokenCache {
     self.capacity
   }
 
-  /// Drops every entry, and the memory they took (a cleared editor may never be used again, see
-  /// `session::Registry`).
+  /// Bytes held: `entry_bytes` per entry, and the kept pieces' own.
+  #[must_use]
+  pub fn bytes(&self, entry_bytes: usize) -> usize {
+    self.len() * entry_bytes + self.pieces.bytes()
+  }
+
+  /// Drops every entry and the kept pieces, and the memory they took (a cleared editor may never
+  /// be used again, see `session::Registry`).
   pub fn clear(&mut self) {
     self.young = HashMap::new();
     self.old = HashMap::new();
+    self.pieces = KeptPieces::default();
   }
 
   pub(super) fn get(&mut self, key: u128) -> Option<u32> {
@@ -122,6 +143,9 @@ pub(super) fn cached_counts(
 ) -> Vec<u64> {
   let mut out = vec![0u64; texts.len()];
   let mut misses: Vec<(usize, u128)> = Vec::new();
+  // The kept pieces are taken out while counting (the lock is not held then); a call counting at
+  // the same time on another thread starts without them.
+  let mut kept: Option<KeptPieces> = None;
   {
     let mut guard = cache.map(|c| c.lock().unwrap_or_else(PoisonError::into_inner));
     for (i, t) in texts.iter().enumerate() {
@@ -134,6 +158,9 @@ pub(super) fn cached_counts(
         None => misses.push((i, key)),
       }
     }
+    if let Some(g) = guard.as_mut().filter(|g| g.capacity > 0) {
+      kept = Some(std::mem::take(&mut g.pieces));
+    }
   }
   let cached = cache.is_some();
   let todo: Vec<usize> = texts
@@ -144,14 +171,21 @@ pub(super) fn cached_counts(
     .chain(misses.iter().map(|(i, _)| *i))
     .collect();
   let todo_texts: Vec<&str> = todo.iter().map(|&i| texts[i]).collect();
-  for (i, n) in todo.into_iter().zip(counter.count_many(&todo_texts)) {
+  let counts = match kept.as_mut() {
+    Some(kept) if !todo_texts.is_empty() => counter.count_many_kept(&todo_texts, kept),
+    _ => counter.count_many(&todo_texts),
+  };
+  for (i, n) in todo.into_iter().zip(counts) {
     out[i] = n;
   }
   if let Some(cache) = cache {
-    if !misses.is_empty() {
+    if !misses.is_empty() || kept.is_some() {
       let mut g = cache.lock().unwrap_or_else(PoisonError::into_inner);
       for (i, key) in misses {
         g.insert(key, u32::try_from(out[i]).unwrap_or(u32::MAX));
+      }
+      if let Some(kept) = kept {
+        g.pieces = kept;
       }
     }
   }

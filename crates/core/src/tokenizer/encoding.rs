@@ -7,6 +7,7 @@ use tiktoken_rs::CoreBPE;
 
 use super::counter::Counter;
 use super::fastbpe;
+use super::KeptPieces;
 
 /// A BPE encoding whose ranks are embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,6 +144,13 @@ impl Counter for Encoding {
 
   fn count_many(&self, texts: &[&str]) -> Vec<u64> {
     Encoding::count_many(*self, texts)
+  }
+
+  fn count_many_kept(&self, texts: &[&str], kept: &mut KeptPieces) -> Vec<u64> {
+    match fastbpe::for_encoding(self.as_str()) {
+      Some(fast) => fast.count_many_kept(texts, kept, self.seed()),
+      None => Encoding::count_many(*self, texts),
+    }
   }
 
   fn cache_seed(&self) -> Option<u64> {

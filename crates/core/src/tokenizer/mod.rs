@@ -34,6 +34,7 @@ pub(crate) use counter::Counter;
 pub use encoding::Encoding;
 pub use family::{Family, Framing};
 pub use fastbpe::pieces;
+pub(crate) use fastbpe::KeptPieces;
 pub use hf::{load as load_tokenizer, loaded as tokenizer_by_source, HfTokenizer};
 pub use threads::{in_background, set_counting_threads};
 

@@ -156,6 +156,24 @@ proptest! {
     prop_assert_eq!(&a, &editor(&uncached).plan(&msgs, &s.context).unwrap());
   }
 
+  /// One editor counting conversation after conversation, the call's model (and with it the
+  /// encoding) changing between calls, counts each exactly as a new editor without a cache does:
+  /// what it kept of earlier calls (token counts, the pieces its texts split into) never counts
+  /// another encoding's text or another text.
+  #[test]
+  fn an_editor_counts_as_a_new_one_whatever_it_counted_before(
+    calls in prop::collection::vec((conversation(), select(vec!["gpt-4o", "gpt-4", "o1", "gpt-3.5-turbo"])), 1..6),
+  ) {
+    let shared = editor(&json!({ "tokenCountMethod": "model" }));
+    let uncached = json!({ "tokenCountMethod": "model", "tokenCacheSize": 0 });
+    for (msgs, model) in &calls {
+      let ctx = Context { model: Some((*model).to_owned()), ..Context::default() };
+      let want = editor(&uncached).count_tokens(msgs, &ctx).unwrap();
+      prop_assert_eq!(&shared.count_tokens(msgs, &ctx).unwrap(), &want, "{}", model);
+      prop_assert_eq!(&shared.count_tokens(msgs, &ctx).unwrap(), &want, "{} again", model);
+    }
+  }
+
   /// Counting is consistent with planning: an untriggered plan changes only orphans, and the
   /// whole-request count in approx mode is `ceil(sum of chars / 4)`.
   #[test]

@@ -1,6 +1,7 @@
 //! What one piece costs: a piece that is one token (most words) is one hash lookup; other pieces
 //! are merged with tiktoken's own algorithm (vendored here, counting only) and memoized in a piece
-//! cache that lives for one batch of strings (so a "cold" count is really cold).
+//! cache that lives for one batch of strings, or, for an editor's small batches, from one batch to
+//! the next (`KeptPieces`: a new editor starts with none, so its first count is really cold).
 // `#[inline(always)]` marks the per-piece path (packing, rank and cache lookups): measured with
 // `benchmark/tokenizers-rs`, the calls it removes cost more than the code they add.
 #![allow(clippy::inline_always)]
@@ -80,6 +81,37 @@ impl Ranks {
   }
 }
 
+/// The part of a [`PieceCache`] that holds no reference into a batch's strings, so that it can
+/// outlive the batch: the short non-token pieces and their counts, and the front table. An editor
+/// keeps one between its calls ([`KeptPieces`]).
+#[derive(Default)]
+pub(super) struct Pieces {
+  short: FxHashMap<u128, u32>,
+  front: Vec<(u128, u32)>,
+}
+
+impl Pieces {
+  /// An empty memo with the front table.
+  fn with_front() -> Self {
+    Self {
+      short: FxHashMap::default(),
+      front: vec![(0, 0); 1 << FRONT_BITS],
+    }
+  }
+
+  /// The short non-token pieces held.
+  #[cfg(test)]
+  pub(super) fn merged(&self) -> usize {
+    self.short.len()
+  }
+
+  /// Bytes held (for the registry's bound on what editors hold).
+  pub(super) fn bytes(&self) -> usize {
+    // A hash table's bucket holds the entry (32 bytes: a `u128` key aligns it) and a control byte.
+    self.short.capacity() * 33 + self.front.capacity() * std::mem::size_of::<(u128, u32)>()
+  }
+}
+
 /// Non-token pieces memoized for one batch of strings (bounded): short ones packed, long ones by
 /// reference into the batch's strings.
 ///
@@ -88,9 +120,8 @@ impl Ranks {
 /// text repeats its most frequent pieces (" the", ",", "\n") all the time.
 #[derive(Default)]
 pub(super) struct PieceCache<'a> {
-  short: FxHashMap<u128, u32>,
+  kept: Pieces,
   long: FxHashMap<&'a [u8], u32>,
-  front: Vec<(u128, u32)>,
 }
 
 const FRONT_BITS: u32 = 12;
@@ -106,28 +137,46 @@ fn front_slot(k: u128) -> usize {
 impl<'a> PieceCache<'a> {
   /// A cache with the front table, for batches.
   pub(super) fn for_batch() -> Self {
-    Self {
-      front: vec![(0, 0); 1 << FRONT_BITS],
-      ..Self::default()
+    Self::continuing(Pieces::default())
+  }
+
+  /// A cache that starts from `kept` (what [`into_kept`](Self::into_kept) gave back after an
+  /// earlier batch of the same encoding), with the front table.
+  pub(super) fn continuing(mut kept: Pieces) -> Self {
+    if kept.front.is_empty() {
+      kept.front = Pieces::with_front().front;
     }
+    Self {
+      kept,
+      long: FxHashMap::default(),
+    }
+  }
+
+  /// What of this cache can outlive the batch (its long pieces point into the batch's strings),
+  /// the short pieces dropped when there are more than [`KEPT_PIECES_MAX`].
+  pub(super) fn into_kept(mut self) -> Pieces {
+    if self.kept.short.len() > KEPT_PIECES_MAX {
+      self.kept.short = FxHashMap::default();
+    }
+    self.kept
   }
 
   #[inline]
   fn get(&self, piece: &[u8]) -> Option<u32> {
     match pack(piece) {
-      Some(k) => self.short.get(&k).copied(),
+      Some(k) => self.kept.short.get(&k).copied(),
       None => self.long.get(piece).copied(),
     }
   }
 
   fn insert(&mut self, piece: &'a [u8], n: u32) {
-    if self.short.len() + self.long.len() >= PIECE_CACHE_MAX {
-      self.short.clear();
+    if self.kept.short.len() + self.long.len() >= PIECE_CACHE_MAX {
+      self.kept.short.clear();
       self.long.clear();
     }
     match pack(piece) {
       Some(k) => {
-        self.short.insert(k, n);
+        self.kept.short.insert(k, n);
       }
       None => {
         self.long.insert(piece, n);
@@ -136,6 +185,8 @@ impl<'a> PieceCache<'a> {
   }
 }
 const PIECE_CACHE_MAX: usize = 1 << 16;
+/// Short pieces an editor keeps between batches at most (about 0.5 MB of hash table).
+const KEPT_PIECES_MAX: usize = 1 << 13;
 
 impl Ranks {
   #[inline]
@@ -145,18 +196,18 @@ impl Ranks {
     key: Option<u128>,
     cache: &mut PieceCache<'a>,
   ) -> u32 {
-    if !cache.front.is_empty() {
+    if !cache.kept.front.is_empty() {
       if let Some(k) = key {
         // `pack` never yields 0 for a non-empty piece (its length byte), so 0 marks an empty slot.
         let slot = front_slot(k);
-        if cache.front[slot].0 == k {
-          return cache.front[slot].1;
+        if cache.kept.front[slot].0 == k {
+          return cache.kept.front[slot].1;
         }
         let n = match self.short.get(&k) {
           Some(_) => 1,
           None => self.miss_count(piece, cache),
         };
-        cache.front[slot] = (k, n);
+        cache.kept.front[slot] = (k, n);
         return n;
       }
     }

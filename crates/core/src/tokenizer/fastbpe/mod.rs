@@ -7,8 +7,10 @@
 //! - [`pretokenize`]: a hand-written scanner returns the pieces of tiktoken's backtracking regex
 //!   (60–80 % of tiktoken's time), with the regex's own Unicode tables.
 //! - [`merge`]: a piece that is one token (most words) costs one hash lookup; other pieces are
-//!   merged with tiktoken's own algorithm (counting only) and memoized for one batch of strings
-//!   (so a "cold" count is really cold).
+//!   merged with tiktoken's own algorithm (counting only) and memoized for one batch of strings;
+//!   an editor keeps what its small batches memoized for its next ones ([`KeptPieces`]: a next
+//!   call counts a few new messages, whose pieces mostly came before). A new editor starts with
+//!   nothing kept, so a "cold" count is really cold.
 //! - [`parallel`]: a large batch is split across threads (strings are independent); a small batch
 //!   stays on the calling thread.
 
@@ -22,7 +24,7 @@ use std::sync::OnceLock;
 
 use tiktoken_rs::{CoreBPE, Rank};
 
-use merge::{pack_at, PieceCache, Ranks};
+use merge::{pack_at, PieceCache, Pieces, Ranks};
 pub use pretokenize::pieces;
 use pretokenize::{Pattern, Text};
 
@@ -82,7 +84,52 @@ impl FastBpe {
   /// Token counts of many strings: on the calling thread when the batch is small, else across
   /// every core (see [`parallel`]).
   pub(crate) fn count_many(&self, texts: &[&str]) -> Vec<u64> {
-    parallel::count_many(texts, |text, cache| self.count_with(text, cache))
+    parallel::count_many(texts, None, |text, cache| self.count_with(text, cache))
+  }
+
+  /// [`count_many`](Self::count_many), a small batch starting from the pieces `kept` holds of the
+  /// encoding with cache seed `seed`, and leaving there the pieces it counted.
+  pub(crate) fn count_many_kept(
+    &self,
+    texts: &[&str],
+    kept: &mut KeptPieces,
+    seed: u64,
+  ) -> Vec<u64> {
+    parallel::count_many(texts, Some(kept.of(seed)), |text, cache| {
+      self.count_with(text, cache)
+    })
+  }
+}
+
+/// The pieces an editor's batches counted, kept for its next batches (the editor's token cache
+/// holds it; see `Counter::count_many_kept`): what merging a piece that is not one token gave, and
+/// the front table of recent pieces. A piece's count depends on the encoding only, so these are
+/// the pieces of one encoding, named by its cache seed; another's starts them afresh.
+#[derive(Default)]
+pub(crate) struct KeptPieces {
+  seed: u64,
+  pieces: Pieces,
+}
+
+impl KeptPieces {
+  /// The pieces of the encoding with cache seed `seed` (none if they were another's).
+  fn of(&mut self, seed: u64) -> &mut Pieces {
+    if self.seed != seed {
+      self.seed = seed;
+      self.pieces = Pieces::default();
+    }
+    &mut self.pieces
+  }
+
+  /// Bytes held.
+  pub(crate) fn bytes(&self) -> usize {
+    self.pieces.bytes()
+  }
+
+  /// The short non-token pieces held.
+  #[cfg(test)]
+  fn merged(&self) -> usize {
+    self.pieces.merged()
   }
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::merge::PieceCache;
+use super::merge::{PieceCache, Pieces};
 use crate::tokenizer::threads::{counting_threads, on_threads};
 
 /// Batches smaller than this (total bytes) are counted on the calling thread.
@@ -19,8 +19,9 @@ const CHUNK_BYTES: usize = 32 * 1024;
 
 /// Counts many strings with `count` (a string, and the piece cache of the thread counting it): on
 /// the calling thread when the batch is small, else across every core (strings are independent;
-/// each worker keeps its own piece cache).
-pub(super) fn count_many<F>(texts: &[&str], count: F) -> Vec<u64>
+/// each worker keeps its own piece cache). A small batch starts from `kept` when given, the pieces
+/// an editor's earlier batches counted, and leaves there what it counted.
+pub(super) fn count_many<F>(texts: &[&str], kept: Option<&mut Pieces>, count: F) -> Vec<u64>
 where
   F: for<'t> Fn(&'t str, &mut PieceCache<'t>) -> u64 + Sync,
 {
@@ -31,6 +32,12 @@ where
     counting_threads()
   };
   if threads < 2 {
+    if let Some(kept) = kept {
+      let mut cache = PieceCache::continuing(std::mem::take(kept));
+      let counts = texts.iter().map(|t| count(t, &mut cache)).collect();
+      *kept = cache.into_kept();
+      return counts;
+    }
     let mut cache = if total >= FRONT_MIN_BYTES {
       PieceCache::for_batch()
     } else {

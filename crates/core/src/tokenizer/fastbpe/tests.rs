@@ -6,8 +6,9 @@ use proptest::prelude::*;
 
 use super::merge::{pack, pack_at};
 use super::parallel::segments;
-use super::pieces;
 use super::pretokenize::{class_ranges, Classes, ASCII};
+use super::{for_encoding, pieces, KeptPieces};
+use crate::tokenizer::Encoding;
 
 /// tiktoken-rs 0.12.1's `cl100k_base` pattern (not exported as a constant there).
 const CL100K_PAT: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
@@ -264,4 +265,109 @@ fn contraction_letters_fold_as_the_regex_does() {
     expected.sort_unstable();
     assert_eq!(got, expected, "case folds of {letter}");
   }
+}
+
+/// Pieces of words and symbols for [`batch_texts`].
+const BITS: &[&str] = &[
+  " the",
+  "ing",
+  "Server",
+  "'s",
+  "2024",
+  "3.14159",
+  "中文本",
+  "한국어",
+  "😀",
+  "!!",
+  "...",
+  "\n\n",
+  "  ",
+  "é",
+  "{\"a\": 1}",
+  " antidisestablishment",
+  "ZZZZ",
+  "qwertyuiop",
+];
+
+/// Texts for batches: random words (thousands of distinct pieces, many not one token, so merged),
+/// digits, CJK and punctuation runs, and words each encoding splits its own way.
+fn batch_texts(seed: u64, texts: usize) -> Vec<String> {
+  let mut state = seed | 1;
+  let mut next = move |n: usize| {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    usize::try_from(state % n as u64).unwrap_or(0)
+  };
+  (0..texts)
+    .map(|_| {
+      let mut t = String::new();
+      for _ in 0..=next(60) {
+        if next(2) == 0 {
+          for _ in 0..=next(10) {
+            let c = char::from(b'a' + u8::try_from(next(26)).unwrap_or(0));
+            t.push(if next(6) == 0 {
+              c.to_ascii_uppercase()
+            } else {
+              c
+            });
+          }
+        } else {
+          t.push_str(BITS[next(BITS.len())]);
+        }
+        if next(3) == 0 {
+          t.push(' ');
+        }
+      }
+      t
+    })
+    .collect()
+}
+
+#[test]
+fn kept_pieces_give_the_counts_of_a_fresh_count() {
+  // One editor's kept pieces through many small batches (counted on the calling thread), the
+  // encodings taking turns: a batch must count as tiktoken-rs does whatever the batches before it
+  // counted, in its encoding or another's (a piece can be one token in one and merge in another),
+  // and after the kept pieces outgrow their bound and are dropped.
+  let mut kept = KeptPieces::default();
+  let encodings = [
+    Encoding::O200kBase,
+    Encoding::Cl100kBase,
+    Encoding::O200kHarmony,
+    Encoding::O200kBase,
+  ];
+  let (mut dropped, mut held) = (0, 0);
+  for round in 0..40u64 {
+    // Five rounds per encoding; the third and fifth count the texts of the round before again (all
+    // their pieces kept), the others new texts.
+    let turn = round / 5;
+    let enc = encodings[usize::try_from(turn % 4).unwrap_or(0)];
+    let fast = for_encoding(enc.as_str()).expect("a fast encoding");
+    let texts = batch_texts(
+      if round % 5 == 2 || round % 5 == 4 {
+        round
+      } else {
+        round + 1
+      },
+      150,
+    );
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let counts = fast.count_many_kept(&refs, &mut kept, enc.seed());
+    for (t, n) in refs.iter().zip(&counts) {
+      assert_eq!(
+        *n,
+        enc.count_reference(t),
+        "{} count of {t:?} (round {round})",
+        enc.as_str()
+      );
+    }
+    // The kept pieces grow within an encoding's rounds until their bound drops them.
+    assert!(kept.merged() <= 1 << 13, "{} pieces kept", kept.merged());
+    if kept.merged() < held && round % 5 != 0 {
+      dropped += 1;
+    }
+    held = kept.merged();
+  }
+  assert!(dropped > 0, "the kept pieces never reached their bound");
 }
