@@ -481,7 +481,8 @@ export interface EditorOptions {
    */
   tokenizer?: string | null
   /**
-   * Bound of the token cache in entries (one per distinct long string); 0 disables it.
+   * Bound of the token cache in entries (one per distinct long string); 0 disables it, and the
+   * pieces an editor keeps between exact counts.
    * @default 200000
    */
   tokenCacheSize?: number | null

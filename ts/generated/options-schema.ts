@@ -101,7 +101,7 @@ export const OPTIONS_SCHEMA: OptionsJsonSchema = {
     },
     tokenCacheSize: {
       anyOf: [{ type: 'integer', minimum: 0, maximum: 9007199254740991 }, { type: 'null' }],
-      description: 'Bound of the token cache in entries (one per distinct long string); 0 disables it.',
+      description: 'Bound of the token cache in entries (one per distinct long string); 0 disables it, and the pieces an editor keeps between exact counts.',
       default: 200000,
     },
     edits: {

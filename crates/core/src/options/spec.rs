@@ -198,7 +198,7 @@ pub static EDITOR: Group = Group {
     Key::new(
       "tokenCacheSize",
       Type::Int { min: 0 },
-      "Bound of the token cache in entries (one per distinct long string); 0 disables it.",
+      "Bound of the token cache in entries (one per distinct long string); 0 disables it, and the pieces an editor keeps between exact counts.",
     )
     .default(|| json!(DEFAULT_TOKEN_CACHE_SIZE)),
     Key::new("edits", Type::Edits, "A pipeline of edits applied in order (instead of the top-level clearing keys)."),
