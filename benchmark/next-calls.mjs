@@ -1,8 +1,9 @@
-// Next calls alone: an agent's history grown from 20 messages to `--messages`, one `edit` before
-// each AI turn, a new editor per loop (its first call, on 20 messages, untimed). Prints the median
+// Next calls alone: an agent's history grown from `--from` messages (20) to `--messages`, one
+// `edit` before each AI turn, a new editor per loop (its first call, on `--from` messages, untimed). Prints the median
 // CPU time of a next call (all of this process's threads), the number `paired-native.mjs` reads:
 //
 //   node benchmark/next-calls.mjs --messages 200 --loops 40 --mode model
+//   node benchmark/next-calls.mjs --messages 2000 --from 1800 --loops 10
 //
 // `--mode approx` (default) or `model` (exact, `gpt-4o`); `trigger: { tokens: 100000 }, keep:
 // { messages: 3 }`, the bench's history (seed 42), its system prompt and tools. A turn of the
@@ -14,6 +15,7 @@ import { generateConversation, parseFlags } from './generate.mjs'
 const flags = parseFlags(process.argv.slice(2))
 const n = Number(flags.messages ?? 200)
 const loops = Number(flags.loops ?? 40)
+const from = Number(flags.from ?? 20)
 const mode = flags.mode ?? 'approx'
 if (mode !== 'approx' && mode !== 'model') throw new Error(`--mode: expected approx or model, got ${mode}`)
 
@@ -25,7 +27,7 @@ const context = { systemPrompt, tools, model: 'gpt-4o' }
 new ContextEditor(options).countTokens([{ role: 'user', content: 'ranks' }])
 
 const cuts = []
-for (let j = 20; j < n; j++) if (messages[j]._getType() === 'ai') cuts.push(j)
+for (let j = from; j < n; j++) if (messages[j]._getType() === 'ai') cuts.push(j)
 cuts.push(n)
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 const cpu = () => {
