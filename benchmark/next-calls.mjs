@@ -1,6 +1,7 @@
 // Next calls alone: an agent's history grown from `--from` messages (20) to `--messages`, one
-// `edit` before each AI turn, a new editor per loop (its first call, on `--from` messages, untimed). Prints the median
-// CPU time of a next call (all of this process's threads), the number `paired-native.mjs` reads:
+// `edit` before each AI turn, a new editor per loop (its first call, on `--from` messages,
+// untimed). Prints the median CPU time of a next call (all of this process's threads), the number
+// `paired-native.mjs` reads:
 //
 //   node benchmark/next-calls.mjs --messages 200 --loops 40 --mode model
 //   node benchmark/next-calls.mjs --messages 2000 --from 1800 --loops 10
