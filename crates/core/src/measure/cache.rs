@@ -34,6 +34,9 @@ pub struct TokenCache {
   old: HashMap<u128, u32>,
   capacity: usize,
   pieces: KeptPieces,
+  /// How many times the cache was cleared: kept pieces taken out before a clear are not put back
+  /// after it (the registry counted the cleared cache as empty).
+  clears: u64,
 }
 
 impl std::fmt::Debug for TokenCache {
@@ -54,6 +57,7 @@ impl TokenCache {
       old: HashMap::new(),
       capacity,
       pieces: KeptPieces::default(),
+      clears: 0,
     }
   }
 
@@ -87,6 +91,7 @@ impl TokenCache {
     self.young = HashMap::new();
     self.old = HashMap::new();
     self.pieces = KeptPieces::default();
+    self.clears += 1;
   }
 
   pub(super) fn get(&mut self, key: u128) -> Option<u32> {
@@ -144,8 +149,8 @@ pub(super) fn cached_counts(
   let mut out = vec![0u64; texts.len()];
   let mut misses: Vec<(usize, u128)> = Vec::new();
   // The kept pieces are taken out while counting (the lock is not held then); a call counting at
-  // the same time on another thread starts without them.
-  let mut kept: Option<KeptPieces> = None;
+  // the same time on another thread starts without them, and a clear meanwhile drops them.
+  let mut kept: Option<(KeptPieces, u64)> = None;
   {
     let mut guard = cache.map(|c| c.lock().unwrap_or_else(PoisonError::into_inner));
     for (i, t) in texts.iter().enumerate() {
@@ -159,7 +164,7 @@ pub(super) fn cached_counts(
       }
     }
     if let Some(g) = guard.as_mut().filter(|g| g.capacity > 0) {
-      kept = Some(std::mem::take(&mut g.pieces));
+      kept = Some((std::mem::take(&mut g.pieces), g.clears));
     }
   }
   let cached = cache.is_some();
@@ -172,7 +177,7 @@ pub(super) fn cached_counts(
     .collect();
   let todo_texts: Vec<&str> = todo.iter().map(|&i| texts[i]).collect();
   let counts = match kept.as_mut() {
-    Some(kept) if !todo_texts.is_empty() => counter.count_many_kept(&todo_texts, kept),
+    Some((kept, _)) if !todo_texts.is_empty() => counter.count_many_kept(&todo_texts, kept),
     _ => counter.count_many(&todo_texts),
   };
   for (i, n) in todo.into_iter().zip(counts) {
@@ -184,7 +189,7 @@ pub(super) fn cached_counts(
       for (i, key) in misses {
         g.insert(key, u32::try_from(out[i]).unwrap_or(u32::MAX));
       }
-      if let Some(kept) = kept {
+      if let Some((kept, _)) = kept.filter(|&(_, clears)| clears == g.clears) {
         g.pieces = kept;
       }
     }
@@ -195,6 +200,7 @@ pub(super) fn cached_counts(
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::tokenizer::Encoding;
 
   #[test]
   fn cache_rotation_keeps_recent_entries() {
@@ -208,5 +214,66 @@ mod tests {
     cache.insert(11, 1);
     assert!(cache.len() <= 4);
     assert_eq!(cache.get(11), Some(1));
+  }
+
+  /// Counts with o200k's kept pieces, clearing `cache` (as `clearCache` or the registry's eviction
+  /// on another thread) while it counts.
+  struct ClearingCounter<'c>(&'c Mutex<TokenCache>);
+
+  impl Counter for ClearingCounter<'_> {
+    fn count(&self, text: &str) -> u64 {
+      Encoding::O200kBase.count(text)
+    }
+
+    fn count_many_kept(&self, texts: &[&str], kept: &mut KeptPieces) -> Vec<u64> {
+      let counts = Counter::count_many_kept(&Encoding::O200kBase, texts, kept);
+      self.0.lock().unwrap().clear();
+      counts
+    }
+  }
+
+  #[test]
+  fn kept_pieces_are_kept_and_a_clear_meanwhile_drops_them() {
+    let texts = [
+      "an antidisestablishmentarian 2024 中文本",
+      "qwertyuiop ZZZZ!! ...",
+    ];
+    let seed = Encoding::O200kBase.seed();
+    let want: Vec<u64> = texts
+      .iter()
+      .map(|t| Encoding::O200kBase.count_reference(t))
+      .collect();
+    let cache = Mutex::new(TokenCache::new(16));
+    assert_eq!(
+      cached_counts(Some(&cache), seed, &Encoding::O200kBase, &texts),
+      want
+    );
+    let held = cache.lock().unwrap().bytes(0);
+    assert!(held > 0, "the pieces are kept");
+    assert_eq!(
+      cached_counts(Some(&cache), seed, &ClearingCounter(&cache), &texts),
+      want
+    );
+    assert_eq!(
+      cache.lock().unwrap().bytes(0),
+      0,
+      "cleared while counting: nothing put back"
+    );
+    assert_eq!(
+      cached_counts(Some(&cache), seed, &Encoding::O200kBase, &texts),
+      want
+    );
+    assert_eq!(
+      cache.lock().unwrap().bytes(0),
+      held,
+      "kept again by the next count"
+    );
+    // No cache, or a cache of size 0 (`tokenCacheSize: 0`): nothing kept.
+    let off = Mutex::new(TokenCache::new(0));
+    assert_eq!(
+      cached_counts(Some(&off), seed, &Encoding::O200kBase, &texts),
+      want
+    );
+    assert_eq!(off.lock().unwrap().bytes(0), 0);
   }
 }
