@@ -28,7 +28,7 @@ const SHORT_MEMO_ENTRIES: usize = 4096;
 ///
 /// It also keeps what counting the editor's small batches learnt of the pieces its texts split into
 /// ([`KeptPieces`]): a next call counts a few new messages, whose pieces mostly came before.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct TokenCache {
   young: HashMap<u128, u32>,
   old: HashMap<u128, u32>,
@@ -37,15 +37,6 @@ pub struct TokenCache {
   /// How many times the cache was cleared: kept pieces taken out before a clear are not put back
   /// after it (the registry counted the cleared cache as empty).
   clears: u64,
-}
-
-impl std::fmt::Debug for TokenCache {
-  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-    f.debug_struct("TokenCache")
-      .field("len", &self.len())
-      .field("capacity", &self.capacity)
-      .finish_non_exhaustive()
-  }
 }
 
 impl TokenCache {

@@ -91,14 +91,6 @@ pub(super) struct Pieces {
 }
 
 impl Pieces {
-  /// An empty memo with the front table.
-  fn with_front() -> Self {
-    Self {
-      short: FxHashMap::default(),
-      front: vec![(0, 0); 1 << FRONT_BITS],
-    }
-  }
-
   /// The short non-token pieces held.
   #[cfg(test)]
   pub(super) fn merged(&self) -> usize {
@@ -144,7 +136,7 @@ impl<'a> PieceCache<'a> {
   /// earlier batch of the same encoding), with the front table.
   pub(super) fn continuing(mut kept: Pieces) -> Self {
     if kept.front.is_empty() {
-      kept.front = Pieces::with_front().front;
+      kept.front = vec![(0, 0); 1 << FRONT_BITS];
     }
     Self {
       kept,

@@ -111,6 +111,15 @@ pub(crate) struct KeptPieces {
   pieces: Pieces,
 }
 
+impl std::fmt::Debug for KeptPieces {
+  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    f.debug_struct("KeptPieces")
+      .field("seed", &self.seed)
+      .field("bytes", &self.bytes())
+      .finish_non_exhaustive()
+  }
+}
+
 impl KeptPieces {
   /// The pieces of the encoding with cache seed `seed` (none if they were another's).
   fn of(&mut self, seed: u64) -> &mut Pieces {

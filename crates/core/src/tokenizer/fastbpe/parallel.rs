@@ -32,18 +32,17 @@ where
     counting_threads()
   };
   if threads < 2 {
-    if let Some(kept) = kept {
-      let mut cache = PieceCache::continuing(std::mem::take(kept));
-      let counts = texts.iter().map(|t| count(t, &mut cache)).collect();
-      *kept = cache.into_kept();
-      return counts;
-    }
-    let mut cache = if total >= FRONT_MIN_BYTES {
-      PieceCache::for_batch()
-    } else {
-      PieceCache::default()
+    let mut kept = kept;
+    let mut cache = match kept.as_deref_mut() {
+      Some(kept) => PieceCache::continuing(std::mem::take(kept)),
+      None if total >= FRONT_MIN_BYTES => PieceCache::for_batch(),
+      None => PieceCache::default(),
     };
-    return texts.iter().map(|t| count(t, &mut cache)).collect();
+    let counts = texts.iter().map(|t| count(t, &mut cache)).collect();
+    if let Some(kept) = kept {
+      *kept = cache.into_kept();
+    }
+    return counts;
   }
   let items = work_items(texts);
   let bounds = chunk_bounds(&items);
